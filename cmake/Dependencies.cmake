@@ -1,0 +1,12 @@
+# Every dependency comes from a Debian package (see run/install_deps.sh).
+find_package(MPI REQUIRED COMPONENTS CXX)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+# Debian ships the serial HDF5 C library; each rank opens the file read-only and reads its slice.
+find_package(HDF5 REQUIRED COMPONENTS C)
+if(NOT TARGET hdf5::hdf5)
+  add_library(hdf5::hdf5 INTERFACE IMPORTED)
+  target_include_directories(hdf5::hdf5 INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
+  target_link_libraries(hdf5::hdf5 INTERFACE ${HDF5_C_LIBRARIES} ${HDF5_LIBRARIES})
+  target_compile_definitions(hdf5::hdf5 INTERFACE ${HDF5_DEFINITIONS})
+endif()

@@ -1,0 +1,22 @@
+#pragma once
+// Builds one JSON object on one line (the JSONL metrics file).
+#include <cstdint>
+#include <string>
+
+namespace pdsp {
+
+class JsonLine {
+ public:
+  JsonLine& add(const std::string& key, const std::string& value);
+  JsonLine& add(const std::string& key, const char* value) { return add(key, std::string(value)); }
+  JsonLine& add(const std::string& key, double value);
+  JsonLine& add(const std::string& key, int64_t value);
+  JsonLine& add(const std::string& key, int value) { return add(key, int64_t{value}); }
+  std::string str() const { return "{" + body_ + "}"; }
+
+ private:
+  void key(const std::string& name);
+  std::string body_;
+};
+
+}  // namespace pdsp

@@ -1,0 +1,61 @@
+#pragma once
+// In-memory form of a pdsp data set (design.md section 7): flat CSR arrays, one slice of
+// consecutive examples. All indices are local to the slice; `first_*` give the global position
+// of the slice in the file so that outputs can be written back in global order.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace pdsp {
+
+// Sparse feature rows: row i holds (param[k], value[k]) for k in [ptr[i], ptr[i+1]).
+struct SparseRows {
+  std::vector<int64_t> ptr{0};
+  std::vector<int32_t> param;
+  std::vector<double> value;
+
+  int64_t num_rows() const { return static_cast<int64_t>(ptr.size()) - 1; }
+  int64_t nnz() const { return static_cast<int64_t>(param.size()); }
+};
+
+struct Dataset {
+  int64_t num_params = 0;
+
+  // Position of this slice in the file it came from (all zero for a whole data set).
+  int64_t first_example = 0;
+  int64_t first_var = 0;
+  int64_t first_factor = 0;
+  int64_t first_state = 0;
+  int64_t first_table_entry = 0;
+  int64_t file_examples = 0;  // examples in the whole file
+
+  std::vector<int64_t> var_offset{0};     // [examples + 1], local
+  std::vector<int64_t> factor_offset{0};  // [examples + 1], local
+  std::vector<int32_t> card;              // [vars]
+  std::vector<int32_t> label;             // [vars] or empty when the file has no labels
+  SparseRows var_features;                // one row per (variable, state)
+  std::vector<int64_t> factor_var_ptr{0};  // [factors + 1]
+  std::vector<int64_t> factor_vars;        // local variable ids
+  SparseRows factor_features;             // one row per (factor, joint state)
+  std::vector<double> var_counting;       // optional, [vars]
+  std::vector<double> factor_counting;    // optional, [factors]
+  std::vector<double> var_loss;           // optional, [states]
+
+  // Derived on load: prefix sums of the cardinalities and of the table sizes.
+  std::vector<int64_t> state_offset{0};  // [vars + 1]
+  std::vector<int64_t> table_offset{0};  // [factors + 1]
+
+  int64_t num_examples() const { return static_cast<int64_t>(var_offset.size()) - 1; }
+  int64_t num_vars() const { return static_cast<int64_t>(card.size()); }
+  int64_t num_factors() const { return static_cast<int64_t>(factor_var_ptr.size()) - 1; }
+  int64_t num_states() const { return state_offset.back(); }
+  int64_t num_table_entries() const { return table_offset.back(); }
+  int64_t arity(int64_t a) const { return factor_var_ptr[a + 1] - factor_var_ptr[a]; }
+  bool has_labels() const { return !label.empty(); }
+  bool has_counting() const { return !var_counting.empty() && !factor_counting.empty(); }
+
+  // Recomputes state_offset and table_offset from card and the factor lists.
+  void rebuild_offsets();
+};
+
+}  // namespace pdsp

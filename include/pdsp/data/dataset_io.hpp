@@ -1,0 +1,49 @@
+#pragma once
+// Reading and writing the pdsp-dataset HDF5 format (design.md section 7). Every invariant of the
+// format is checked on load; a violation throws InputError naming file, dataset and index.
+#include <string>
+#include <vector>
+
+#include "pdsp/data/dataset.hpp"
+#include "pdsp/parallel/communicator.hpp"
+
+namespace pdsp {
+
+inline constexpr const char* kDatasetFormat = "pdsp-dataset";
+inline constexpr int64_t kDatasetFormatVersion = 1;
+
+// What every rank knows about the whole file before it reads its own slice: per-example sizes,
+// from which the cost-balanced partition and the global offsets of any slice follow.
+struct DatasetLayout {
+  std::string path;
+  int64_t num_params = 0;
+  std::vector<int64_t> var_offset;          // [examples + 1]
+  std::vector<int64_t> factor_offset;       // [examples + 1]
+  std::vector<int64_t> state_offset;        // [examples + 1] prefix sums of states
+  std::vector<int64_t> table_offset;        // [examples + 1] prefix sums of factor table entries
+  std::vector<int64_t> slot_offset;         // [examples + 1] prefix sums of factor arities
+  std::vector<double> cost;                 // [examples] work of one sweep (see cost model)
+  bool has_labels = false;
+  bool has_var_counting = false;
+  bool has_factor_counting = false;
+  bool has_loss = false;
+
+  int64_t num_examples() const { return static_cast<int64_t>(var_offset.size()) - 1; }
+  int64_t num_vars() const { return var_offset.back(); }
+  int64_t num_factors() const { return factor_offset.back(); }
+};
+
+// Reads the small index arrays on every rank and the graph structure of 1/size of the examples
+// on each rank, validates them, and shares the per-example sizes. Collective.
+DatasetLayout scan_dataset(const std::string& path, Communicator& comm);
+
+// Reads and validates examples [first, last) of a scanned file.
+Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last);
+
+// Serial convenience: scan and read the whole file.
+Dataset read_dataset(const std::string& path);
+
+// Writes a whole data set (a slice with first_* == 0), atomically.
+void write_dataset(const std::string& path, const Dataset& data);
+
+}  // namespace pdsp

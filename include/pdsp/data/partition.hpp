@@ -1,0 +1,21 @@
+#pragma once
+// Contiguous, cost-balanced ranges of examples per rank (design.md §6).
+#include <cstdint>
+#include <vector>
+
+#include "pdsp/data/dataset.hpp"
+#include "pdsp/data/dataset_io.hpp"
+#include "pdsp/parallel/communicator.hpp"
+
+namespace pdsp {
+
+// Boundaries b[0] = 0 <= b[1] <= ... <= b[parts] = cost.size(): part i gets [b[i], b[i+1]).
+// Each boundary is placed where the cumulative cost crosses i/parts of the total, on whichever
+// side of the crossing example leaves the smaller error.
+std::vector<int64_t> partition_by_cost(const std::vector<double>& cost, int parts);
+
+// Scans the file, partitions it over the ranks of `comm` and reads this rank's slice. Collective;
+// an input error on any rank is rethrown on every rank as CollectiveError.
+Dataset load_rank_slice(const std::string& path, Communicator& comm, DatasetLayout* layout = nullptr);
+
+}  // namespace pdsp

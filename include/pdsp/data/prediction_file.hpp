@@ -1,0 +1,23 @@
+#pragma once
+// The prediction file: /prediction/label int32 [V] and /prediction/marginal float64 [states],
+// in global variable order. Every rank writes its own slice in turn (no rank holds the whole).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pdsp/parallel/communicator.hpp"
+
+namespace pdsp {
+
+struct PredictionSlice {
+  int64_t first_var = 0;
+  int64_t first_state = 0;
+  std::vector<int32_t> label;
+  std::vector<double> marginal;
+};
+
+// Collective. `total_vars` and `total_states` size the datasets of the whole file.
+void write_predictions(const std::string& path, const PredictionSlice& slice, int64_t total_vars,
+                       int64_t total_states, Communicator& comm);
+
+}  // namespace pdsp

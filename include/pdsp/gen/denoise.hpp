@@ -1,0 +1,42 @@
+#pragma once
+// Binary image denoising on a 4-connected grid (Kumar & Hebert 2003 style, as used in Hazan &
+// Urtasun 2010 section 5): built-in base images, noisy copies, and two parameterisations.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pdsp/data/dataset.hpp"
+
+namespace pdsp {
+
+enum class Noise { Gaussian, Bimodal };
+enum class Parameterization { Shared, PerSite };
+
+struct DenoiseOptions {
+  int height = 64;
+  int width = 64;
+  std::vector<int> images{1};  // base images, 1..kNumBaseImages
+  int copies = 40;             // noisy copies per base image
+  Noise noise = Noise::Gaussian;
+  double sigma = 0.3;  // Gaussian noise only
+  Parameterization params = Parameterization::PerSite;
+  uint64_t seed = 1;
+};
+
+inline constexpr int kNumBaseImages = 4;
+
+// Ground truth labels (0/1) of base image `index` at the given size, row-major.
+std::vector<int32_t> base_image(int index, int height, int width);
+
+// Parameters: shared = [unary weight, unary bias, edge weight]; per-site = a weight and a bias
+// per pixel (2 * H * W), then one weight per edge, edges in pixel order (each pixel's right
+// edge, then its down edge).
+int64_t denoise_num_params(const DenoiseOptions& options);
+
+Dataset generate_denoise(const DenoiseOptions& options);
+
+Noise parse_noise(const std::string& text);
+Parameterization parse_parameterization(const std::string& text);
+std::vector<int> parse_image_list(const std::string& text);
+
+}  // namespace pdsp

@@ -1,0 +1,53 @@
+#pragma once
+// The soft-max with temperature, smax_tau(x) = tau * log sum_i exp(x_i / tau), and the matching
+// soft-argmax distribution. One kernel serves every temperature: tau > 0 is a smoothed max,
+// tau == 0 the max itself (and the uniform distribution over the arg-max set), tau < 0 a
+// smoothed min (negative counting numbers). All forms subtract the extreme value first.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace pdsp {
+
+// Two values closer than this (relative to their magnitude) tie for the arg-max at tau == 0.
+inline constexpr double kTieTolerance = 1e-9;
+
+inline double max_of(const double* x, int64_t n) {
+  double m = x[0];
+  for (int64_t i = 1; i < n; ++i) m = std::max(m, x[i]);
+  return m;
+}
+
+inline double smax(const double* x, int64_t n, double tau) {
+  if (tau == 0.0) return max_of(x, n);
+  double m = x[0] / tau;
+  for (int64_t i = 1; i < n; ++i) m = std::max(m, x[i] / tau);
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; ++i) sum += std::exp(x[i] / tau - m);
+  return tau * (m + std::log(sum));
+}
+
+// Writes the distribution whose log-normaliser smax computes (at tau == 0: uniform over ties).
+inline void soft_argmax(const double* x, int64_t n, double tau, double* out) {
+  double sum = 0.0;
+  if (tau == 0.0) {
+    const double m = max_of(x, n);
+    const double slack = kTieTolerance * std::max(1.0, std::abs(m));
+    for (int64_t i = 0; i < n; ++i) sum += out[i] = (x[i] >= m - slack) ? 1.0 : 0.0;
+  } else {
+    double m = x[0] / tau;
+    for (int64_t i = 1; i < n; ++i) m = std::max(m, x[i] / tau);
+    for (int64_t i = 0; i < n; ++i) sum += out[i] = std::exp(x[i] / tau - m);
+  }
+  const double inverse = 1.0 / sum;
+  for (int64_t i = 0; i < n; ++i) out[i] *= inverse;
+}
+
+inline double entropy(const double* p, int64_t n) {
+  double h = 0.0;
+  for (int64_t i = 0; i < n; ++i)
+    if (p[i] > 0.0) h -= p[i] * std::log(p[i]);
+  return h;
+}
+
+}  // namespace pdsp

@@ -1,0 +1,37 @@
+#pragma once
+// Every hyper-parameter of a training run: one struct, printable as one line, stored as
+// attributes in the model file and as the first line of the metrics file.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pdsp/inference/counting.hpp"
+
+namespace pdsp {
+
+struct TrainConfig {
+  std::string data;
+  std::string out;
+  std::string metrics;
+  double epsilon = 1.0;
+  double C = 1.0;
+  double p = 2.0;
+  CountingMode counting = CountingMode::Auto;
+  double loss_weight = 1.0;
+  int sweeps = 1;
+  int max_iters = 200;
+  double tol = 1e-6;
+  double max_seconds = 0.0;  // 0: no limit
+  double initial_step = 1.0;
+  int max_step_trials = 60;
+  int threads = 0;  // 0: OpenMP's default
+
+  // Throws InputError naming the flag of an impossible value.
+  void validate() const;
+  // (name, value) pairs in a fixed order, values as text: the one source for the log line, the
+  // metrics header and the model attributes.
+  std::vector<std::pair<std::string, std::string>> fields() const;
+  std::string to_line() const;
+};
+
+}  // namespace pdsp

@@ -1,0 +1,32 @@
+#pragma once
+// MPI implementation of Communicator. The object owns MPI_Init/MPI_Finalize: main() creates
+// exactly one and keeps it alive for the whole run.
+#include <mpi.h>
+
+#include "pdsp/parallel/communicator.hpp"
+
+namespace pdsp {
+
+class MpiCommunicator final : public Communicator {
+ public:
+  MpiCommunicator(int* argc, char*** argv);
+  ~MpiCommunicator() override;
+  MpiCommunicator(const MpiCommunicator&) = delete;
+  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void allreduce(std::span<double> sums, std::span<double> maxima) override;
+  void allreduce_sum(std::span<int64_t> values) override;
+  void barrier() override;
+  [[noreturn]] void abort(int exit_code) override;
+  using Communicator::allreduce_sum;
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  MPI_Op sum_then_max_ = MPI_OP_NULL;
+  std::vector<double> buffer_;
+};
+
+}  // namespace pdsp

@@ -1,0 +1,134 @@
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "pdsp/app/arguments.hpp"
+#include "pdsp/app/commands.hpp"
+#include "pdsp/data/atomic_file.hpp"
+#include "pdsp/data/errors.hpp"
+#include "pdsp/data/model_file.hpp"
+#include "pdsp/data/partition.hpp"
+#include "pdsp/data/prediction_file.hpp"
+#include "pdsp/learning/local_problem.hpp"
+
+namespace pdsp {
+namespace {
+
+struct PredictFlags {
+  std::string data, model, out, epsilon, counting;
+  int max_sweeps = 1000;
+  double tol = 1e-9;
+  int threads = 0;
+};
+
+// Arg-max of every variable's belief (the lowest state among ties) and its marginal.
+PredictionSlice read_off_predictions(const LocalProblem& problem) {
+  const Dataset& data = problem.data();
+  PredictionSlice slice;
+  slice.first_var = data.first_var;
+  slice.first_state = data.first_state;
+  const auto beliefs = problem.beliefs();
+  slice.marginal.assign(beliefs.begin(), beliefs.begin() + data.num_states());
+  slice.label.resize(static_cast<size_t>(data.num_vars()));
+  for (int64_t v = 0; v < data.num_vars(); ++v) {
+    int32_t best = 0;
+    for (int32_t s = 1; s < data.card[v]; ++s)
+      if (beliefs[data.state_offset[v] + s] > beliefs[data.state_offset[v] + best]) best = s;
+    slice.label[v] = best;
+  }
+  return slice;
+}
+
+}  // namespace
+
+int run_predict(const std::vector<std::string>& args, Communicator& comm) {
+  PredictFlags f;
+  Arguments flags("predict",
+                  "Runs message passing with fixed theta (no loss augmentation) to convergence and\n"
+                  "writes /prediction/label and /prediction/marginal.");
+  flags.add("--data", &f.data, "data set to predict (labels, if present, give the error)");
+  flags.add("--model", &f.model, "model file written by pdsp train");
+  flags.add("--out", &f.out, "prediction file to write (HDF5)");
+  flags.add("--epsilon", &f.epsilon, "temperature (default: the model's)");
+  flags.add("--counting", &f.counting, "auto | file | uniform | bethe (default: the model's)");
+  flags.add("--max-sweeps", &f.max_sweeps, "upper bound on message sweeps");
+  flags.add("--tol", &f.tol, "stop when no message entry changes by more than this");
+  flags.add("--threads", &f.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)");
+  flags.required("--data");
+  flags.required("--model");
+  flags.required("--out");
+  if (!parse_collectively(flags, args, comm)) return 0;
+
+  ModelFile model;
+  ProblemSettings settings;
+  run_collectively(comm, [&] {
+    if (f.max_sweeps < 1) throw InputError("--max-sweeps: must be >= 1");
+    if (!(f.tol >= 0)) throw InputError("--tol: must be >= 0");
+    refuse_to_overwrite_input(f.out, f.data);
+    refuse_to_overwrite_input(f.out, f.model);
+    model = read_model(f.model);
+    settings.epsilon = model.epsilon;
+    if (!f.epsilon.empty()) {
+      size_t used = 0;
+      try {
+        settings.epsilon = std::stod(f.epsilon, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != f.epsilon.size() || !(settings.epsilon >= 0) || !std::isfinite(settings.epsilon))
+        throw InputError("--epsilon: '" + f.epsilon + "' is not a finite number >= 0");
+    }
+    settings.counting = parse_counting_mode(f.counting.empty() ? model.counting : f.counting);
+    settings.loss_augmented = false;
+    settings.source = f.data;
+  });
+  use_threads(f.threads);
+
+  const auto started = std::chrono::steady_clock::now();
+  DatasetLayout layout;
+  const Dataset slice = load_rank_slice(f.data, comm, &layout);
+  std::unique_ptr<LocalProblem> problem;
+  run_collectively(comm, [&] {
+    if (layout.num_params != static_cast<int64_t>(model.theta.size()))
+      throw InputError(f.data + ": @num_params is " + std::to_string(layout.num_params) +
+                       " but the model " + f.model + " has " +
+                       std::to_string(model.theta.size()) + " parameters");
+    problem = std::make_unique<LocalProblem>(slice, settings);
+  });
+  problem->set_theta(model.theta);
+
+  int sweeps = 0;
+  double change[1] = {INFINITY};
+  while (sweeps < f.max_sweeps && change[0] > f.tol) {
+    change[0] = problem->sweep(1);
+    comm.allreduce({}, change);
+    ++sweeps;
+  }
+  problem->evaluate();
+  const PredictionSlice predictions = read_off_predictions(*problem);
+  write_predictions(f.out, predictions, layout.num_vars(), layout.state_offset.back(), comm);
+
+  double counts[2] = {0, 0};  // wrong, labelled
+  if (slice.has_labels())
+    for (int64_t v = 0; v < slice.num_vars(); ++v) {
+      counts[0] += predictions.label[v] != slice.label[v];
+      counts[1] += 1;
+    }
+  comm.allreduce_sum(std::span<double>(counts));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (comm.is_root()) {
+    std::printf("pdsp predict: %d sweeps (last change %.3g), epsilon=%g counting=%s, %.3f s\n",
+                sweeps, change[0], settings.epsilon,
+                counting_mode_name(problem->counting().mode).c_str(), seconds);
+    if (counts[1] > 0)
+      std::printf("per-variable error: %.4f%% (%lld of %lld variables)\n",
+                  100.0 * counts[0] / counts[1], static_cast<long long>(counts[0]),
+                  static_cast<long long>(counts[1]));
+    std::printf("predictions written to %s\n", f.out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace pdsp

@@ -1,0 +1,104 @@
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "pdsp/app/arguments.hpp"
+#include "pdsp/app/commands.hpp"
+#include "pdsp/app/json_line.hpp"
+#include "pdsp/app/run_log.hpp"
+#include "pdsp/data/atomic_file.hpp"
+#include "pdsp/data/model_file.hpp"
+#include "pdsp/data/partition.hpp"
+#include "pdsp/learning/trainer.hpp"
+
+namespace pdsp {
+namespace {
+
+std::string metadata_line(const TrainConfig& config, const DatasetLayout& layout,
+                          Communicator& comm) {
+  JsonLine line;
+  line.add("type", "run").add("program", "pdsp train");
+  for (const auto& [name, value] : config.fields()) line.add(name, value);
+  line.add("ranks", comm.size())
+      .add("threads", omp_get_max_threads())
+      .add("examples", layout.num_examples())
+      .add("variables", layout.num_vars())
+      .add("factors", layout.num_factors())
+      .add("params", layout.num_params);
+  return line.str();
+}
+
+}  // namespace
+
+int run_train(const std::vector<std::string>& args, Communicator& comm) {
+  TrainConfig config;
+  std::string counting = "auto";
+  Arguments flags("train",
+                  "Learns the parameters of a CRF / structured SVM by primal-dual message passing\n"
+                  "(Hazan & Urtasun 2010) and writes the model file.");
+  flags.add("--data", &config.data, "training data set (pdsp-dataset HDF5)");
+  flags.add("--out", &config.out, "model file to write (HDF5)");
+  flags.add("--epsilon", &config.epsilon, "entropy temperature: 1 = CRF, 0 = structured SVM");
+  flags.add("--C", &config.C, "regularisation weight");
+  flags.add("--p", &config.p, "regulariser norm (C/p) |theta|_p^p, p >= 1");
+  flags.add("--counting", &counting, "counting numbers: auto | file | uniform | bethe");
+  flags.add("--loss-weight", &config.loss_weight, "scale of the loss augmentation e_v(s)");
+  flags.add("--sweeps", &config.sweeps, "message sweeps per outer iteration");
+  flags.add("--max-iters", &config.max_iters, "maximum outer iterations");
+  flags.add("--tol", &config.tol, "stop when the relative decrease of F (or the gap) is below");
+  flags.add("--max-seconds", &config.max_seconds, "stop after this wall time (0: no limit)");
+  flags.add("--step", &config.initial_step, "first step size of the Armijo search");
+  flags.add("--max-step-trials", &config.max_step_trials, "objective evaluations per step search");
+  flags.add("--threads", &config.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)");
+  flags.add("--metrics", &config.metrics, "JSONL metrics file (first line: run metadata)");
+  flags.required("--data");
+  flags.required("--out");
+  if (!parse_collectively(flags, args, comm)) return 0;
+  run_collectively(comm, [&] {
+    config.counting = parse_counting_mode(counting);
+    config.validate();
+    refuse_to_overwrite_input(config.out, config.data);
+  });
+  use_threads(config.threads);
+
+  const auto started = std::chrono::steady_clock::now();
+  DatasetLayout layout;
+  const Dataset slice = load_rank_slice(config.data, comm, &layout);
+  if (comm.is_root())
+    std::printf("pdsp train: %lld examples, %lld variables, %lld factors, %lld parameters on "
+                "%d rank(s) x %d thread(s)\n%s\n",
+                static_cast<long long>(layout.num_examples()),
+                static_cast<long long>(layout.num_vars()),
+                static_cast<long long>(layout.num_factors()),
+                static_cast<long long>(layout.num_params), comm.size(), omp_get_max_threads(),
+                config.to_line().c_str());
+  std::unique_ptr<LocalProblem> problem;
+  std::unique_ptr<RunLog> log;
+  run_collectively(comm, [&] {
+    problem = std::make_unique<LocalProblem>(
+        slice, ProblemSettings{config.epsilon, config.counting, config.loss_weight, true,
+                               config.data});
+    config.counting = problem->counting().mode;
+    log = std::make_unique<RunLog>(comm.is_root(), config.metrics,
+                                   metadata_line(config, layout, comm));
+  });
+
+  const TrainResult result = train(*problem, config, comm, *log);
+  log->finish(result);
+  run_collectively(comm, [&] {
+    if (!comm.is_root()) return;
+    auto attributes = config.fields();
+    attributes.emplace_back("iterations", std::to_string(result.iterations));
+    attributes.emplace_back("stop_reason", result.stop_reason);
+    attributes.emplace_back("ranks", std::to_string(comm.size()));
+    write_model(config.out, result.theta, attributes);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::printf("model written to %s (training took %.3f s)\n", config.out.c_str(), seconds);
+  });
+  return 0;
+}
+
+}  // namespace pdsp

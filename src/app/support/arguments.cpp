@@ -1,0 +1,114 @@
+#include "pdsp/app/arguments.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+
+#include "pdsp/data/errors.hpp"
+
+namespace pdsp {
+namespace {
+
+double parse_double(const std::string& flag, const std::string& text) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || std::isnan(value))
+    throw InputError(flag + ": '" + text + "' is not a number");
+  return value;
+}
+
+int parse_int(const std::string& flag, const std::string& text) {
+  size_t used = 0;
+  long value = 0;
+  try {
+    value = std::stol(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || value < INT32_MIN || value > INT32_MAX)
+    throw InputError(flag + ": '" + text + "' is not an integer");
+  return static_cast<int>(value);
+}
+
+template <class T>
+std::string text_of(const T& value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+}  // namespace
+
+Arguments::Arguments(std::string command, std::string summary)
+    : command_(std::move(command)), summary_(std::move(summary)) {}
+
+void Arguments::add(const std::string& flag, std::string* target, const std::string& help) {
+  flags_.push_back({flag, help, *target, [target](const std::string& v) { *target = v; }});
+}
+
+void Arguments::add(const std::string& flag, double* target, const std::string& help) {
+  flags_.push_back({flag, help, text_of(*target),
+                    [target, flag](const std::string& v) { *target = parse_double(flag, v); }});
+}
+
+void Arguments::add(const std::string& flag, int* target, const std::string& help) {
+  flags_.push_back({flag, help, text_of(*target),
+                    [target, flag](const std::string& v) { *target = parse_int(flag, v); }});
+}
+
+void Arguments::required(const std::string& flag) { find(flag).required = true; }
+
+Arguments::Flag& Arguments::find(const std::string& flag) {
+  for (Flag& f : flags_)
+    if (f.name == flag) return f;
+  throw InputError("pdsp " + command_ + ": unknown flag " + flag + " (see pdsp " + command_ +
+                   " --help)");
+}
+
+bool Arguments::parse(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") return false;
+    std::string name = args[i];
+    std::string value;
+    const size_t equals = name.find('=');
+    if (name.rfind("--", 0) == 0 && equals != std::string::npos) {
+      value = name.substr(equals + 1);
+      name = name.substr(0, equals);
+    } else {
+      if (name.rfind("--", 0) != 0)
+        throw InputError("pdsp " + command_ + ": unexpected argument '" + name + "'");
+      if (i + 1 >= args.size()) throw InputError(name + ": missing value");
+      value = args[++i];
+    }
+    Flag& flag = find(name);
+    flag.set(value);
+    flag.seen = true;
+  }
+  for (const Flag& f : flags_)
+    if (f.required && !f.seen)
+      throw InputError("pdsp " + command_ + ": " + f.name + " is required");
+  return true;
+}
+
+std::string Arguments::help() const {
+  std::ostringstream out;
+  out << "usage: pdsp " << command_ << " [flags]\n" << summary_ << "\n\nflags:\n";
+  for (const Flag& f : flags_) {
+    out << "  " << f.name;
+    for (size_t pad = f.name.size(); pad < 18; ++pad) out << ' ';
+    out << f.help;
+    if (f.required)
+      out << " (required)";
+    else if (!f.default_text.empty())
+      out << " (default " << f.default_text << ")";
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace pdsp

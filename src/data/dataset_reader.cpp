@@ -1,0 +1,297 @@
+#include <algorithm>
+#include <cmath>
+
+#include "pdsp/data/dataset_io.hpp"
+#include "pdsp/data/errors.hpp"
+#include "pdsp/data/hdf5_file.hpp"
+
+namespace pdsp {
+namespace {
+
+// Largest factor table pdsp accepts; a product of cardinalities beyond it is a corrupt file
+// rather than a model anyone can store messages for.
+constexpr int64_t kMaxTableSize = int64_t{1} << 32;
+
+void check_header(const h5::File& file, DatasetLayout& layout) {
+  const std::string& path = file.path();
+  const std::string format = file.read_string_attribute("format");
+  if (format != kDatasetFormat)
+    throw_file_error(path, "@format", "is '" + format + "', expected '" + kDatasetFormat + "'");
+  const int64_t version = file.read_int_attribute("format_version");
+  if (version != kDatasetFormatVersion)
+    throw_file_error(path, "@format_version",
+                     "unknown version " + std::to_string(version) + " (this pdsp reads " +
+                         std::to_string(kDatasetFormatVersion) + ")");
+  layout.num_params = file.read_int_attribute("num_params");
+  if (layout.num_params < 1 || layout.num_params > INT32_MAX)
+    throw_file_error(path, "@num_params", "must be in [1, 2^31), got " +
+                                              std::to_string(layout.num_params));
+}
+
+// Offsets must start at 0, never decrease (or strictly increase), and end at `end`.
+void check_offsets(const std::string& path, const std::string& name,
+                   const std::vector<int64_t>& offsets, bool strictly, int64_t end) {
+  if (offsets.empty() || offsets[0] != 0) throw_file_error(path, name, 0, "must start at 0");
+  for (size_t i = 1; i < offsets.size(); ++i) {
+    const bool bad = strictly ? offsets[i] <= offsets[i - 1] : offsets[i] < offsets[i - 1];
+    if (bad)
+      throw_file_error(path, name, static_cast<int64_t>(i),
+                       strictly ? "must increase (every entry needs at least one element)"
+                                : "must not decrease");
+  }
+  if (offsets.back() != end)
+    throw_file_error(path, name, static_cast<int64_t>(offsets.size()) - 1,
+                     "is " + std::to_string(offsets.back()) + ", expected the length " +
+                         std::to_string(end) + " of the array it indexes");
+}
+
+void check_optional_length(const h5::File& file, const std::string& name, int64_t expected,
+                           bool& present) {
+  present = file.exists(name);
+  if (present && file.length(name) != expected)
+    throw_file_error(file.path(), name,
+                     "has length " + std::to_string(file.length(name)) + ", expected " +
+                         std::to_string(expected));
+}
+
+// Reads card, the factor lists and their variables for examples [first, last), checks them and
+// fills `data` with local indices. The global positions come from `layout`'s offsets.
+void read_structure(const h5::File& file, const DatasetLayout& layout, int64_t first, int64_t last,
+                    Dataset& data) {
+  const std::string& path = file.path();
+  const int64_t v0 = layout.var_offset[first], v1 = layout.var_offset[last];
+  const int64_t f0 = layout.factor_offset[first], f1 = layout.factor_offset[last];
+  data.first_example = first;
+  data.first_var = v0;
+  data.first_factor = f0;
+  data.file_examples = layout.num_examples();
+  data.num_params = layout.num_params;
+  data.var_offset.resize(static_cast<size_t>(last - first + 1));
+  data.factor_offset.resize(static_cast<size_t>(last - first + 1));
+  for (int64_t n = first; n <= last; ++n) {
+    data.var_offset[n - first] = layout.var_offset[n] - v0;
+    data.factor_offset[n - first] = layout.factor_offset[n] - f0;
+  }
+
+  data.card = file.read<int32_t>("/vars/card", v0, v1 - v0);
+  for (int64_t v = 0; v < v1 - v0; ++v)
+    if (data.card[v] < 1)
+      throw_file_error(path, "/vars/card", v0 + v,
+                       "cardinality must be >= 1, got " + std::to_string(data.card[v]));
+
+  data.factor_var_ptr = file.read<int64_t>("/factors/var_ptr", f0, f1 - f0 + 1);
+  const int64_t slots = file.length("/factors/vars");
+  if (f0 == 0 && data.factor_var_ptr[0] != 0)
+    throw_file_error(path, "/factors/var_ptr", 0, "must start at 0");
+  for (int64_t a = 0; a < f1 - f0; ++a)
+    if (data.factor_var_ptr[a + 1] <= data.factor_var_ptr[a])
+      throw_file_error(path, "/factors/var_ptr", f0 + a + 1,
+                       "must increase (every factor needs at least one variable)");
+  if (data.factor_var_ptr.front() < 0 || data.factor_var_ptr.back() > slots)
+    throw_file_error(path, "/factors/var_ptr", f1, "points past the end of /factors/vars");
+  if (f1 == layout.num_factors() && data.factor_var_ptr.back() != slots)
+    throw_file_error(path, "/factors/var_ptr", f1,
+                     "is " + std::to_string(data.factor_var_ptr.back()) +
+                         ", expected the length " + std::to_string(slots) + " of /factors/vars");
+
+  const int64_t s0 = data.factor_var_ptr.front();
+  data.factor_vars = file.read<int64_t>("/factors/vars", s0, data.factor_var_ptr.back() - s0);
+  for (auto& p : data.factor_var_ptr) p -= s0;
+
+  for (int64_t n = 0; n < last - first; ++n) {
+    const int64_t lo = data.var_offset[n] + v0, hi = data.var_offset[n + 1] + v0;
+    for (int64_t a = data.factor_offset[n]; a < data.factor_offset[n + 1]; ++a) {
+      int64_t table = 1;
+      for (int64_t k = data.factor_var_ptr[a]; k < data.factor_var_ptr[a + 1]; ++k) {
+        const int64_t v = data.factor_vars[k];
+        if (v < lo || v >= hi)
+          throw_file_error(path, "/factors/vars", s0 + k,
+                           "variable " + std::to_string(v) + " of factor " +
+                               std::to_string(f0 + a) + " is not in its example " +
+                               std::to_string(first + n) + " (variables " + std::to_string(lo) +
+                               ".." + std::to_string(hi - 1) + ")");
+        for (int64_t j = data.factor_var_ptr[a]; j < k; ++j)
+          if (data.factor_vars[j] == v - v0)
+            throw_file_error(path, "/factors/vars", s0 + k,
+                             "variable " + std::to_string(v) + " appears twice in factor " +
+                                 std::to_string(f0 + a));
+        data.factor_vars[k] = v - v0;
+        table *= data.card[v - v0];
+        if (table > kMaxTableSize)
+          throw_file_error(path, "/factors/var_ptr", f0 + a, "factor table is too large");
+      }
+    }
+  }
+  data.rebuild_offsets();
+}
+
+// Reads the feature rows [row0, row0 + rows) of one region kind and checks them.
+void read_features(const h5::File& file, const std::string& group, int64_t row0, int64_t rows,
+                   int64_t num_params, SparseRows& out) {
+  const std::string& path = file.path();
+  const std::string ptr_name = group + "/feat_ptr";
+  const int64_t nnz_total = file.length(group + "/feat_param");
+  if (file.length(group + "/feat_value") != nnz_total)
+    throw_file_error(path, group + "/feat_value",
+                     "has length " + std::to_string(file.length(group + "/feat_value")) +
+                         ", expected the length " + std::to_string(nnz_total) + " of " + group +
+                         "/feat_param");
+  out.ptr = file.read<int64_t>(ptr_name, row0, rows + 1);
+  if (row0 == 0 && out.ptr[0] != 0) throw_file_error(path, ptr_name, 0, "must start at 0");
+  for (int64_t i = 0; i < rows; ++i)
+    if (out.ptr[i + 1] < out.ptr[i])
+      throw_file_error(path, ptr_name, row0 + i + 1, "must not decrease");
+  if (out.ptr.front() < 0 || out.ptr.back() > nnz_total)
+    throw_file_error(path, ptr_name, row0 + rows,
+                     "points past the end of " + group + "/feat_param");
+  if (row0 + rows + 1 == file.length(ptr_name) && out.ptr.back() != nnz_total)
+    throw_file_error(path, ptr_name, row0 + rows,
+                     "is " + std::to_string(out.ptr.back()) + ", expected the length " +
+                         std::to_string(nnz_total) + " of " + group + "/feat_param");
+  const int64_t k0 = out.ptr.front();
+  const int64_t count = out.ptr.back() - k0;
+  out.param = file.read<int32_t>(group + "/feat_param", k0, count);
+  out.value = file.read<double>(group + "/feat_value", k0, count);
+  for (int64_t k = 0; k < count; ++k) {
+    if (out.param[k] < 0 || out.param[k] >= num_params)
+      throw_file_error(path, group + "/feat_param", k0 + k,
+                       "parameter index " + std::to_string(out.param[k]) + " is outside [0, " +
+                           std::to_string(num_params) + ")");
+    if (!std::isfinite(out.value[k]))
+      throw_file_error(path, group + "/feat_value", k0 + k, "value is not finite");
+  }
+  for (auto& p : out.ptr) p -= k0;
+}
+
+std::vector<double> read_finite(const h5::File& file, const std::string& name, int64_t offset,
+                                int64_t count) {
+  std::vector<double> values = file.read<double>(name, offset, count);
+  for (int64_t i = 0; i < count; ++i)
+    if (!std::isfinite(values[i]))
+      throw_file_error(file.path(), name, offset + i, "value is not finite");
+  return values;
+}
+
+}  // namespace
+
+DatasetLayout scan_dataset(const std::string& path, Communicator& comm) {
+  DatasetLayout layout;
+  layout.path = path;
+  run_collectively(comm, [&] {
+    const h5::File file = h5::File::open_read(path);
+    check_header(file, layout);
+    layout.var_offset = file.read_all<int64_t>("/examples/var_offset");
+    layout.factor_offset = file.read_all<int64_t>("/examples/factor_offset");
+    if (layout.var_offset.size() < 2)
+      throw_file_error(path, "/examples/var_offset", "the file holds no example");
+    if (layout.factor_offset.size() != layout.var_offset.size())
+      throw_file_error(path, "/examples/factor_offset",
+                       "has length " + std::to_string(layout.factor_offset.size()) +
+                           ", expected " + std::to_string(layout.var_offset.size()) +
+                           " (the length of /examples/var_offset)");
+    check_offsets(path, "/examples/var_offset", layout.var_offset, true,
+                  file.length("/vars/card"));
+    check_offsets(path, "/examples/factor_offset", layout.factor_offset, false,
+                  file.length("/factors/var_ptr") - 1);
+    check_optional_length(file, "/vars/label", layout.num_vars(), layout.has_labels);
+    check_optional_length(file, "/vars/counting", layout.num_vars(), layout.has_var_counting);
+    check_optional_length(file, "/factors/counting", layout.num_factors(),
+                          layout.has_factor_counting);
+  });
+
+  // Each rank checks the graph of an equal share of the examples and measures their sizes.
+  const int64_t examples = layout.num_examples();
+  std::vector<int64_t> sizes(static_cast<size_t>(3 * examples), 0);  // states, table, slots
+  run_collectively(comm, [&] {
+    const h5::File file = h5::File::open_read(path);
+    const int64_t first = examples * comm.rank() / comm.size();
+    const int64_t last = examples * (comm.rank() + 1) / comm.size();
+    Dataset share;
+    read_structure(file, layout, first, last, share);
+    for (int64_t n = first; n < last; ++n) {
+      const int64_t local = n - first;
+      sizes[3 * n] = share.state_offset[share.var_offset[local + 1]] -
+                     share.state_offset[share.var_offset[local]];
+      sizes[3 * n + 1] = share.table_offset[share.factor_offset[local + 1]] -
+                         share.table_offset[share.factor_offset[local]];
+      sizes[3 * n + 2] = share.factor_var_ptr[share.factor_offset[local + 1]] -
+                         share.factor_var_ptr[share.factor_offset[local]];
+    }
+  });
+  comm.allreduce_sum(std::span<int64_t>(sizes));
+
+  layout.state_offset.assign(static_cast<size_t>(examples) + 1, 0);
+  layout.table_offset.assign(static_cast<size_t>(examples) + 1, 0);
+  layout.slot_offset.assign(static_cast<size_t>(examples) + 1, 0);
+  layout.cost.resize(static_cast<size_t>(examples));
+  for (int64_t n = 0; n < examples; ++n) {
+    layout.state_offset[n + 1] = layout.state_offset[n] + sizes[3 * n];
+    layout.table_offset[n + 1] = layout.table_offset[n] + sizes[3 * n + 1];
+    layout.slot_offset[n + 1] = layout.slot_offset[n] + sizes[3 * n + 2];
+    // One sweep touches every table entry once per factor variable and every state once.
+    const double average_arity =
+        sizes[3 * n + 2] > 0
+            ? static_cast<double>(sizes[3 * n + 2]) /
+                  static_cast<double>(layout.factor_offset[n + 1] - layout.factor_offset[n])
+            : 0.0;
+    layout.cost[n] = static_cast<double>(sizes[3 * n]) +
+                     average_arity * static_cast<double>(sizes[3 * n + 1]);
+  }
+
+  run_collectively(comm, [&] {
+    const h5::File file = h5::File::open_read(path);
+    check_optional_length(file, "/vars/loss", layout.state_offset.back(), layout.has_loss);
+    if (file.length("/vars/feat_ptr") != layout.state_offset.back() + 1)
+      throw_file_error(path, "/vars/feat_ptr",
+                       "has length " + std::to_string(file.length("/vars/feat_ptr")) +
+                           ", expected " + std::to_string(layout.state_offset.back() + 1) +
+                           " (states + 1)");
+    if (file.length("/factors/feat_ptr") != layout.table_offset.back() + 1)
+      throw_file_error(path, "/factors/feat_ptr",
+                       "has length " + std::to_string(file.length("/factors/feat_ptr")) +
+                           ", expected " + std::to_string(layout.table_offset.back() + 1) +
+                           " (factor table entries + 1)");
+  });
+  return layout;
+}
+
+Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last) {
+  const h5::File file = h5::File::open_read(layout.path);
+  Dataset data;
+  read_structure(file, layout, first, last, data);
+  data.first_state = layout.state_offset[first];
+  data.first_table_entry = layout.table_offset[first];
+  const int64_t vars = data.num_vars();
+  if (layout.has_labels) {
+    data.label = file.read<int32_t>("/vars/label", data.first_var, vars);
+    for (int64_t v = 0; v < vars; ++v)
+      if (data.label[v] < 0 || data.label[v] >= data.card[v])
+        throw_file_error(layout.path, "/vars/label", data.first_var + v,
+                         "label " + std::to_string(data.label[v]) + " is outside [0, " +
+                             std::to_string(data.card[v]) + ")");
+  }
+  read_features(file, "/vars", data.first_state, data.num_states(), layout.num_params,
+                data.var_features);
+  read_features(file, "/factors", data.first_table_entry, data.num_table_entries(),
+                layout.num_params, data.factor_features);
+  if (layout.has_var_counting)
+    data.var_counting = read_finite(file, "/vars/counting", data.first_var, vars);
+  if (layout.has_factor_counting)
+    data.factor_counting =
+        read_finite(file, "/factors/counting", data.first_factor, data.num_factors());
+  if (layout.has_loss)
+    data.var_loss = read_finite(file, "/vars/loss", data.first_state, data.num_states());
+  return data;
+}
+
+Dataset read_dataset(const std::string& path) {
+  SerialCommunicator serial;
+  try {
+    const DatasetLayout layout = scan_dataset(path, serial);
+    return read_examples(layout, 0, layout.num_examples());
+  } catch (const CollectiveError& error) {
+    throw InputError(error.what());
+  }
+}
+
+}  // namespace pdsp

@@ -1,0 +1,37 @@
+#include "pdsp/data/partition.hpp"
+
+#include <cmath>
+
+namespace pdsp {
+
+std::vector<int64_t> partition_by_cost(const std::vector<double>& cost, int parts) {
+  const int64_t n = static_cast<int64_t>(cost.size());
+  std::vector<double> prefix(static_cast<size_t>(n) + 1, 0.0);
+  for (int64_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + cost[i];
+  std::vector<int64_t> bounds(static_cast<size_t>(parts) + 1, 0);
+  bounds[parts] = n;
+  int64_t cursor = 0;
+  for (int part = 1; part < parts; ++part) {
+    const double target = prefix[n] * part / parts;
+    while (cursor < n && prefix[cursor + 1] <= target) ++cursor;
+    // cursor: last boundary with prefix <= target; step over the crossing example if closer.
+    int64_t boundary = cursor;
+    if (cursor < n && std::abs(prefix[cursor + 1] - target) < std::abs(prefix[cursor] - target))
+      boundary = cursor + 1;
+    bounds[part] = std::max(boundary, bounds[part - 1]);
+  }
+  return bounds;
+}
+
+Dataset load_rank_slice(const std::string& path, Communicator& comm, DatasetLayout* layout_out) {
+  const DatasetLayout layout = scan_dataset(path, comm);
+  const std::vector<int64_t> bounds = partition_by_cost(layout.cost, comm.size());
+  Dataset slice;
+  run_collectively(comm, [&] {
+    slice = read_examples(layout, bounds[comm.rank()], bounds[comm.rank() + 1]);
+  });
+  if (layout_out != nullptr) *layout_out = layout;
+  return slice;
+}
+
+}  // namespace pdsp

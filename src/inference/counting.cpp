@@ -1,0 +1,68 @@
+#include "pdsp/inference/counting.hpp"
+
+#include <sstream>
+
+#include "pdsp/data/errors.hpp"
+
+namespace pdsp {
+
+CountingMode parse_counting_mode(const std::string& text) {
+  if (text == "auto") return CountingMode::Auto;
+  if (text == "file") return CountingMode::File;
+  if (text == "uniform") return CountingMode::Uniform;
+  if (text == "bethe") return CountingMode::Bethe;
+  throw InputError("--counting: '" + text + "' is not one of auto, file, uniform, bethe");
+}
+
+std::string counting_mode_name(CountingMode mode) {
+  switch (mode) {
+    case CountingMode::Auto: return "auto";
+    case CountingMode::File: return "file";
+    case CountingMode::Uniform: return "uniform";
+    case CountingMode::Bethe: return "bethe";
+  }
+  return "unknown";
+}
+
+CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& graph,
+                                      CountingMode mode, const std::string& source) {
+  if (mode == CountingMode::Auto)
+    mode = data.has_counting() ? CountingMode::File : CountingMode::Uniform;
+  if (mode == CountingMode::File && !data.has_counting())
+    throw InputError(source + ": --counting file needs /vars/counting and /factors/counting");
+
+  CountingNumbers c;
+  c.mode = mode;
+  const int64_t vars = data.num_vars();
+  switch (mode) {
+    case CountingMode::File:
+      c.var = data.var_counting;
+      c.factor = data.factor_counting;
+      break;
+    case CountingMode::Bethe:
+      c.factor.assign(static_cast<size_t>(data.num_factors()), 1.0);
+      c.var.resize(static_cast<size_t>(vars));
+      for (int64_t v = 0; v < vars; ++v) c.var[v] = 1.0 - static_cast<double>(graph.degree(v));
+      break;
+    default:
+      c.var.assign(static_cast<size_t>(vars), 1.0);
+      c.factor.assign(static_cast<size_t>(data.num_factors()), 1.0);
+  }
+  c.block.resize(static_cast<size_t>(vars));
+  for (int64_t v = 0; v < vars; ++v) {
+    double total = c.var[v];
+    for (int64_t i = graph.var_slot_ptr[v]; i < graph.var_slot_ptr[v + 1]; ++i)
+      total += c.factor[graph.slot_factor[graph.var_slots[i]]];
+    // The message update divides by chat_v: it must be positive (design.md §3).
+    if (!(total > 0.0)) {
+      std::ostringstream message;
+      message << source << ": /vars/counting[" << data.first_var + v << "]: c_v + sum of c_a = "
+              << total << " must be > 0 for the message update";
+      throw InputError(message.str());
+    }
+    c.block[v] = total;
+  }
+  return c;
+}
+
+}  // namespace pdsp

@@ -1,0 +1,176 @@
+#include "pdsp/inference/message_passing.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "pdsp/inference/smax.hpp"
+#include "pdsp/inference/table_ops.hpp"
+
+namespace pdsp {
+
+Workspace::Workspace(const FactorGraph& graph)
+    : table(static_cast<size_t>(graph.max_table)),
+      mu(static_cast<size_t>(std::max<int64_t>(1, graph.max_degree) * graph.max_card)),
+      state(static_cast<size_t>(graph.max_card)) {}
+
+MessagePassing::MessagePassing(const Dataset& data, const FactorGraph& graph,
+                               const CountingNumbers& counting, double epsilon)
+    : data_(data), graph_(graph), counting_(counting), epsilon_(epsilon) {
+  if (epsilon_ > 0.0)
+    has_kinks_ = std::any_of(counting_.var.begin(), counting_.var.end(),
+                             [](double c) { return c == 0.0; });
+}
+
+void MessagePassing::factor_scores(int64_t a, const double* potential, const double* lambda,
+                                   int64_t skip, double* out) const {
+  const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
+  const double* u = potential + data_.num_states() + data_.table_offset[a];
+  std::copy(u, u + size, out);
+  for (int64_t e = data_.factor_var_ptr[a]; e < data_.factor_var_ptr[a + 1]; ++e) {
+    if (e == skip) continue;
+    add_along_slot(out, size, data_.card[data_.factor_vars[e]], graph_.slot_stride[e],
+                   lambda + graph_.message_offset[e]);
+  }
+}
+
+void MessagePassing::var_scores(int64_t v, const double* potential, const double* lambda,
+                                double* out) const {
+  const int64_t card = data_.card[v];
+  const double* u = potential + data_.state_offset[v];
+  std::copy(u, u + card, out);
+  for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {
+    const double* message = lambda + graph_.message_offset[graph_.var_slots[i]];
+    for (int64_t s = 0; s < card; ++s) out[s] -= message[s];
+  }
+}
+
+double MessagePassing::update_variable(int64_t v, const double* potential, double* lambda,
+                                       Workspace& w) const {
+  const int64_t card = data_.card[v];
+  const int64_t first = graph_.var_slot_ptr[v];
+  const int64_t degree = graph_.var_slot_ptr[v + 1] - first;
+  if (degree == 0) return 0.0;
+
+  // mu_{a->v}(s) for every factor a of v, and total(s) = u_v(s) + sum_a mu_{a->v}(s).
+  double* total = w.state.data();
+  const double* u = potential + data_.state_offset[v];
+  std::copy(u, u + card, total);
+  for (int64_t i = 0; i < degree; ++i) {
+    const int64_t e = graph_.var_slots[first + i];
+    const int64_t a = graph_.slot_factor[e];
+    const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
+    factor_scores(a, potential, lambda, e, w.table.data());
+    double* mu = w.mu.data() + i * card;
+    smax_along_slot(w.table.data(), size, card, graph_.slot_stride[e], tau_factor(a), mu);
+    for (int64_t s = 0; s < card; ++s) total[s] += mu[s];
+  }
+
+  // lambda_{v->a}(s) = (c_a / chat_v) total(s) - mu_{a->v}(s), then centred over s.
+  double change = 0.0;
+  for (int64_t i = 0; i < degree; ++i) {
+    const int64_t e = graph_.var_slots[first + i];
+    const double weight = counting_.factor[graph_.slot_factor[e]] / counting_.block[v];
+    const double* mu = w.mu.data() + i * card;
+    double* message = lambda + graph_.message_offset[e];
+    double mean = 0.0;
+    for (int64_t s = 0; s < card; ++s) mean += weight * total[s] - mu[s];
+    mean /= static_cast<double>(card);
+    for (int64_t s = 0; s < card; ++s) {
+      const double updated = weight * total[s] - mu[s] - mean;
+      change = std::max(change, std::abs(updated - message[s]));
+      message[s] = updated;
+    }
+  }
+  return change;
+}
+
+double MessagePassing::sweep_example(int64_t n, const double* potential, double* lambda,
+                                     Workspace& w) const {
+  double change = 0.0;
+  for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v)
+    change = std::max(change, update_variable(v, potential, lambda, w));
+  return change;
+}
+
+void MessagePassing::resolve_kinks_example(int64_t n, const double* potential, double* lambda,
+                                           Workspace& w) const {
+  if (!has_kinks_) return;
+  for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v)
+    if (counting_.var[v] == 0.0) update_variable(v, potential, lambda, w);
+}
+
+double MessagePassing::example_objective(int64_t n, const double* potential,
+                                         const double* lambda, Workspace& w) const {
+  double objective = 0.0;
+  for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
+    var_scores(v, potential, lambda, w.state.data());
+    objective += smax(w.state.data(), data_.card[v], tau_var(v));
+  }
+  for (int64_t a = data_.factor_offset[n]; a < data_.factor_offset[n + 1]; ++a) {
+    factor_scores(a, potential, lambda, -1, w.table.data());
+    objective += smax(w.table.data(), data_.table_offset[a + 1] - data_.table_offset[a],
+                      tau_factor(a));
+  }
+  return objective;
+}
+
+void MessagePassing::var_belief(int64_t v, const double* potential, const double* lambda,
+                                const double* belief, double* out, Workspace& w) const {
+  const int64_t card = data_.card[v];
+  const double tau = tau_var(v);
+  const int64_t first = graph_.var_slot_ptr[v];
+  const int64_t degree = graph_.var_slot_ptr[v + 1] - first;
+  if (tau != 0.0 || epsilon_ == 0.0 || degree == 0) {
+    var_scores(v, potential, lambda, w.state.data());
+    soft_argmax(w.state.data(), card, tau, out);
+    return;
+  }
+  // c_v = 0 with eps > 0: the soft-argmax is 0/0 at the block optimum (all states tie), so the
+  // belief is the average of the neighbouring factor beliefs marginalised to v (design.md §4).
+  std::fill(out, out + card, 0.0);
+  for (int64_t i = 0; i < degree; ++i) {
+    const int64_t e = graph_.var_slots[first + i];
+    const int64_t a = graph_.slot_factor[e];
+    const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
+    sum_along_slot(belief + data_.num_states() + data_.table_offset[a], size, card,
+                   graph_.slot_stride[e], w.state.data());
+    for (int64_t s = 0; s < card; ++s) out[s] += w.state[s] / static_cast<double>(degree);
+  }
+}
+
+ExampleTerms MessagePassing::example_beliefs(int64_t n, const double* potential,
+                                             const double* lambda, const double* loss,
+                                             double* belief, Workspace& w) const {
+  ExampleTerms terms;
+  const int64_t states = data_.num_states();
+  for (int64_t a = data_.factor_offset[n]; a < data_.factor_offset[n + 1]; ++a) {
+    const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
+    double* b = belief + states + data_.table_offset[a];
+    factor_scores(a, potential, lambda, -1, w.table.data());
+    terms.objective += smax(w.table.data(), size, tau_factor(a));
+    soft_argmax(w.table.data(), size, tau_factor(a), b);
+    terms.dual += tau_factor(a) * entropy(b, size);
+  }
+  for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
+    const int64_t card = data_.card[v];
+    double* b = belief + data_.state_offset[v];
+    var_scores(v, potential, lambda, w.state.data());
+    terms.objective += smax(w.state.data(), card, tau_var(v));
+    var_belief(v, potential, lambda, belief, b, w);
+    terms.dual += tau_var(v) * entropy(b, card);
+    if (loss != nullptr)
+      for (int64_t s = 0; s < card; ++s) terms.dual += b[s] * loss[data_.state_offset[v] + s];
+    for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {
+      const int64_t e = graph_.var_slots[i];
+      const int64_t a = graph_.slot_factor[e];
+      sum_along_slot(belief + states + data_.table_offset[a],
+                     data_.table_offset[a + 1] - data_.table_offset[a], card,
+                     graph_.slot_stride[e], w.state.data());
+      for (int64_t s = 0; s < card; ++s)
+        terms.violation = std::max(terms.violation, std::abs(w.state[s] - b[s]));
+    }
+  }
+  return terms;
+}
+
+}  // namespace pdsp

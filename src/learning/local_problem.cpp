@@ -1,0 +1,112 @@
+#include "pdsp/learning/local_problem.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "pdsp/data/errors.hpp"
+
+namespace pdsp {
+namespace {
+
+std::vector<double> make_loss(const Dataset& data, const ProblemSettings& settings) {
+  if (!settings.loss_augmented || settings.loss_weight == 0.0) return {};
+  if (!data.has_labels())
+    throw InputError(settings.source + ": /vars/label: training needs ground-truth labels");
+  std::vector<double> loss(static_cast<size_t>(data.num_states()));
+  for (int64_t v = 0; v < data.num_vars(); ++v)
+    for (int64_t s = 0; s < data.card[v]; ++s) {
+      const int64_t i = data.state_offset[v] + s;
+      const double base = data.var_loss.empty() ? (s != data.label[v] ? 1.0 : 0.0) : data.var_loss[i];
+      loss[i] = settings.loss_weight * base;
+    }
+  return loss;
+}
+
+}  // namespace
+
+LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
+    : data_(data),
+      settings_(settings),
+      graph_(data),
+      counting_(make_counting_numbers(data, graph_, settings.counting, settings.source)),
+      kernels_(data, graph_, counting_, settings.epsilon),
+      features_(data),
+      loss_(make_loss(data, settings)),
+      potential_(static_cast<size_t>(data.num_states() + data.num_table_entries()), 0.0),
+      lambda_(static_cast<size_t>(graph_.num_message_entries()), 0.0),
+      belief_(potential_.size(), 0.0),
+      per_example_(static_cast<size_t>(data.num_examples()), 0.0) {
+  workspaces_.reserve(static_cast<size_t>(omp_get_max_threads()));
+  for (int t = 0; t < omp_get_max_threads(); ++t) workspaces_.emplace_back(graph_);
+}
+
+template <class PerExample>
+void LocalProblem::for_each_example(PerExample&& work) {
+  const int64_t examples = data_.num_examples();
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t n = 0; n < examples; ++n) work(n, workspaces_[omp_get_thread_num()]);
+}
+
+double LocalProblem::sum_in_order() const {
+  double total = 0.0;
+  for (double x : per_example_) total += x;
+  return total;
+}
+
+void LocalProblem::set_theta(std::span<const double> theta) {
+  compute_potentials(data_, theta, loss_, potential_);
+}
+
+double LocalProblem::sweep(int count) {
+  for (int i = 0; i < count; ++i)
+    for_each_example([&](int64_t n, Workspace& w) {
+      per_example_[n] = kernels_.sweep_example(n, potential_.data(), lambda_.data(), w);
+    });
+  return per_example_.empty() ? 0.0 : *std::max_element(per_example_.begin(), per_example_.end());
+}
+
+void LocalProblem::resolve_kinks() {
+  if (!kernels_.has_kinks()) return;
+  for_each_example([&](int64_t n, Workspace& w) {
+    kernels_.resolve_kinks_example(n, potential_.data(), lambda_.data(), w);
+  });
+}
+
+double LocalProblem::objective() {
+  for_each_example([&](int64_t n, Workspace& w) {
+    per_example_[n] = kernels_.example_objective(n, potential_.data(), lambda_.data(), w);
+  });
+  return sum_in_order();
+}
+
+LocalEvaluation LocalProblem::evaluate() {
+  std::vector<ExampleTerms> terms(static_cast<size_t>(data_.num_examples()));
+  for_each_example([&](int64_t n, Workspace& w) {
+    terms[n] = kernels_.example_beliefs(n, potential_.data(), lambda_.data(),
+                                        loss_.empty() ? nullptr : loss_.data(), belief_.data(), w);
+  });
+  LocalEvaluation result;
+  for (const ExampleTerms& t : terms) {
+    result.objective += t.objective;
+    result.dual += t.dual;
+    result.violation = std::max(result.violation, t.violation);
+  }
+  return result;
+}
+
+void LocalProblem::ground_truth_moments(std::span<double> d) const {
+  std::vector<double> indicator(potential_.size(), 0.0);
+  const int64_t states = data_.num_states();
+  for (int64_t v = 0; v < data_.num_vars(); ++v)
+    indicator[data_.state_offset[v] + data_.label[v]] = 1.0;
+  for (int64_t a = 0; a < data_.num_factors(); ++a) {
+    int64_t t = 0;
+    for (int64_t e = data_.factor_var_ptr[a]; e < data_.factor_var_ptr[a + 1]; ++e)
+      t += data_.label[data_.factor_vars[e]] * graph_.slot_stride[e];
+    indicator[states + data_.table_offset[a] + t] = 1.0;
+  }
+  features_.moments(indicator, d);
+}
+
+}  // namespace pdsp

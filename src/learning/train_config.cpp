@@ -1,0 +1,60 @@
+#include "pdsp/learning/train_config.hpp"
+
+#include <cmath>
+#include <charconv>
+
+#include "pdsp/data/errors.hpp"
+
+namespace pdsp {
+namespace {
+
+// Shortest text that reads back to the same double.
+std::string number(double x) {
+  char text[32];
+  const auto result = std::to_chars(text, text + sizeof text, x);
+  return std::string(text, result.ptr);
+}
+
+void require(bool ok, const std::string& flag, const std::string& rule) {
+  if (!ok) throw InputError(flag + ": " + rule);
+}
+
+}  // namespace
+
+void TrainConfig::validate() const {
+  require(std::isfinite(epsilon) && epsilon >= 0, "--epsilon", "must be a finite number >= 0");
+  require(std::isfinite(C) && C > 0, "--C", "must be a finite number > 0");
+  require(std::isfinite(p) && p >= 1, "--p", "must be a finite number >= 1");
+  require(std::isfinite(loss_weight) && loss_weight >= 0, "--loss-weight",
+          "must be a finite number >= 0");
+  require(sweeps >= 1, "--sweeps", "must be >= 1");
+  require(max_iters >= 0, "--max-iters", "must be >= 0");
+  require(std::isfinite(tol) && tol >= 0, "--tol", "must be a finite number >= 0");
+  require(std::isfinite(max_seconds) && max_seconds >= 0, "--max-seconds", "must be >= 0");
+  require(std::isfinite(initial_step) && initial_step > 0, "--step", "must be > 0");
+  require(max_step_trials >= 1, "--max-step-trials", "must be >= 1");
+  require(threads >= 0, "--threads", "must be >= 0");
+}
+
+std::vector<std::pair<std::string, std::string>> TrainConfig::fields() const {
+  return {{"data", data},
+          {"epsilon", number(epsilon)},
+          {"C", number(C)},
+          {"p", number(p)},
+          {"counting", counting_mode_name(counting)},
+          {"loss_weight", number(loss_weight)},
+          {"sweeps", std::to_string(sweeps)},
+          {"max_iters", std::to_string(max_iters)},
+          {"tol", number(tol)},
+          {"max_seconds", number(max_seconds)},
+          {"step", number(initial_step)},
+          {"max_step_trials", std::to_string(max_step_trials)}};
+}
+
+std::string TrainConfig::to_line() const {
+  std::string line;
+  for (const auto& [name, value] : fields()) line += (line.empty() ? "" : " ") + name + "=" + value;
+  return line;
+}
+
+}  // namespace pdsp

@@ -1,0 +1,68 @@
+#include "pdsp/parallel/mpi_communicator.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace pdsp {
+namespace {
+
+// The combined buffer is [sums..., maxima..., number of maxima]; the trailing count tells the
+// operator where the sums end, so one MPI_Allreduce carries both kinds of value.
+void sum_then_max(void* in, void* inout, int* length, MPI_Datatype*) {
+  const double* a = static_cast<const double*>(in);
+  double* b = static_cast<double*>(inout);
+  const int n = *length;
+  const int maxima = static_cast<int>(b[n - 1]);
+  const int sums = n - 1 - maxima;
+  for (int i = 0; i < sums; ++i) b[i] += a[i];
+  for (int i = sums; i < n - 1; ++i) b[i] = std::max(a[i], b[i]);
+}
+
+}  // namespace
+
+MpiCommunicator::MpiCommunicator(int* argc, char*** argv) {
+  int provided = 0;
+  // Only the main thread calls MPI; OpenMP threads never do.
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Op_create(&sum_then_max, /*commute=*/1, &sum_then_max_);
+}
+
+MpiCommunicator::~MpiCommunicator() {
+  MPI_Op_free(&sum_then_max_);
+  MPI_Finalize();
+}
+
+void MpiCommunicator::allreduce(std::span<double> sums, std::span<double> maxima) {
+  if (size_ == 1) return;
+  if (maxima.empty()) {
+    MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+    return;
+  }
+  buffer_.resize(sums.size() + maxima.size() + 1);
+  std::copy(sums.begin(), sums.end(), buffer_.begin());
+  std::copy(maxima.begin(), maxima.end(), buffer_.begin() + static_cast<ptrdiff_t>(sums.size()));
+  buffer_.back() = static_cast<double>(maxima.size());
+  MPI_Allreduce(MPI_IN_PLACE, buffer_.data(), static_cast<int>(buffer_.size()), MPI_DOUBLE,
+                sum_then_max_, MPI_COMM_WORLD);
+  std::copy(buffer_.begin(), buffer_.begin() + static_cast<ptrdiff_t>(sums.size()), sums.begin());
+  std::copy(buffer_.begin() + static_cast<ptrdiff_t>(sums.size()), buffer_.end() - 1,
+            maxima.begin());
+}
+
+void MpiCommunicator::allreduce_sum(std::span<int64_t> values) {
+  if (size_ == 1) return;
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM,
+                MPI_COMM_WORLD);
+}
+
+void MpiCommunicator::barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+
+void MpiCommunicator::abort(int exit_code) {
+  MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::_Exit(exit_code);
+}
+
+}  // namespace pdsp
