@@ -1,5 +1,6 @@
 #include "pdsp/data/dataset_builder.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace pdsp {
@@ -52,6 +53,10 @@ int64_t DatasetBuilder::add_factor(const std::vector<int64_t>& vars,
 Dataset DatasetBuilder::finish() {
   begin_example();
   open_example_ = false;
+  const bool all_labelled =
+      std::all_of(data_.label.begin(), data_.label.end(), [](int32_t y) { return y >= 0; });
+  if (any_label_ && !all_labelled)
+    throw std::invalid_argument("DatasetBuilder: label every variable or none");
   if (!any_label_) data_.label.clear();
   data_.file_examples = data_.num_examples();
   data_.rebuild_offsets();

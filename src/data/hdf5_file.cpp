@@ -172,7 +172,12 @@ Handle File::open_attribute(const std::string& name) const {
   if (!has_attribute(name)) throw_file_error(path_, "@" + name, "required attribute is missing");
   hid_t id = H5Aopen(handle_.get(), name.c_str(), H5P_DEFAULT);
   if (id < 0) throw_file_error(path_, "@" + name, "cannot open attribute");
-  return Handle(id, H5Aclose);
+  Handle attribute(id, H5Aclose);
+  // Every reader below reads exactly one value; an array attribute would overrun it.
+  Handle space(H5Aget_space(attribute.get()), H5Sclose);
+  if (H5Sget_simple_extent_npoints(space.get()) != 1)
+    throw_file_error(path_, "@" + name, "expected a single value, not an array");
+  return attribute;
 }
 
 std::string File::read_string_attribute(const std::string& name) const {

@@ -120,13 +120,13 @@ void MessagePassing::var_belief(int64_t v, const double* potential, const double
   const double tau = tau_var(v);
   const int64_t first = graph_.var_slot_ptr[v];
   const int64_t degree = graph_.var_slot_ptr[v + 1] - first;
-  if (tau != 0.0 || epsilon_ == 0.0 || degree == 0) {
-    var_scores(v, potential, lambda, w.state.data());
-    soft_argmax(w.state.data(), card, tau, out);
-    return;
-  }
-  // c_v = 0 with eps > 0: the soft-argmax is 0/0 at the block optimum (all states tie), so the
-  // belief is the average of the neighbouring factor beliefs marginalised to v (design.md §4).
+  var_scores(v, potential, lambda, w.state.data());
+  soft_argmax(w.state.data(), card, tau, out);
+  const bool all_tie = std::all_of(out, out + card, [&](double b) { return b == out[0]; });
+  if (tau != 0.0 || epsilon_ == 0.0 || degree == 0 || !all_tie) return;
+  // c_v = 0 with eps > 0 at its block optimum: every state ties and the soft-argmax is 0/0, so
+  // the belief is the average of the neighbouring factor beliefs marginalised to v (design.md
+  // §4). Away from the optimum the arg-max above is the exact gradient.
   std::fill(out, out + card, 0.0);
   for (int64_t i = 0; i < degree; ++i) {
     const int64_t e = graph_.var_slots[first + i];
@@ -154,9 +154,9 @@ ExampleTerms MessagePassing::example_beliefs(int64_t n, const double* potential,
   for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
     const int64_t card = data_.card[v];
     double* b = belief + data_.state_offset[v];
+    var_belief(v, potential, lambda, belief, b, w);
     var_scores(v, potential, lambda, w.state.data());
     terms.objective += smax(w.state.data(), card, tau_var(v));
-    var_belief(v, potential, lambda, belief, b, w);
     terms.dual += tau_var(v) * entropy(b, card);
     if (loss != nullptr)
       for (int64_t s = 0; s < card; ++s) terms.dual += b[s] * loss[data_.state_offset[v] + s];

@@ -41,6 +41,13 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
   for (int t = 0; t < omp_get_max_threads(); ++t) workspaces_.emplace_back(graph_);
 }
 
+bool LocalProblem::is_saddle_problem() const {
+  const auto negative = [](double c) { return c < 0; };
+  return settings_.epsilon > 0 &&
+         (std::any_of(counting_.var.begin(), counting_.var.end(), negative) ||
+          std::any_of(counting_.factor.begin(), counting_.factor.end(), negative));
+}
+
 template <class PerExample>
 void LocalProblem::for_each_example(PerExample&& work) {
   const int64_t examples = data_.num_examples();

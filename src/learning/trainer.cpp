@@ -64,6 +64,8 @@ TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator
     return local_sum - dot(global.d, at) + regularizer.value(at);
   };
 
+  const bool saddle = problem.is_saddle_problem();
+  std::vector<double> saved_messages;
   problem.set_theta(theta);
   double step = config.initial_step;
   double previous = NAN;
@@ -106,15 +108,25 @@ TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator
     const double grad_sq = dot(grad, grad);
     record.grad_norm = std::sqrt(grad_sq);
 
-    // (c) Armijo backtracking on F at fixed messages (the c_v = 0 blocks re-solved per trial).
+    // (c) Armijo backtracking on F. Convex case: at fixed messages, with the c_v = 0 blocks
+    // re-solved per trial. Saddle case (some c_v < 0): F at fixed messages is not what training
+    // minimises, so each trial first runs the same sweeps from the same messages at its theta.
     phase = Clock::now();
+    if (saddle) saved_messages = problem.messages();
+    const auto trial_objective = [&](std::span<const double> at) {
+      problem.set_theta(at);
+      if (saddle) {
+        problem.messages() = saved_messages;
+        problem.sweep(config.sweeps);
+      }
+      problem.resolve_kinks();
+      return full_objective(comm.allreduce_sum(problem.objective()), at);
+    };
     double accepted = objective;
     for (double eta = step; record.step_trials < config.max_step_trials; eta *= 0.5) {
       ++record.step_trials;
       for (size_t r = 0; r < params; ++r) trial[r] = theta[r] - eta * grad[r];
-      problem.set_theta(trial);
-      problem.resolve_kinks();
-      const double candidate = full_objective(comm.allreduce_sum(problem.objective()), trial);
+      const double candidate = trial_objective(trial);
       if (candidate <= objective - 1e-4 * eta * grad_sq) {
         theta.swap(trial);
         accepted = candidate;
@@ -125,6 +137,7 @@ TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator
     }
     if (record.step == 0.0) {  // no step decreased F: keep theta, let the sweeps go on
       problem.set_theta(theta);
+      if (saddle) problem.messages() = saved_messages;
       problem.resolve_kinks();
     }
     record.objective_after_step = accepted;

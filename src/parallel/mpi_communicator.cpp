@@ -7,15 +7,21 @@ namespace pdsp {
 namespace {
 
 // The combined buffer is [sums..., maxima..., number of maxima]; the trailing count tells the
-// operator where the sums end, so one MPI_Allreduce carries both kinds of value.
-void sum_then_max(void* in, void* inout, int* length, MPI_Datatype*) {
-  const double* a = static_cast<const double*>(in);
-  double* b = static_cast<double*>(inout);
-  const int n = *length;
-  const int maxima = static_cast<int>(b[n - 1]);
-  const int sums = n - 1 - maxima;
-  for (int i = 0; i < sums; ++i) b[i] += a[i];
-  for (int i = sums; i < n - 1; ++i) b[i] = std::max(a[i], b[i]);
+// operator where the sums end, so one MPI_Allreduce carries both kinds of value. The buffer is
+// sent as ONE element of a contiguous datatype: MPI may cut a long message into segments and
+// apply the operator to each, but it never cuts an element, so the layout stays intact.
+void sum_then_max(void* in, void* inout, int* count, MPI_Datatype* type) {
+  int bytes = 0;
+  MPI_Type_size(*type, &bytes);
+  const int n = bytes / static_cast<int>(sizeof(double));
+  for (int element = 0; element < *count; ++element) {
+    const double* a = static_cast<const double*>(in) + element * n;
+    double* b = static_cast<double*>(inout) + element * n;
+    const int maxima = static_cast<int>(b[n - 1]);
+    const int sums = n - 1 - maxima;
+    for (int i = 0; i < sums; ++i) b[i] += a[i];
+    for (int i = sums; i < n - 1; ++i) b[i] = std::max(a[i], b[i]);
+  }
 }
 
 }  // namespace
@@ -30,6 +36,7 @@ MpiCommunicator::MpiCommunicator(int* argc, char*** argv) {
 }
 
 MpiCommunicator::~MpiCommunicator() {
+  if (buffer_type_size_ != 0) MPI_Type_free(&buffer_type_);
   MPI_Op_free(&sum_then_max_);
   MPI_Finalize();
 }
@@ -45,8 +52,13 @@ void MpiCommunicator::allreduce(std::span<double> sums, std::span<double> maxima
   std::copy(sums.begin(), sums.end(), buffer_.begin());
   std::copy(maxima.begin(), maxima.end(), buffer_.begin() + static_cast<ptrdiff_t>(sums.size()));
   buffer_.back() = static_cast<double>(maxima.size());
-  MPI_Allreduce(MPI_IN_PLACE, buffer_.data(), static_cast<int>(buffer_.size()), MPI_DOUBLE,
-                sum_then_max_, MPI_COMM_WORLD);
+  if (buffer_type_size_ != buffer_.size()) {
+    if (buffer_type_size_ != 0) MPI_Type_free(&buffer_type_);
+    MPI_Type_contiguous(static_cast<int>(buffer_.size()), MPI_DOUBLE, &buffer_type_);
+    MPI_Type_commit(&buffer_type_);
+    buffer_type_size_ = buffer_.size();
+  }
+  MPI_Allreduce(MPI_IN_PLACE, buffer_.data(), 1, buffer_type_, sum_then_max_, MPI_COMM_WORLD);
   std::copy(buffer_.begin(), buffer_.begin() + static_cast<ptrdiff_t>(sums.size()), sums.begin());
   std::copy(buffer_.begin() + static_cast<ptrdiff_t>(sums.size()), buffer_.end() - 1,
             maxima.begin());

@@ -37,6 +37,9 @@ class LocalProblem {
   const FactorGraph& graph() const { return graph_; }
   const CountingNumbers& counting() const { return counting_; }
   int64_t num_params() const { return data_.num_params; }
+  // eps > 0 with a negative counting number: F is not convex in the messages and the sweeps
+  // converge to a saddle point (design.md §5, Claim 3).
+  bool is_saddle_problem() const;
 
   void set_theta(std::span<const double> theta);
   // Runs `count` sweeps; returns the largest message change of the last one.

@@ -27,6 +27,8 @@ class MpiCommunicator final : public Communicator {
   int size_ = 1;
   MPI_Op sum_then_max_ = MPI_OP_NULL;
   std::vector<double> buffer_;
+  MPI_Datatype buffer_type_ = MPI_DATATYPE_NULL;  // one element = the whole combined buffer
+  size_t buffer_type_size_ = 0;
 };
 
 }  // namespace pdsp

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Bad input through the command line, on 1 and 2 ranks: one clear line naming file, dataset and
+# index, a non-zero exit code, no hang, and the user's files untouched.
+set -uo pipefail
+pdsp=$1
+mpirun=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# expect_error CODE PATTERN RANKS -- command...: runs under a time limit, checks the exit code,
+# that exactly one error line was printed, and that it matches PATTERN.
+expect_error() {
+  local code=$1 pattern=$2 ranks=$3
+  shift 4
+  local launcher=()
+  [ "$ranks" -gt 1 ] && launcher=("$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np "$ranks")
+  timeout 120 "${launcher[@]}" "$@" > "$work/out" 2> "$work/err"
+  local got=$?
+  local lines
+  lines=$(grep -c "^pdsp: error" "$work/err")
+  if { [ "$code" = any ] && { [ $got -eq 0 ] || [ $got -eq 124 ]; }; } ||
+     { [ "$code" != any ] && [ $got -ne "$code" ]; } || [ "$lines" -ne 1 ] ||
+     ! grep -q -- "$pattern" "$work/err"; then
+    echo "FAIL ($ranks rank(s)): $* -> exit $got, $lines error line(s), wanted /$pattern/"
+    cat "$work/err"
+    failures=$((failures + 1))
+  else
+    echo "ok ($ranks rank(s)): $(grep '^pdsp: error' "$work/err")"
+  fi
+}
+
+"$pdsp" gen denoise --train "$work/train.h5" --test "$work/test.h5" --height 8 --width 8 \
+  --train-copies 4 --test-copies 2 > /dev/null
+"$pdsp" gen denoise --train "$work/shared.h5" --height 8 --width 8 --params shared \
+  --train-copies 2 > /dev/null
+"$pdsp" train --data "$work/train.h5" --out "$work/model.h5" --max-iters 2 > /dev/null
+echo "not hdf5" > "$work/text.h5"
+head -c 3000 "$work/train.h5" > "$work/truncated.h5"
+/usr/bin/python3 - "$work" <<'PY'
+import shutil, sys, h5py
+work = sys.argv[1]
+def damaged(name, edit):
+    shutil.copy(f"{work}/train.h5", f"{work}/{name}.h5")
+    with h5py.File(f"{work}/{name}.h5", "r+") as f:
+        edit(f)
+def last_label(f):
+    f["/vars/label"][-1] = 7
+def nan_value(f):
+    f["/vars/feat_value"][5] = float("nan")
+def bad_param(f):
+    f["/factors/feat_param"][3] = 10**6
+def version(f):
+    f.attrs["format_version"] = 99
+damaged("label", last_label)
+damaged("nan", nan_value)
+damaged("param", bad_param)
+damaged("version", version)
+PY
+before=$(md5sum "$work/train.h5")
+
+for ranks in 1 2; do
+  expect_error 2 "missing.h5: file not found" $ranks -- "$pdsp" train --data "$work/missing.h5" --out "$work/m.h5"
+  expect_error 2 "text.h5: not a readable HDF5 file" $ranks -- "$pdsp" train --data "$work/text.h5" --out "$work/m.h5"
+  expect_error 2 "truncated.h5" $ranks -- "$pdsp" train --data "$work/truncated.h5" --out "$work/m.h5"
+  expect_error 2 "label.h5: /vars/label\[255\]: label 7 is outside \[0, 2)" $ranks -- "$pdsp" train --data "$work/label.h5" --out "$work/m.h5"
+  expect_error 2 "nan.h5: /vars/feat_value\[5\]: value is not finite" $ranks -- "$pdsp" train --data "$work/nan.h5" --out "$work/m.h5"
+  expect_error 2 "param.h5: /factors/feat_param\[3\]: parameter index 1000000" $ranks -- "$pdsp" train --data "$work/param.h5" --out "$work/m.h5"
+  expect_error 2 "version.h5: @format_version: unknown version 99" $ranks -- "$pdsp" info "$work/version.h5"
+  expect_error 2 "unknown flag --bogus" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --bogus 1
+  expect_error 2 "\-\-epsilon: must be a finite number >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon -1
+  expect_error 2 "\-\-counting: 'odd' is not one of" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting odd
+  expect_error 2 "output would overwrite the input file" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/train.h5"
+  expect_error 2 "has 240 parameters" $ranks -- "$pdsp" predict --data "$work/shared.h5" --model "$work/model.h5" --out "$work/p.h5"
+  expect_error 2 "\-\-noise: 'pink'" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --noise pink
+done
+expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting file
+
+[ "$before" = "$(md5sum "$work/train.h5")" ] || { echo "FAIL: the input file changed"; failures=$((failures + 1)); }
+[ ! -e "$work/m.h5" ] || { echo "FAIL: a failed run left a model file"; failures=$((failures + 1)); }
+ls "$work"/*.tmp.* 2> /dev/null && { echo "FAIL: temporary files left behind"; failures=$((failures + 1)); }
+echo "bad input: $failures failure(s)"
+[ $failures -eq 0 ]

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# End to end through the command line: generate, inspect, train under 1 and 2 ranks, predict,
+# and check that 1 and 2 ranks give the same model and the same predictions.
+set -euo pipefail
+pdsp=$1
+mpirun=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+run2() { "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2 "$@"; }
+
+"$pdsp" gen denoise --train "$work/train.h5" --test "$work/test.h5" --height 16 --width 16 \
+  --train-copies 6 --test-copies 3 --seed 5
+"$pdsp" info "$work/train.h5" | grep -q "examples            6"
+common=(--data "$work/train.h5" --max-iters 15 --tol 0 --threads 1)
+"$pdsp" train "${common[@]}" --out "$work/m1.h5" --metrics "$work/m1.jsonl" > "$work/log1"
+run2 "$pdsp" train "${common[@]}" --out "$work/m2.h5" > "$work/log2"
+h5diff --relative=1e-9 "$work/m1.h5" "$work/m2.h5" /theta
+# The metrics file: a run line, one line per iteration, an end line.
+head -1 "$work/m1.jsonl" | grep -q '"type":"run"'
+[ "$(grep -c '"type":"iteration"' "$work/m1.jsonl")" -eq 15 ]
+tail -1 "$work/m1.jsonl" | grep -q '"type":"end"'
+# The model carries its hyper-parameters.
+h5dump -a /epsilon "$work/m1.h5" | grep -q "(0): 1"
+
+"$pdsp" predict --data "$work/test.h5" --model "$work/m1.h5" --out "$work/p1.h5" > "$work/plog1"
+run2 "$pdsp" predict --data "$work/test.h5" --model "$work/m1.h5" --out "$work/p2.h5" > "$work/plog2"
+grep -q "per-variable error" "$work/plog1"
+h5diff --relative=1e-8 "$work/p1.h5" "$work/p2.h5" /prediction/marginal
+h5diff "$work/p1.h5" "$work/p2.h5" /prediction/label
+echo "end-to-end: ok"

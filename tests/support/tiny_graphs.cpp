@@ -1,0 +1,74 @@
+#include "support/tiny_graphs.hpp"
+
+#include <random>
+
+#include "pdsp/data/dataset_builder.hpp"
+
+namespace pdsp::testing {
+
+GraphShape tree_shape() {
+  return {{2, 3, 2, 3, 2, 2, 3}, {{0, 1}, {1, 2, 3}, {3, 4}, {1, 5}, {5, 6}}};
+}
+
+GraphShape loopy_shape() {
+  GraphShape shape;
+  shape.cards = {2, 3, 2, 2, 2, 3, 2, 2, 3};
+  for (int64_t r = 0; r < 3; ++r)
+    for (int64_t c = 0; c < 3; ++c) {
+      const int64_t v = 3 * r + c;
+      if (c + 1 < 3) shape.factors.push_back({v, v + 1});
+      if (r + 1 < 3) shape.factors.push_back({v, v + 3});
+    }
+  shape.factors.push_back({0, 4, 8});
+  return shape;
+}
+
+GraphShape chain_shape(int length) {
+  GraphShape shape;
+  shape.cards.assign(static_cast<size_t>(length), 2);
+  for (int64_t v = 0; v + 1 < length; ++v) shape.factors.push_back({v, v + 1});
+  return shape;
+}
+
+Dataset random_dataset(const std::vector<GraphShape>& shapes, int32_t num_params, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_int_distribution<int32_t> param(0, num_params - 1);
+  const auto random_rows = [&](int64_t count) {
+    std::vector<FeatureRow> rows(static_cast<size_t>(count));
+    for (auto& row : rows) {
+      row.push_back({param(rng), normal(rng)});
+      if (rng() % 2 == 0) row.push_back({param(rng), normal(rng)});
+    }
+    return rows;
+  };
+  DatasetBuilder builder(num_params);
+  for (const GraphShape& shape : shapes) {
+    builder.begin_example();
+    std::vector<int64_t> ids;
+    for (int32_t card : shape.cards)
+      ids.push_back(builder.add_variable(
+          card, std::uniform_int_distribution<int32_t>(0, card - 1)(rng), random_rows(card)));
+    for (const auto& local : shape.factors) {
+      std::vector<int64_t> vars;
+      int64_t table = 1;
+      for (int64_t v : local) {
+        vars.push_back(ids[v]);
+        table *= shape.cards[v];
+      }
+      builder.add_factor(vars, random_rows(table));
+    }
+  }
+  return builder.finish();
+}
+
+void set_random_counting(Dataset& data, double low, double high, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> c(low, high);
+  data.var_counting.resize(static_cast<size_t>(data.num_vars()));
+  data.factor_counting.resize(static_cast<size_t>(data.num_factors()));
+  for (double& x : data.var_counting) x = c(rng);
+  for (double& x : data.factor_counting) x = c(rng);
+}
+
+}  // namespace pdsp::testing

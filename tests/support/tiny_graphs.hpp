@@ -1,0 +1,30 @@
+#pragma once
+// Tiny data sets for the brute-force checks: small enough to enumerate every labelling.
+#include <cstdint>
+#include <vector>
+
+#include "pdsp/data/dataset.hpp"
+
+namespace pdsp::testing {
+
+struct GraphShape {
+  std::vector<int32_t> cards;
+  std::vector<std::vector<int64_t>> factors;  // local variable ids
+};
+
+// A factor tree (the variable-factor graph has no cycle): 7 variables of 2 or 3 states, four
+// pairwise factors and one of arity 3.
+GraphShape tree_shape();
+// A 3x3 grid with mixed cardinalities plus an arity-3 factor: many cycles.
+GraphShape loopy_shape();
+// A chain of binary variables.
+GraphShape chain_shape(int length);
+
+// One example per shape, random labels and random sparse features over `num_params` shared
+// parameters (1 or 2 entries per row, values from N(0, 1)).
+Dataset random_dataset(const std::vector<GraphShape>& shapes, int32_t num_params, uint64_t seed);
+
+// Sets counting numbers c_v, c_a drawn from [low, high] on the data set (read by --counting file).
+void set_random_counting(Dataset& data, double low, double high, uint64_t seed);
+
+}  // namespace pdsp::testing

@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "pdsp/inference/smax.hpp"
+#include "pdsp/inference/table_ops.hpp"
+
+namespace pdsp {
+namespace {
+
+double naive_smax(const std::vector<double>& x, double tau) {
+  double sum = 0;
+  for (double v : x) sum += std::exp(v / tau);
+  return tau * std::log(sum);
+}
+
+TEST(Smax, MatchesTheDefinitionForPositiveAndNegativeTemperatures) {
+  const std::vector<double> x = {0.3, -1.2, 2.5, 0.0};
+  for (double tau : {2.0, 1.0, 0.5, -0.7, -2.0})
+    EXPECT_NEAR(smax(x.data(), 4, tau), naive_smax(x, tau), 1e-12) << "tau " << tau;
+}
+
+TEST(Smax, ZeroTemperatureIsTheMaxAndTheLimitOfSmallTemperatures) {
+  const std::vector<double> x = {0.3, -1.2, 2.5, 0.0};
+  EXPECT_EQ(smax(x.data(), 4, 0.0), 2.5);
+  EXPECT_NEAR(smax(x.data(), 4, 1e-4), 2.5, 1e-3);
+  EXPECT_NEAR(smax(x.data(), 4, -1e-4), -1.2, 1e-3);  // a soft-min below zero
+}
+
+TEST(Smax, StaysFiniteForHugeScores) {
+  const std::vector<double> x = {1e6, 1e6 - 1, -1e6};
+  EXPECT_NEAR(smax(x.data(), 3, 1.0), 1e6 + std::log(1 + std::exp(-1.0)), 1e-6);
+}
+
+TEST(SoftArgmax, IsTheGradientOfSmax) {
+  const std::vector<double> x = {0.3, -1.2, 2.5, 0.0};
+  for (double tau : {1.0, 0.3, -0.8}) {
+    std::vector<double> b(4);
+    soft_argmax(x.data(), 4, tau, b.data());
+    for (int i = 0; i < 4; ++i) {
+      std::vector<double> up = x, down = x;
+      up[i] += 1e-6;
+      down[i] -= 1e-6;
+      const double derivative = (smax(up.data(), 4, tau) - smax(down.data(), 4, tau)) / 2e-6;
+      EXPECT_NEAR(b[i], derivative, 1e-7) << "tau " << tau << " i " << i;
+    }
+  }
+}
+
+TEST(SoftArgmax, ZeroTemperatureSpreadsOverTies) {
+  const std::vector<double> x = {1.0, 3.0, 3.0, 2.0};
+  std::vector<double> b(4);
+  soft_argmax(x.data(), 4, 0.0, b.data());
+  EXPECT_EQ(b, (std::vector<double>{0.0, 0.5, 0.5, 0.0}));
+}
+
+TEST(Entropy, OfUniformIsLogN) {
+  const std::vector<double> p = {0.25, 0.25, 0.25, 0.25};
+  EXPECT_NEAR(entropy(p.data(), 4), std::log(4.0), 1e-15);
+}
+
+// A 2 x 3 x 2 table; the slot kernels must agree with explicit index arithmetic.
+TEST(TableOps, SlotKernelsAgreeWithExplicitIndexing) {
+  const int64_t cards[3] = {2, 3, 2}, strides[3] = {6, 2, 1};
+  std::vector<double> table(12);
+  for (int t = 0; t < 12; ++t) table[t] = std::sin(1.7 * t);
+  for (int k = 0; k < 3; ++k) {
+    std::vector<double> message(static_cast<size_t>(cards[k]));
+    for (int s = 0; s < cards[k]; ++s) message[s] = 0.5 * s - 0.2;
+    std::vector<double> added = table;
+    add_along_slot(added.data(), 12, cards[k], strides[k], message.data());
+    std::vector<double> smaxed(static_cast<size_t>(cards[k])), summed(smaxed.size());
+    smax_along_slot(table.data(), 12, cards[k], strides[k], 0.7, smaxed.data());
+    sum_along_slot(table.data(), 12, cards[k], strides[k], summed.data());
+    for (int s = 0; s < cards[k]; ++s) {
+      std::vector<double> bucket;
+      for (int t = 0; t < 12; ++t) {
+        const int64_t state = (t / strides[k]) % cards[k];
+        if (state == s) bucket.push_back(table[t]);
+        EXPECT_DOUBLE_EQ(added[t], table[t] + message[state]);
+      }
+      double sum = 0;
+      for (double v : bucket) sum += v;
+      EXPECT_NEAR(smaxed[s], naive_smax(bucket, 0.7), 1e-12);
+      EXPECT_NEAR(summed[s], sum, 1e-12);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pdsp
