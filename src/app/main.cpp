@@ -29,7 +29,8 @@ int dispatch(const std::string& command, const std::vector<std::string>& args,
     if (comm.is_root()) std::fputs(kUsage, stdout);
     return 0;
   }
-  if (comm.is_root()) std::fprintf(stderr, "pdsp: unknown command '%s'\n%s", command.c_str(), kUsage);
+  if (comm.is_root())
+    std::fprintf(stderr, "pdsp: unknown command '%s'\n%s", command.c_str(), kUsage);
   return 2;
 }
 

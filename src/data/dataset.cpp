@@ -9,7 +9,8 @@ void Dataset::rebuild_offsets() {
   table_offset.assign(static_cast<size_t>(factors) + 1, 0);
   for (int64_t a = 0; a < factors; ++a) {
     int64_t size = 1;
-    for (int64_t k = factor_var_ptr[a]; k < factor_var_ptr[a + 1]; ++k) size *= card[factor_vars[k]];
+    for (int64_t k = factor_var_ptr[a]; k < factor_var_ptr[a + 1]; ++k)
+      size *= card[factor_vars[k]];
     table_offset[a + 1] = table_offset[a] + size;
   }
 }

@@ -24,8 +24,8 @@ void check_header(const h5::File& file, DatasetLayout& layout) {
                          std::to_string(kDatasetFormatVersion) + ")");
   layout.num_params = file.read_int_attribute("num_params");
   if (layout.num_params < 1 || layout.num_params > INT32_MAX)
-    throw_file_error(path, "@num_params", "must be in [1, 2^31), got " +
-                                              std::to_string(layout.num_params));
+    throw_file_error(path, "@num_params",
+                     "must be in [1, 2^31), got " + std::to_string(layout.num_params));
 }
 
 // Offsets must start at 0, never decrease (or strictly increase), and end at `end`.
@@ -91,8 +91,8 @@ void read_structure(const h5::File& file, const DatasetLayout& layout, int64_t f
     throw_file_error(path, "/factors/var_ptr", f1, "points past the end of /factors/vars");
   if (f1 == layout.num_factors() && data.factor_var_ptr.back() != slots)
     throw_file_error(path, "/factors/var_ptr", f1,
-                     "is " + std::to_string(data.factor_var_ptr.back()) +
-                         ", expected the length " + std::to_string(slots) + " of /factors/vars");
+                     "is " + std::to_string(data.factor_var_ptr.back()) + ", expected the length " +
+                         std::to_string(slots) + " of /factors/vars");
 
   const int64_t s0 = data.factor_var_ptr.front();
   data.factor_vars = file.read<int64_t>("/factors/vars", s0, data.factor_var_ptr.back() - s0);
@@ -186,11 +186,10 @@ DatasetLayout scan_dataset(const std::string& path, Communicator& comm) {
       throw_file_error(path, "/examples/var_offset", "the file holds no example");
     if (layout.factor_offset.size() != layout.var_offset.size())
       throw_file_error(path, "/examples/factor_offset",
-                       "has length " + std::to_string(layout.factor_offset.size()) +
-                           ", expected " + std::to_string(layout.var_offset.size()) +
+                       "has length " + std::to_string(layout.factor_offset.size()) + ", expected " +
+                           std::to_string(layout.var_offset.size()) +
                            " (the length of /examples/var_offset)");
-    check_offsets(path, "/examples/var_offset", layout.var_offset, true,
-                  file.length("/vars/card"));
+    check_offsets(path, "/examples/var_offset", layout.var_offset, true, file.length("/vars/card"));
     check_offsets(path, "/examples/factor_offset", layout.factor_offset, false,
                   file.length("/factors/var_ptr") - 1);
     check_optional_length(file, "/vars/label", layout.num_vars(), layout.has_labels);
@@ -234,8 +233,8 @@ DatasetLayout scan_dataset(const std::string& path, Communicator& comm) {
             ? static_cast<double>(sizes[3 * n + 2]) /
                   static_cast<double>(layout.factor_offset[n + 1] - layout.factor_offset[n])
             : 0.0;
-    layout.cost[n] = static_cast<double>(sizes[3 * n]) +
-                     average_arity * static_cast<double>(sizes[3 * n + 1]);
+    layout.cost[n] =
+        static_cast<double>(sizes[3 * n]) + average_arity * static_cast<double>(sizes[3 * n + 1]);
   }
 
   run_collectively(comm, [&] {

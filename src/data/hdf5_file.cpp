@@ -114,8 +114,7 @@ std::vector<T> File::read(const std::string& name, int64_t offset, int64_t count
   H5Sget_simple_extent_dims(file_space.get(), dims, nullptr);
   if (offset < 0 || count < 0 || static_cast<hsize_t>(offset + count) > dims[0])
     throw_file_error(path_, name, offset + count - 1,
-                     "index past the end of the dataset (length " + std::to_string(dims[0]) +
-                         ")");
+                     "index past the end of the dataset (length " + std::to_string(dims[0]) + ")");
   std::vector<T> out(static_cast<size_t>(count));
   if (count == 0) return out;
   hsize_t start[1] = {static_cast<hsize_t>(offset)};
@@ -144,8 +143,8 @@ void File::create_dataset(const std::string& name, int64_t length) {
   ensure_parent_groups(name);
   hsize_t dims[1] = {static_cast<hsize_t>(length)};
   Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose);
-  Handle dataset(H5Dcreate2(handle_.get(), name.c_str(), memory_type<T>(), space.get(),
-                            H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+  Handle dataset(H5Dcreate2(handle_.get(), name.c_str(), memory_type<T>(), space.get(), H5P_DEFAULT,
+                            H5P_DEFAULT, H5P_DEFAULT),
                  H5Dclose);
   if (dataset.get() < 0) throw_file_error(path_, name, "cannot create dataset");
 }
@@ -253,7 +252,9 @@ void File::write_attribute(const std::string& name, double value) {
   write_scalar_attribute(handle_.get(), path_, name, H5T_NATIVE_DOUBLE, &value);
 }
 
-void File::flush() { H5Fflush(handle_.get(), H5F_SCOPE_GLOBAL); }
+void File::flush() {
+  H5Fflush(handle_.get(), H5F_SCOPE_GLOBAL);
+}
 
 template std::vector<int32_t> File::read<int32_t>(const std::string&, int64_t, int64_t) const;
 template std::vector<int64_t> File::read<int64_t>(const std::string&, int64_t, int64_t) const;

@@ -27,9 +27,8 @@ Dataset load_rank_slice(const std::string& path, Communicator& comm, DatasetLayo
   const DatasetLayout layout = scan_dataset(path, comm);
   const std::vector<int64_t> bounds = partition_by_cost(layout.cost, comm.size());
   Dataset slice;
-  run_collectively(comm, [&] {
-    slice = read_examples(layout, bounds[comm.rank()], bounds[comm.rank() + 1]);
-  });
+  run_collectively(
+      comm, [&] { slice = read_examples(layout, bounds[comm.rank()], bounds[comm.rank() + 1]); });
   if (layout_out != nullptr) *layout_out = layout;
   return slice;
 }

@@ -9,7 +9,9 @@
 namespace pdsp {
 namespace {
 
-bool disk(double x, double y) { return std::hypot(x - 0.5, y - 0.5) < 0.3; }
+bool disk(double x, double y) {
+  return std::hypot(x - 0.5, y - 0.5) < 0.3;
+}
 
 bool cross_and_bars(double x, double y) {
   const bool cross = (std::abs(x - 0.5) < 0.08 && y > 0.15 && y < 0.85) ||
@@ -42,10 +44,18 @@ std::vector<int32_t> base_image(int index, int height, int width) {
       const double y = (i + 0.5) / height, x = (j + 0.5) / width;
       bool on = false;
       switch (index) {
-        case 1: on = disk(x, y); break;
-        case 2: on = cross_and_bars(x, y); break;
-        case 3: on = triangle_and_square(x, y); break;
-        default: on = rings(x, y); break;
+        case 1:
+          on = disk(x, y);
+          break;
+        case 2:
+          on = cross_and_bars(x, y);
+          break;
+        case 3:
+          on = triangle_and_square(x, y);
+          break;
+        default:
+          on = rings(x, y);
+          break;
       }
       pixels[static_cast<size_t>(i) * width + j] = on ? 1 : 0;
     }

@@ -65,7 +65,8 @@ Dataset generate_denoise(const DenoiseOptions& o) {
         for (int64_t c = 0; c < o.width; ++c) {
           const int64_t v = first + r * o.width + c;
           if (c + 1 < o.width) builder.add_factor({v, v + 1}, ising_rows(edge_param(edge++)));
-          if (r + 1 < o.height) builder.add_factor({v, v + o.width}, ising_rows(edge_param(edge++)));
+          if (r + 1 < o.height)
+            builder.add_factor({v, v + o.width}, ising_rows(edge_param(edge++)));
         }
     }
   }

@@ -16,10 +16,14 @@ CountingMode parse_counting_mode(const std::string& text) {
 
 std::string counting_mode_name(CountingMode mode) {
   switch (mode) {
-    case CountingMode::Auto: return "auto";
-    case CountingMode::File: return "file";
-    case CountingMode::Uniform: return "uniform";
-    case CountingMode::Bethe: return "bethe";
+    case CountingMode::Auto:
+      return "auto";
+    case CountingMode::File:
+      return "file";
+    case CountingMode::Uniform:
+      return "uniform";
+    case CountingMode::Bethe:
+      return "bethe";
   }
   return "unknown";
 }
@@ -56,8 +60,8 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
     // The message update divides by chat_v: it must be positive (design.md §3).
     if (!(total > 0.0)) {
       std::ostringstream message;
-      message << source << ": /vars/counting[" << data.first_var + v << "]: c_v + sum of c_a = "
-              << total << " must be > 0 for the message update";
+      message << source << ": /vars/counting[" << data.first_var + v
+              << "]: c_v + sum of c_a = " << total << " must be > 0 for the message update";
       throw InputError(message.str());
     }
     c.block[v] = total;

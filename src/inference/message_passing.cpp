@@ -17,8 +17,8 @@ MessagePassing::MessagePassing(const Dataset& data, const FactorGraph& graph,
                                const CountingNumbers& counting, double epsilon)
     : data_(data), graph_(graph), counting_(counting), epsilon_(epsilon) {
   if (epsilon_ > 0.0)
-    has_kinks_ = std::any_of(counting_.var.begin(), counting_.var.end(),
-                             [](double c) { return c == 0.0; });
+    has_kinks_ =
+        std::any_of(counting_.var.begin(), counting_.var.end(), [](double c) { return c == 0.0; });
 }
 
 void MessagePassing::factor_scores(int64_t a, const double* potential, const double* lambda,
@@ -99,8 +99,8 @@ void MessagePassing::resolve_kinks_example(int64_t n, const double* potential, d
     if (counting_.var[v] == 0.0) update_variable(v, potential, lambda, w);
 }
 
-double MessagePassing::example_objective(int64_t n, const double* potential,
-                                         const double* lambda, Workspace& w) const {
+double MessagePassing::example_objective(int64_t n, const double* potential, const double* lambda,
+                                         Workspace& w) const {
   double objective = 0.0;
   for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
     var_scores(v, potential, lambda, w.state.data());
@@ -108,8 +108,8 @@ double MessagePassing::example_objective(int64_t n, const double* potential,
   }
   for (int64_t a = data_.factor_offset[n]; a < data_.factor_offset[n + 1]; ++a) {
     factor_scores(a, potential, lambda, -1, w.table.data());
-    objective += smax(w.table.data(), data_.table_offset[a + 1] - data_.table_offset[a],
-                      tau_factor(a));
+    objective +=
+        smax(w.table.data(), data_.table_offset[a + 1] - data_.table_offset[a], tau_factor(a));
   }
   return objective;
 }
@@ -164,8 +164,8 @@ ExampleTerms MessagePassing::example_beliefs(int64_t n, const double* potential,
       const int64_t e = graph_.var_slots[i];
       const int64_t a = graph_.slot_factor[e];
       sum_along_slot(belief + states + data_.table_offset[a],
-                     data_.table_offset[a + 1] - data_.table_offset[a], card,
-                     graph_.slot_stride[e], w.state.data());
+                     data_.table_offset[a + 1] - data_.table_offset[a], card, graph_.slot_stride[e],
+                     w.state.data());
       for (int64_t s = 0; s < card; ++s)
         terms.violation = std::max(terms.violation, std::abs(w.state[s] - b[s]));
     }

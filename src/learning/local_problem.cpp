@@ -17,7 +17,8 @@ std::vector<double> make_loss(const Dataset& data, const ProblemSettings& settin
   for (int64_t v = 0; v < data.num_vars(); ++v)
     for (int64_t s = 0; s < data.card[v]; ++s) {
       const int64_t i = data.state_offset[v] + s;
-      const double base = data.var_loss.empty() ? (s != data.label[v] ? 1.0 : 0.0) : data.var_loss[i];
+      const double base =
+          data.var_loss.empty() ? (s != data.label[v] ? 1.0 : 0.0) : data.var_loss[i];
       loss[i] = settings.loss_weight * base;
     }
   return loss;

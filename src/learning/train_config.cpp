@@ -1,7 +1,7 @@
 #include "pdsp/learning/train_config.hpp"
 
-#include <cmath>
 #include <charconv>
+#include <cmath>
 
 #include "pdsp/data/errors.hpp"
 

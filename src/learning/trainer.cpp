@@ -50,7 +50,8 @@ TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator
                   [](double c) { return c >= 0; });
 
   TrainResult result;
-  result.theta = initial_theta.empty() ? std::vector<double>(params, 0.0) : std::move(initial_theta);
+  result.theta =
+      initial_theta.empty() ? std::vector<double>(params, 0.0) : std::move(initial_theta);
   std::vector<double>& theta = result.theta;
   std::vector<double> trial(params), grad(params);
   // [model moments z (params) | F part | D part] summed, [violation] maximised.

@@ -10,6 +10,8 @@ double Communicator::allreduce_sum(double value) {
   return buffer[0];
 }
 
-void SerialCommunicator::abort(int exit_code) { std::exit(exit_code); }
+void SerialCommunicator::abort(int exit_code) {
+  std::exit(exit_code);
+}
 
 }  // namespace pdsp

@@ -70,7 +70,9 @@ void MpiCommunicator::allreduce_sum(std::span<int64_t> values) {
                 MPI_COMM_WORLD);
 }
 
-void MpiCommunicator::barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+void MpiCommunicator::barrier() {
+  MPI_Barrier(MPI_COMM_WORLD);
+}
 
 void MpiCommunicator::abort(int exit_code) {
   MPI_Abort(MPI_COMM_WORLD, exit_code);

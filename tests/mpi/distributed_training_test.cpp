@@ -28,8 +28,9 @@ std::string shared_file(const std::string& stem, const Dataset& data) {
   Communicator& comm = testing::world();
   int64_t pid[1] = {comm.is_root() ? static_cast<int64_t>(::getpid()) : 0};
   comm.allreduce_sum(std::span<int64_t>(pid));
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            (stem + "-" + std::to_string(pid[0]) + ".h5")).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(pid[0]) + ".h5"))
+          .string();
   if (comm.is_root()) write_dataset(path, data);
   comm.barrier();
   return path;
@@ -117,7 +118,8 @@ TEST(Distributed, BadLabelInTheLastRanksSliceStopsEveryRankWithThatRanksMessage)
     const bool last_rank = testing::world().rank() == testing::world().size() - 1;
     EXPECT_EQ(error.reporter(), last_rank);
     if (last_rank) {
-      EXPECT_NE(std::string(error.what()).find("/vars/label[" + std::to_string(data.num_vars() - 1) + "]"),
+      EXPECT_NE(std::string(error.what())
+                    .find("/vars/label[" + std::to_string(data.num_vars() - 1) + "]"),
                 std::string::npos)
           << error.what();
     }

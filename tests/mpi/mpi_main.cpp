@@ -8,7 +8,9 @@ namespace {
 pdsp::MpiCommunicator* g_world = nullptr;
 }
 
-pdsp::MpiCommunicator& pdsp::testing::world() { return *g_world; }
+pdsp::MpiCommunicator& pdsp::testing::world() {
+  return *g_world;
+}
 
 int main(int argc, char** argv) {
   pdsp::MpiCommunicator world(&argc, &argv);

@@ -51,7 +51,8 @@ ExactSolution solve_exactly(const Dataset& data, std::span<const double> theta, 
         if (y[v] != data.label[v]) score += loss_weight;
       }
       for (int64_t a = a0; a < a1; ++a)
-        score += row_dot(data.factor_features, data.table_offset[a] + table_entry(data, a, y), theta);
+        score +=
+            row_dot(data.factor_features, data.table_offset[a] + table_entry(data, a, y), theta);
       labellings.emplace_back(y.begin() + v0, y.begin() + v1);
       scores.push_back(score);
       int64_t v = v1 - 1;
@@ -97,8 +98,8 @@ ExactSolution solve_exactly(const Dataset& data, std::span<const double> theta, 
   return out;
 }
 
-std::vector<double> exact_optimum(const Dataset& data, double epsilon, double loss_weight,
-                                  double C, double p) {
+std::vector<double> exact_optimum(const Dataset& data, double epsilon, double loss_weight, double C,
+                                  double p) {
   std::vector<double> theta(static_cast<size_t>(data.num_params), 0.0), trial(theta.size());
   double step = 1.0;
   for (int iteration = 0; iteration < 5000; ++iteration) {

@@ -10,10 +10,10 @@
 namespace pdsp::testing {
 
 struct ExactSolution {
-  double objective = 0;               // sum_n smax_eps(scores) - d.theta + (C/p)|theta|_p^p
-  double smax_sum = 0;                // sum_n smax_eps(scores)
-  std::vector<double> gradient;       // of objective
-  std::vector<double> marginals;      // [states | table entries] of p_eps(y) ∝ exp(score / eps)
+  double objective = 0;           // sum_n smax_eps(scores) - d.theta + (C/p)|theta|_p^p
+  double smax_sum = 0;            // sum_n smax_eps(scores)
+  std::vector<double> gradient;   // of objective
+  std::vector<double> marginals;  // [states | table entries] of p_eps(y) ∝ exp(score / eps)
 };
 
 // Scores include the Hamming loss scaled by `loss_weight` (0: no loss augmentation). eps = 0
@@ -23,7 +23,7 @@ ExactSolution solve_exactly(const Dataset& data, std::span<const double> theta, 
 
 // Minimises the exact objective over theta (gradient descent with backtracking, strongly convex
 // for p = 2); returns theta*.
-std::vector<double> exact_optimum(const Dataset& data, double epsilon, double loss_weight,
-                                  double C, double p);
+std::vector<double> exact_optimum(const Dataset& data, double epsilon, double loss_weight, double C,
+                                  double p);
 
 }  // namespace pdsp::testing

@@ -13,7 +13,9 @@ namespace pdsp::testing {
 class ObjectiveProbe {
  public:
   ObjectiveProbe(LocalProblem& problem, Regularizer regularizer)
-      : problem_(problem), regularizer_(regularizer), d_(static_cast<size_t>(problem.num_params())) {
+      : problem_(problem),
+        regularizer_(regularizer),
+        d_(static_cast<size_t>(problem.num_params())) {
     problem_.ground_truth_moments(d_);
   }
 

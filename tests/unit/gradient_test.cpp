@@ -41,11 +41,12 @@ TEST_P(GradientTest, MatchesFiniteDifferencesAtRandomThetaAndLambda) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Temperatures, GradientTest,
-    ::testing::Values(Case{1.0, CountingMode::Uniform, 2.0}, Case{0.5, CountingMode::File, 2.0},
-                      Case{0.05, CountingMode::Uniform, 2.0}, Case{1.0, CountingMode::File, 1.5},
-                      Case{2.0, CountingMode::Bethe, 2.0}));
+INSTANTIATE_TEST_SUITE_P(Temperatures, GradientTest,
+                         ::testing::Values(Case{1.0, CountingMode::Uniform, 2.0},
+                                           Case{0.5, CountingMode::File, 2.0},
+                                           Case{0.05, CountingMode::Uniform, 2.0},
+                                           Case{1.0, CountingMode::File, 1.5},
+                                           Case{2.0, CountingMode::Bethe, 2.0}));
 
 }  // namespace
 }  // namespace pdsp

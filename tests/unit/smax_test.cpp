@@ -1,9 +1,10 @@
+#include "pdsp/inference/smax.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "pdsp/inference/smax.hpp"
 #include "pdsp/inference/table_ops.hpp"
 
 namespace pdsp {

@@ -26,8 +26,8 @@ double max_abs_difference(std::span<const double> a, std::span<const double> b) 
 }
 
 TEST(TreeExactness, BetheTrainingReachesTheExactCrfOptimumAndExactMarginals) {
-  const Dataset data =
-      testing::random_dataset({testing::tree_shape(), testing::tree_shape(), testing::chain_shape(5)}, 6, 17);
+  const Dataset data = testing::random_dataset(
+      {testing::tree_shape(), testing::tree_shape(), testing::chain_shape(5)}, 6, 17);
   TrainConfig config;
   config.epsilon = 1.0;
   config.counting = CountingMode::Bethe;
@@ -52,7 +52,8 @@ TEST(TreeExactness, BetheTrainingReachesTheExactCrfOptimumAndExactMarginals) {
   for (int sweep = 0; sweep < 200 && predictor.sweep(1) > 1e-13; ++sweep) {
   }
   predictor.evaluate();
-  const testing::ExactSolution exact = testing::solve_exactly(data, result.theta, 1.0, 0.0, 1.0, 2.0);
+  const testing::ExactSolution exact =
+      testing::solve_exactly(data, result.theta, 1.0, 0.0, 1.0, 2.0);
   EXPECT_LT(max_abs_difference(predictor.beliefs(), exact.marginals), 1e-9);
 }
 
@@ -71,8 +72,8 @@ TEST(TreeExactness, BetheObjectiveAtConvergedMessagesEqualsTheExactObjective) {
 }
 
 TEST(Training, ObjectiveDecreasesMonotonicallyOnALoopyGraph) {
-  const Dataset data =
-      testing::random_dataset({testing::loopy_shape(), testing::loopy_shape(), testing::tree_shape()}, 7, 2);
+  const Dataset data = testing::random_dataset(
+      {testing::loopy_shape(), testing::loopy_shape(), testing::tree_shape()}, 7, 2);
   for (double epsilon : {1.0, 0.1}) {
     TrainConfig config;
     config.epsilon = epsilon;

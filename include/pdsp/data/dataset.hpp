@@ -29,17 +29,17 @@ struct Dataset {
   int64_t first_table_entry = 0;
   int64_t file_examples = 0;  // examples in the whole file
 
-  std::vector<int64_t> var_offset{0};     // [examples + 1], local
-  std::vector<int64_t> factor_offset{0};  // [examples + 1], local
-  std::vector<int32_t> card;              // [vars]
-  std::vector<int32_t> label;             // [vars] or empty when the file has no labels
-  SparseRows var_features;                // one row per (variable, state)
+  std::vector<int64_t> var_offset{0};      // [examples + 1], local
+  std::vector<int64_t> factor_offset{0};   // [examples + 1], local
+  std::vector<int32_t> card;               // [vars]
+  std::vector<int32_t> label;              // [vars] or empty when the file has no labels
+  SparseRows var_features;                 // one row per (variable, state)
   std::vector<int64_t> factor_var_ptr{0};  // [factors + 1]
   std::vector<int64_t> factor_vars;        // local variable ids
-  SparseRows factor_features;             // one row per (factor, joint state)
-  std::vector<double> var_counting;       // optional, [vars]
-  std::vector<double> factor_counting;    // optional, [factors]
-  std::vector<double> var_loss;           // optional, [states]
+  SparseRows factor_features;              // one row per (factor, joint state)
+  std::vector<double> var_counting;        // optional, [vars]
+  std::vector<double> factor_counting;     // optional, [factors]
+  std::vector<double> var_loss;            // optional, [states]
 
   // Derived on load: prefix sums of the cardinalities and of the table sizes.
   std::vector<int64_t> state_offset{0};  // [vars + 1]

@@ -21,7 +21,8 @@ class DatasetBuilder {
   int64_t add_variable(int32_t card, int32_t label, const std::vector<FeatureRow>& state_rows = {});
   // Adds a factor over variables of the current example; `table_rows` has one row per joint
   // state, row-major with the last variable fastest (or is empty). Returns the factor id.
-  int64_t add_factor(const std::vector<int64_t>& vars, const std::vector<FeatureRow>& table_rows = {});
+  int64_t add_factor(const std::vector<int64_t>& vars,
+                     const std::vector<FeatureRow>& table_rows = {});
 
   Dataset finish();
 

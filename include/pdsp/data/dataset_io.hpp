@@ -17,12 +17,12 @@ inline constexpr int64_t kDatasetFormatVersion = 1;
 struct DatasetLayout {
   std::string path;
   int64_t num_params = 0;
-  std::vector<int64_t> var_offset;          // [examples + 1]
-  std::vector<int64_t> factor_offset;       // [examples + 1]
-  std::vector<int64_t> state_offset;        // [examples + 1] prefix sums of states
-  std::vector<int64_t> table_offset;        // [examples + 1] prefix sums of factor table entries
-  std::vector<int64_t> slot_offset;         // [examples + 1] prefix sums of factor arities
-  std::vector<double> cost;                 // [examples] work of one sweep (see cost model)
+  std::vector<int64_t> var_offset;     // [examples + 1]
+  std::vector<int64_t> factor_offset;  // [examples + 1]
+  std::vector<int64_t> state_offset;   // [examples + 1] prefix sums of states
+  std::vector<int64_t> table_offset;   // [examples + 1] prefix sums of factor table entries
+  std::vector<int64_t> slot_offset;    // [examples + 1] prefix sums of factor arities
+  std::vector<double> cost;            // [examples] work of one sweep (see cost model)
   bool has_labels = false;
   bool has_var_counting = false;
   bool has_factor_counting = false;

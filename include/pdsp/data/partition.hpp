@@ -16,6 +16,7 @@ std::vector<int64_t> partition_by_cost(const std::vector<double>& cost, int part
 
 // Scans the file, partitions it over the ranks of `comm` and reads this rank's slice. Collective;
 // an input error on any rank is rethrown on every rank as CollectiveError.
-Dataset load_rank_slice(const std::string& path, Communicator& comm, DatasetLayout* layout = nullptr);
+Dataset load_rank_slice(const std::string& path, Communicator& comm,
+                        DatasetLayout* layout = nullptr);
 
 }  // namespace pdsp

@@ -12,16 +12,16 @@ namespace pdsp {
 
 struct IterationRecord {
   int iteration = 0;
-  double objective = 0;             // F at the beliefs of this iteration (before the step)
-  double dual = 0;                  // D at the same beliefs
-  double gap = 0;                   // F - D
-  double violation = 0;             // largest marginalisation violation
-  double grad_norm = 0;             // ||grad F||_2
-  double step = 0;                  // accepted step size, 0 when no step decreased F
-  int step_trials = 0;              // objective evaluations of the step search
-  double objective_after_step = 0;  // F after the step
-  double seconds = 0;               // wall time of this iteration
-  double elapsed = 0;               // since training started
+  double objective = 0;                   // F at the beliefs of this iteration (before the step)
+  double dual = 0;                        // D at the same beliefs
+  double gap = 0;                         // F - D
+  double violation = 0;                   // largest marginalisation violation
+  double grad_norm = 0;                   // ||grad F||_2
+  double step = 0;                        // accepted step size, 0 when no step decreased F
+  int step_trials = 0;                    // objective evaluations of the step search
+  double objective_after_step = 0;        // F after the step
+  double seconds = 0;                     // wall time of this iteration
+  double elapsed = 0;                     // since training started
   double message_updates_per_second = 0;  // lambda blocks per second over all ranks
   double seconds_messages = 0, seconds_gradient = 0, seconds_allreduce = 0, seconds_step = 0;
 };

@@ -42,7 +42,8 @@ class SerialCommunicator final : public Communicator {
 // waits for a partner that has given up.
 class CollectiveError : public std::exception {
  public:
-  CollectiveError(std::string message, bool reporter) : message_(std::move(message)), reporter_(reporter) {}
+  CollectiveError(std::string message, bool reporter)
+      : message_(std::move(message)), reporter_(reporter) {}
   const char* what() const noexcept override { return message_.c_str(); }
   // True on the one rank that should print the message.
   bool reporter() const { return reporter_; }

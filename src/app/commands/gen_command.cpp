@@ -11,7 +11,8 @@ namespace pdsp {
 int run_gen(const std::vector<std::string>& args, Communicator& comm) {
   if (args.empty() || args[0] != "denoise") {
     if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-      if (comm.is_root()) std::puts("usage: pdsp gen denoise [flags]   (see pdsp gen denoise --help)");
+      if (comm.is_root())
+        std::puts("usage: pdsp gen denoise [flags]   (see pdsp gen denoise --help)");
       return args.empty() ? 2 : 0;
     }
     run_collectively(comm, [&] {
@@ -21,9 +22,10 @@ int run_gen(const std::vector<std::string>& args, Communicator& comm) {
   std::string train = "", test = "", images = "1", noise = "gaussian", params = "per-site";
   DenoiseOptions options;
   int train_copies = 40, test_copies = 10, seed = 1;
-  Arguments flags("gen denoise",
-                  "Writes binary image-denoising data on a 4-connected grid: noisy copies of built-in\n"
-                  "base images, a training file and a test file with fresh noise.");
+  Arguments flags(
+      "gen denoise",
+      "Writes binary image-denoising data on a 4-connected grid: noisy copies of built-in\n"
+      "base images, a training file and a test file with fresh noise.");
   flags.add("--train", &train, "training file to write");
   flags.add("--test", &test, "test file to write (optional)");
   flags.add("--height", &options.height, "image height");

@@ -44,9 +44,10 @@ PredictionSlice read_off_predictions(const LocalProblem& problem) {
 
 int run_predict(const std::vector<std::string>& args, Communicator& comm) {
   PredictFlags f;
-  Arguments flags("predict",
-                  "Runs message passing with fixed theta (no loss augmentation) to convergence and\n"
-                  "writes /prediction/label and /prediction/marginal.");
+  Arguments flags(
+      "predict",
+      "Runs message passing with fixed theta (no loss augmentation) to convergence and\n"
+      "writes /prediction/label and /prediction/marginal.");
   flags.add("--data", &f.data, "data set to predict (labels, if present, give the error)");
   flags.add("--model", &f.model, "model file written by pdsp train");
   flags.add("--out", &f.out, "prediction file to write (HDF5)");
@@ -92,8 +93,8 @@ int run_predict(const std::vector<std::string>& args, Communicator& comm) {
   run_collectively(comm, [&] {
     if (layout.num_params != static_cast<int64_t>(model.theta.size()))
       throw InputError(f.data + ": @num_params is " + std::to_string(layout.num_params) +
-                       " but the model " + f.model + " has " +
-                       std::to_string(model.theta.size()) + " parameters");
+                       " but the model " + f.model + " has " + std::to_string(model.theta.size()) +
+                       " parameters");
     problem = std::make_unique<LocalProblem>(slice, settings);
   });
   problem->set_theta(model.theta);

@@ -67,19 +67,18 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
   DatasetLayout layout;
   const Dataset slice = load_rank_slice(config.data, comm, &layout);
   if (comm.is_root())
-    std::printf("pdsp train: %lld examples, %lld variables, %lld factors, %lld parameters on "
-                "%d rank(s) x %d thread(s)\n%s\n",
-                static_cast<long long>(layout.num_examples()),
-                static_cast<long long>(layout.num_vars()),
-                static_cast<long long>(layout.num_factors()),
-                static_cast<long long>(layout.num_params), comm.size(), omp_get_max_threads(),
-                config.to_line().c_str());
+    std::printf(
+        "pdsp train: %lld examples, %lld variables, %lld factors, %lld parameters on "
+        "%d rank(s) x %d thread(s)\n%s\n",
+        static_cast<long long>(layout.num_examples()), static_cast<long long>(layout.num_vars()),
+        static_cast<long long>(layout.num_factors()), static_cast<long long>(layout.num_params),
+        comm.size(), omp_get_max_threads(), config.to_line().c_str());
   std::unique_ptr<LocalProblem> problem;
   std::unique_ptr<RunLog> log;
   run_collectively(comm, [&] {
     problem = std::make_unique<LocalProblem>(
-        slice, ProblemSettings{config.epsilon, config.counting, config.loss_weight, true,
-                               config.data});
+        slice,
+        ProblemSettings{config.epsilon, config.counting, config.loss_weight, true, config.data});
     config.counting = problem->counting().mode;
     log = std::make_unique<RunLog>(comm.is_root(), config.metrics,
                                    metadata_line(config, layout, comm));

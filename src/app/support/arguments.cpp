@@ -61,7 +61,9 @@ void Arguments::add(const std::string& flag, int* target, const std::string& hel
                     [target, flag](const std::string& v) { *target = parse_int(flag, v); }});
 }
 
-void Arguments::required(const std::string& flag) { find(flag).required = true; }
+void Arguments::required(const std::string& flag) {
+  find(flag).required = true;
+}
 
 Arguments::Flag& Arguments::find(const std::string& flag) {
   for (Flag& f : flags_)
