@@ -1,7 +1,6 @@
 #include "pdsp/gen/denoise.hpp"
 
 #include <random>
-#include <sstream>
 
 #include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/data/errors.hpp"
@@ -83,27 +82,6 @@ Parameterization parse_parameterization(const std::string& text) {
   if (text == "shared") return Parameterization::Shared;
   if (text == "per-site") return Parameterization::PerSite;
   throw InputError("--params: '" + text + "' is not one of shared, per-site");
-}
-
-std::vector<int> parse_image_list(const std::string& text) {
-  std::vector<int> images;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    size_t used = 0;
-    int index = 0;
-    try {
-      index = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || item.empty() || index < 1 || index > kNumBaseImages)
-      throw InputError("--images: '" + item + "' is not a base image number 1.." +
-                       std::to_string(kNumBaseImages));
-    images.push_back(index);
-  }
-  if (images.empty()) throw InputError("--images: give at least one base image");
-  return images;
 }
 
 }  // namespace pdsp

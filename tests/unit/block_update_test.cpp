@@ -60,7 +60,11 @@ INSTANTIATE_TEST_SUITE_P(Temperatures, BlockUpdateTest,
                          ::testing::Values(Case{1.0, CountingMode::Uniform},
                                            Case{0.3, CountingMode::File},
                                            Case{0.0, CountingMode::Uniform},
-                                           Case{0.0, CountingMode::File}));
+                                           Case{0.0, CountingMode::File}),
+                         [](const ::testing::TestParamInfo<Case>& param_info) {
+                           return counting_mode_name(param_info.param.counting) + "_eps" +
+                                  std::to_string(static_cast<int>(100 * param_info.param.epsilon));
+                         });
 
 // The message updates of a convex problem decrease F monotonically sweep after sweep.
 TEST(BlockUpdate, SweepsDecreaseTheObjectiveMonotonically) {

@@ -46,7 +46,12 @@ INSTANTIATE_TEST_SUITE_P(Temperatures, GradientTest,
                                            Case{0.5, CountingMode::File, 2.0},
                                            Case{0.05, CountingMode::Uniform, 2.0},
                                            Case{1.0, CountingMode::File, 1.5},
-                                           Case{2.0, CountingMode::Bethe, 2.0}));
+                                           Case{2.0, CountingMode::Bethe, 2.0}),
+                         [](const ::testing::TestParamInfo<Case>& param_info) {
+                           return counting_mode_name(param_info.param.counting) + "_eps" +
+                                  std::to_string(static_cast<int>(100 * param_info.param.epsilon)) +
+                                  "_p" + std::to_string(static_cast<int>(10 * param_info.param.p));
+                         });
 
 }  // namespace
 }  // namespace pdsp

@@ -7,6 +7,10 @@
 
 namespace pdsp {
 
+// Whole-string number parsing for flag values; an InputError names the flag otherwise.
+double parse_double(const std::string& flag, const std::string& text);
+int parse_int(const std::string& flag, const std::string& text);
+
 class Arguments {
  public:
   Arguments(std::string command, std::string summary);

@@ -37,6 +37,5 @@ Dataset generate_denoise(const DenoiseOptions& options);
 
 Noise parse_noise(const std::string& text);
 Parameterization parse_parameterization(const std::string& text);
-std::vector<int> parse_image_list(const std::string& text);
 
 }  // namespace pdsp

@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <sstream>
 
 #include "pdsp/app/arguments.hpp"
 #include "pdsp/app/commands.hpp"
@@ -7,6 +8,24 @@
 #include "pdsp/gen/denoise.hpp"
 
 namespace pdsp {
+namespace {
+
+std::vector<int> parse_image_list(const std::string& text) {
+  std::vector<int> images;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    const int index = parse_int("--images", item);
+    if (index < 1 || index > kNumBaseImages)
+      throw InputError("--images: " + item + " is not a base image number 1.." +
+                       std::to_string(kNumBaseImages));
+    images.push_back(index);
+  }
+  if (images.empty()) throw InputError("--images: give at least one base image");
+  return images;
+}
+
+}  // namespace
 
 int run_gen(const std::vector<std::string>& args, Communicator& comm) {
   if (args.empty() || args[0] != "denoise") {

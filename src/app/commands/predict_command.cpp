@@ -71,13 +71,8 @@ int run_predict(const std::vector<std::string>& args, Communicator& comm) {
     model = read_model(f.model);
     settings.epsilon = model.epsilon;
     if (!f.epsilon.empty()) {
-      size_t used = 0;
-      try {
-        settings.epsilon = std::stod(f.epsilon, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != f.epsilon.size() || !(settings.epsilon >= 0) || !std::isfinite(settings.epsilon))
+      settings.epsilon = parse_double("--epsilon", f.epsilon);
+      if (!(settings.epsilon >= 0) || !std::isfinite(settings.epsilon))
         throw InputError("--epsilon: '" + f.epsilon + "' is not a finite number >= 0");
     }
     settings.counting = parse_counting_mode(f.counting.empty() ? model.counting : f.counting);

@@ -3,37 +3,12 @@
 #include <cmath>
 #include <cstdint>
 #include <sstream>
+#include <type_traits>
 
 #include "pdsp/data/errors.hpp"
 
 namespace pdsp {
 namespace {
-
-double parse_double(const std::string& flag, const std::string& text) {
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || std::isnan(value))
-    throw InputError(flag + ": '" + text + "' is not a number");
-  return value;
-}
-
-int parse_int(const std::string& flag, const std::string& text) {
-  size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || value < INT32_MIN || value > INT32_MAX)
-    throw InputError(flag + ": '" + text + "' is not an integer");
-  return static_cast<int>(value);
-}
 
 template <class T>
 std::string text_of(const T& value) {
@@ -42,7 +17,27 @@ std::string text_of(const T& value) {
   return out.str();
 }
 
+// Parses all of `text` as a T; anything left over, out of range or NaN is an error.
+template <class T>
+T parse_whole(const std::string& flag, const std::string& text, const char* kind) {
+  std::istringstream in(text);
+  T value{};
+  in >> value;
+  const bool ok = !text.empty() && !in.fail() && in.eof() &&
+                  !(std::is_floating_point_v<T> && std::isnan(static_cast<double>(value)));
+  if (!ok) throw InputError(flag + ": '" + text + "' is not " + kind);
+  return value;
+}
+
 }  // namespace
+
+double parse_double(const std::string& flag, const std::string& text) {
+  return parse_whole<double>(flag, text, "a number");
+}
+
+int parse_int(const std::string& flag, const std::string& text) {
+  return parse_whole<int>(flag, text, "an integer");
+}
 
 Arguments::Arguments(std::string command, std::string summary)
     : command_(std::move(command)), summary_(std::move(summary)) {}
