@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <numeric>
 
 #include "pdsp/learning/regularizer.hpp"
@@ -20,157 +19,193 @@ double dot(std::span<const double> a, std::span<const double> b) {
   return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);
 }
 
-// Everything the trainer needs that is global over ranks, computed once.
-struct GlobalTerms {
-  std::vector<double> d;  // empirical feature sums at the ground truth
-  double message_blocks = 0;
+// The outer loop, one method per phase of design.md §5.
+class Trainer {
+ public:
+  Trainer(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
+          TrainingObserver& observer, TrainingState start);
+  TrainResult run();
+
+ private:
+  void compute_global_terms();
+  double full_objective(double local_sum, std::span<const double> at) const {
+    return local_sum - dot(d_, at) + regularizer_.value(at);
+  }
+  // Sweeps, beliefs and the one allreduce; fills the gradient and the record's F, D, gap.
+  void evaluate(IterationRecord& record);
+  // Armijo backtracking from the current theta along -grad; updates theta and the step.
+  void step_search(IterationRecord& record);
+  std::string convergence(const IterationRecord& record) const;
+
+  LocalProblem& problem_;
+  const TrainConfig& config_;
+  Communicator& comm_;
+  TrainingObserver& observer_;
+  TrainingState state_;
+  const Regularizer regularizer_;
+  const size_t params_;
+  const bool saddle_;
+  bool dual_bounds_primal_ = false;
+  std::vector<double> d_;  // empirical feature sums at the ground truth
+  double message_blocks_ = 0;
+  std::vector<double> grad_, trial_, reduced_, saved_messages_;
+  // Maxima of the allreduce: [violation, training seconds, stop request]. The clock and the
+  // request travel with the gradient so that every rank takes the same decisions.
+  double maxima_[3] = {0, 0, 0};
+  Clock::time_point started_;
 };
 
-GlobalTerms global_terms(LocalProblem& problem, Communicator& comm) {
-  GlobalTerms g;
-  g.d.resize(static_cast<size_t>(problem.num_params()));
-  problem.ground_truth_moments(g.d);
-  g.d.push_back(static_cast<double>(problem.messages_per_sweep()));
-  comm.allreduce_sum(std::span<double>(g.d));
-  g.message_blocks = g.d.back();
-  g.d.pop_back();
-  return g;
+Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
+                 TrainingObserver& observer, TrainingState start)
+    : problem_(problem),
+      config_(config),
+      comm_(comm),
+      observer_(observer),
+      state_(std::move(start)),
+      regularizer_{config.C, config.p},
+      params_(static_cast<size_t>(problem.num_params())),
+      saddle_(problem.is_saddle_problem()),
+      grad_(params_),
+      trial_(params_),
+      reduced_(params_ + 2) {
+  if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
+  if (std::isnan(state_.step)) state_.step = config.initial_step;
+  const auto& c = problem.counting().var;
+  dual_bounds_primal_ =
+      config.epsilon > 0 && std::all_of(c.begin(), c.end(), [](double x) { return x >= 0; });
+  compute_global_terms();
+}
+
+void Trainer::compute_global_terms() {
+  d_.resize(params_);
+  problem_.ground_truth_moments(d_);
+  d_.push_back(static_cast<double>(problem_.messages_per_sweep()));
+  comm_.allreduce_sum(std::span<double>(d_));
+  message_blocks_ = d_.back();
+  d_.pop_back();
+}
+
+void Trainer::evaluate(IterationRecord& record) {
+  const auto start = Clock::now();
+  problem_.sweep(config_.sweeps);
+  problem_.resolve_kinks();
+  record.seconds_messages = seconds_since(start);
+
+  auto phase = Clock::now();
+  const LocalEvaluation local = problem_.evaluate();
+  problem_.model_moments(std::span<double>(reduced_).first(params_));
+  reduced_[params_] = local.objective;
+  reduced_[params_ + 1] = local.dual;
+  maxima_[0] = local.violation;
+  maxima_[1] = state_.seconds_trained + seconds_since(started_);
+  maxima_[2] = observer_.stop_requested() ? 1.0 : 0.0;
+  record.seconds_gradient = seconds_since(phase);
+  phase = Clock::now();
+  comm_.allreduce(reduced_, maxima_);
+  record.seconds_allreduce = seconds_since(phase);
+
+  std::vector<double> moment_gap(params_);
+  for (size_t r = 0; r < params_; ++r) grad_[r] = moment_gap[r] = reduced_[r] - d_[r];
+  regularizer_.add_gradient(state_.theta, grad_);
+  record.objective = full_objective(reduced_[params_], state_.theta);
+  record.dual = reduced_[params_ + 1] - regularizer_.conjugate(moment_gap);
+  record.gap = record.objective - record.dual;
+  record.violation = maxima_[0];
+  record.grad_norm = std::sqrt(dot(grad_, grad_));
+}
+
+// Convex case: F at fixed messages, with the c_v = 0 blocks re-solved per trial. Saddle case
+// (a negative counting number): F at fixed messages is not what training minimises, so each
+// trial first runs the same sweeps from the same messages at its theta.
+void Trainer::step_search(IterationRecord& record) {
+  const auto start = Clock::now();
+  if (saddle_) saved_messages_ = problem_.messages();
+  const double grad_sq = record.grad_norm * record.grad_norm;
+  std::vector<double>& theta = state_.theta;
+  record.objective_after_step = record.objective;
+  for (double eta = state_.step; record.step_trials < config_.max_step_trials; eta *= 0.5) {
+    ++record.step_trials;
+    for (size_t r = 0; r < params_; ++r) trial_[r] = theta[r] - eta * grad_[r];
+    problem_.set_theta(trial_);
+    if (saddle_) {
+      problem_.messages() = saved_messages_;
+      problem_.sweep(config_.sweeps);
+    }
+    problem_.resolve_kinks();
+    const double candidate = full_objective(comm_.allreduce_sum(problem_.objective()), trial_);
+    if (candidate <= record.objective - 1e-4 * eta * grad_sq) {
+      theta.swap(trial_);
+      record.objective_after_step = candidate;
+      record.step = eta;
+      state_.step = std::min(2.0 * eta, 1e12);
+      break;
+    }
+  }
+  if (record.step == 0.0) {  // no step decreased F: keep theta, let the sweeps go on
+    problem_.set_theta(theta);
+    if (saddle_) problem_.messages() = saved_messages_;
+    problem_.resolve_kinks();
+  }
+  record.seconds_step = seconds_since(start);
+}
+
+std::string Trainer::convergence(const IterationRecord& record) const {
+  const double accepted = record.objective_after_step;
+  const double scale = std::max(1.0, std::abs(accepted));
+  if (!std::isnan(state_.previous_objective) &&
+      std::abs(state_.previous_objective - accepted) <= config_.tol * scale)
+    return "converged: relative decrease below tol";
+  if (dual_bounds_primal_ && record.gap >= 0 && record.gap <= config_.tol * scale &&
+      record.violation <= std::sqrt(config_.tol))
+    return "converged: primal-dual gap below tol";
+  if (config_.max_seconds > 0 && maxima_[1] >= config_.max_seconds) return "time limit";
+  if (maxima_[2] > 0) return "stop requested by a signal";
+  if (record.iteration >= config_.max_iters) return "max-iters";
+  return "";
+}
+
+TrainResult Trainer::run() {
+  started_ = Clock::now();
+  problem_.set_theta(state_.theta);
+  TrainResult result;
+  result.objective = state_.previous_objective;
+  result.stop_reason = "max-iters";
+  while (state_.iterations_done < config_.max_iters) {
+    IterationRecord record;
+    record.iteration = state_.iterations_done + 1;
+    const auto start = Clock::now();
+    evaluate(record);
+    step_search(record);
+    record.seconds = seconds_since(start);
+    record.elapsed = state_.seconds_trained + seconds_since(started_);
+    record.message_updates_per_second =
+        record.seconds_messages > 0 ? message_blocks_ * config_.sweeps / record.seconds_messages
+                                    : 0.0;
+    observer_.on_iteration(record);
+
+    std::string stop = convergence(record);
+    state_.previous_objective = record.objective_after_step;
+    state_.iterations_done = record.iteration;
+    result.objective = record.objective_after_step;
+    TrainingState snapshot = state_;
+    snapshot.seconds_trained = record.elapsed;
+    const std::string hook = observer_.after_iteration(snapshot, problem_, record, stop);
+    if (stop.empty()) stop = hook;
+    if (!stop.empty()) {
+      result.stop_reason = stop;
+      break;
+    }
+  }
+  result.state = state_;
+  result.state.seconds_trained += seconds_since(started_);
+  return result;
 }
 
 }  // namespace
 
 TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
-                  TrainingObserver& observer, std::vector<double> initial_theta) {
-  const size_t params = static_cast<size_t>(problem.num_params());
-  const Regularizer regularizer{config.C, config.p};
-  const GlobalTerms global = global_terms(problem, comm);
-  const bool dual_bounds_primal =
-      config.epsilon > 0 &&
-      std::all_of(problem.counting().var.begin(), problem.counting().var.end(),
-                  [](double c) { return c >= 0; });
-
-  TrainResult result;
-  result.theta =
-      initial_theta.empty() ? std::vector<double>(params, 0.0) : std::move(initial_theta);
-  std::vector<double>& theta = result.theta;
-  std::vector<double> trial(params), grad(params);
-  // [model moments z (params) | F part | D part] summed, [violation] maximised.
-  std::vector<double> reduced(params + 2);
-  // Maxima: [violation, seconds since start]. The clock travels in the allreduce so that every
-  // rank takes the same decision on the time limit.
-  double maxima[2] = {0, 0};
-
-  // The F of the accepted theta (with regulariser and -d.theta), for the relative-decrease test.
-  const auto full_objective = [&](double local_sum, std::span<const double> at) {
-    return local_sum - dot(global.d, at) + regularizer.value(at);
-  };
-
-  const bool saddle = problem.is_saddle_problem();
-  std::vector<double> saved_messages;
-  problem.set_theta(theta);
-  double step = config.initial_step;
-  double previous = NAN;
-  const auto started = Clock::now();
-  result.stop_reason = "max-iters";
-  for (int iteration = 1; iteration <= config.max_iters; ++iteration) {
-    IterationRecord record;
-    record.iteration = iteration;
-    const auto iteration_start = Clock::now();
-
-    // (a) message sweeps on the local examples.
-    problem.sweep(config.sweeps);
-    problem.resolve_kinks();
-    record.seconds_messages = seconds_since(iteration_start);
-
-    // (b) beliefs, local moments and objective terms, one allreduce.
-    auto phase = Clock::now();
-    const LocalEvaluation local = problem.evaluate();
-    problem.model_moments(std::span<double>(reduced).first(params));
-    reduced[params] = local.objective;
-    reduced[params + 1] = local.dual;
-    maxima[0] = local.violation;
-    maxima[1] = seconds_since(started);
-    record.seconds_gradient = seconds_since(phase);
-    phase = Clock::now();
-    comm.allreduce(reduced, maxima);
-    record.seconds_allreduce = seconds_since(phase);
-
-    std::vector<double> moment_gap(params);
-    for (size_t r = 0; r < params; ++r) {
-      moment_gap[r] = reduced[r] - global.d[r];
-      grad[r] = moment_gap[r];
-    }
-    regularizer.add_gradient(theta, grad);
-    const double objective = full_objective(reduced[params], theta);
-    record.objective = objective;
-    record.dual = reduced[params + 1] - regularizer.conjugate(moment_gap);
-    record.gap = record.objective - record.dual;
-    record.violation = maxima[0];
-    const double grad_sq = dot(grad, grad);
-    record.grad_norm = std::sqrt(grad_sq);
-
-    // (c) Armijo backtracking on F. Convex case: at fixed messages, with the c_v = 0 blocks
-    // re-solved per trial. Saddle case (some c_v < 0): F at fixed messages is not what training
-    // minimises, so each trial first runs the same sweeps from the same messages at its theta.
-    phase = Clock::now();
-    if (saddle) saved_messages = problem.messages();
-    const auto trial_objective = [&](std::span<const double> at) {
-      problem.set_theta(at);
-      if (saddle) {
-        problem.messages() = saved_messages;
-        problem.sweep(config.sweeps);
-      }
-      problem.resolve_kinks();
-      return full_objective(comm.allreduce_sum(problem.objective()), at);
-    };
-    double accepted = objective;
-    for (double eta = step; record.step_trials < config.max_step_trials; eta *= 0.5) {
-      ++record.step_trials;
-      for (size_t r = 0; r < params; ++r) trial[r] = theta[r] - eta * grad[r];
-      const double candidate = trial_objective(trial);
-      if (candidate <= objective - 1e-4 * eta * grad_sq) {
-        theta.swap(trial);
-        accepted = candidate;
-        record.step = eta;
-        step = std::min(2.0 * eta, 1e12);
-        break;
-      }
-    }
-    if (record.step == 0.0) {  // no step decreased F: keep theta, let the sweeps go on
-      problem.set_theta(theta);
-      if (saddle) problem.messages() = saved_messages;
-      problem.resolve_kinks();
-    }
-    record.objective_after_step = accepted;
-    record.seconds_step = seconds_since(phase);
-
-    record.seconds = seconds_since(iteration_start);
-    record.elapsed = seconds_since(started);
-    record.message_updates_per_second =
-        record.seconds_messages > 0
-            ? global.message_blocks * config.sweeps / record.seconds_messages
-            : 0.0;
-    observer.on_iteration(record);
-    result.iterations = iteration;
-    result.objective = accepted;
-
-    const double scale = std::max(1.0, std::abs(accepted));
-    if (!std::isnan(previous) && std::abs(previous - accepted) <= config.tol * scale) {
-      result.stop_reason = "converged: relative decrease below tol";
-      break;
-    }
-    if (dual_bounds_primal && record.gap >= 0 && record.gap <= config.tol * scale &&
-        record.violation <= std::sqrt(config.tol)) {
-      result.stop_reason = "converged: primal-dual gap below tol";
-      break;
-    }
-    if (config.max_seconds > 0 && maxima[1] >= config.max_seconds) {
-      result.stop_reason = "time limit";
-      break;
-    }
-    previous = accepted;
-  }
-  return result;
+                  TrainingObserver& observer, TrainingState start) {
+  return Trainer(problem, config, comm, observer, std::move(start)).run();
 }
 
 }  // namespace pdsp

@@ -60,7 +60,7 @@ std::vector<double> train_distributed(const std::string& path, Communicator& com
   const TrainConfig config = small_config();
   LocalProblem problem(slice, {config.epsilon, config.counting, config.loss_weight, true, path});
   Silent silent;
-  return train(problem, config, comm, silent).theta;
+  return train(problem, config, comm, silent).state.theta;
 }
 
 std::vector<double> train_serially(const Dataset& data, int threads) {
@@ -69,7 +69,7 @@ std::vector<double> train_serially(const Dataset& data, int threads) {
   LocalProblem problem(data, {config.epsilon, config.counting, config.loss_weight, true, "data"});
   SerialCommunicator serial;
   Silent silent;
-  std::vector<double> theta = train(problem, config, serial, silent).theta;
+  std::vector<double> theta = train(problem, config, serial, silent).state.theta;
   omp_set_num_threads(2);
   return theta;
 }

@@ -41,19 +41,19 @@ TEST(TreeExactness, BetheTrainingReachesTheExactCrfOptimumAndExactMarginals) {
 
   const std::vector<double> optimum = testing::exact_optimum(data, 1.0, 1.0, 1.0, 2.0);
   const testing::ExactSolution at_result =
-      testing::solve_exactly(data, result.theta, 1.0, 1.0, 1.0, 2.0);
-  EXPECT_LT(max_abs_difference(result.theta, optimum), 1e-6);
+      testing::solve_exactly(data, result.state.theta, 1.0, 1.0, 1.0, 2.0);
+  EXPECT_LT(max_abs_difference(result.state.theta, optimum), 1e-6);
   for (double g : at_result.gradient) EXPECT_NEAR(g, 0.0, 1e-6);
   EXPECT_NEAR(result.objective, at_result.objective, 1e-8 * std::abs(at_result.objective));
 
   // Prediction: no loss augmentation, messages to convergence, exact marginals on the tree.
   LocalProblem predictor(data, {1.0, CountingMode::Bethe, 0.0, false, "tiny"});
-  predictor.set_theta(result.theta);
+  predictor.set_theta(result.state.theta);
   for (int sweep = 0; sweep < 200 && predictor.sweep(1) > 1e-13; ++sweep) {
   }
   predictor.evaluate();
   const testing::ExactSolution exact =
-      testing::solve_exactly(data, result.theta, 1.0, 0.0, 1.0, 2.0);
+      testing::solve_exactly(data, result.state.theta, 1.0, 0.0, 1.0, 2.0);
   EXPECT_LT(max_abs_difference(predictor.beliefs(), exact.marginals), 1e-9);
 }
 

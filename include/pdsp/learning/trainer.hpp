@@ -1,6 +1,7 @@
 #pragma once
 // The outer loop of design.md §5: sweeps, one allreduce of [moments, F, D | violation, flags],
 // an Armijo step on theta, stopping tests. Collective: every rank calls train() with its slice.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -21,25 +22,44 @@ struct IterationRecord {
   int step_trials = 0;                    // objective evaluations of the step search
   double objective_after_step = 0;        // F after the step
   double seconds = 0;                     // wall time of this iteration
-  double elapsed = 0;                     // since training started
+  double elapsed = 0;                     // training time so far (including runs before a resume)
   double message_updates_per_second = 0;  // lambda blocks per second over all ranks
   double seconds_messages = 0, seconds_gradient = 0, seconds_allreduce = 0, seconds_step = 0;
+};
+
+// Everything besides the messages that the next iteration depends on: a checkpoint stores it
+// and train() continues from it exactly.
+struct TrainingState {
+  std::vector<double> theta;        // empty: start from zero
+  double step = NAN;                // first trial step of the next search (NaN: --step)
+  double previous_objective = NAN;  // F after the last iteration (NaN: none yet)
+  int iterations_done = 0;
+  double seconds_trained = 0;  // training time spent before this process
 };
 
 class TrainingObserver {
  public:
   virtual ~TrainingObserver() = default;
   virtual void on_iteration(const IterationRecord& record) = 0;
+  // A request to stop raised on this rank (a signal); it travels in the allreduce.
+  virtual bool stop_requested() const { return false; }
+  // Called on every rank after each iteration with the state that would resume after it;
+  // `stopping` is the reason training is about to end ("" when it goes on). Returns a reason to
+  // stop now ("" to go on); every rank must return the same.
+  virtual std::string after_iteration(const TrainingState&, LocalProblem&, const IterationRecord&,
+                                      const std::string& stopping) {
+    (void)stopping;
+    return "";
+  }
 };
 
 struct TrainResult {
-  std::vector<double> theta;
-  int iterations = 0;
+  TrainingState state;
   double objective = 0;
   std::string stop_reason;
 };
 
 TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
-                  TrainingObserver& observer, std::vector<double> initial_theta = {});
+                  TrainingObserver& observer, TrainingState start = {});
 
 }  // namespace pdsp

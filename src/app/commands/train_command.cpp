@@ -89,10 +89,10 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
   run_collectively(comm, [&] {
     if (!comm.is_root()) return;
     auto attributes = config.fields();
-    attributes.emplace_back("iterations", std::to_string(result.iterations));
+    attributes.emplace_back("iterations", std::to_string(result.state.iterations_done));
     attributes.emplace_back("stop_reason", result.stop_reason);
     attributes.emplace_back("ranks", std::to_string(comm.size()));
-    write_model(config.out, result.theta, attributes);
+    write_model(config.out, result.state.theta, attributes);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::printf("model written to %s (training took %.3f s)\n", config.out.c_str(), seconds);

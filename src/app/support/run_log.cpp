@@ -50,12 +50,12 @@ void RunLog::on_iteration(const IterationRecord& r) {
 
 void RunLog::finish(const TrainResult& result) {
   if (!root_) return;
-  std::printf("stopped after %d iterations: %s (F = %.12g)\n", result.iterations,
+  std::printf("stopped after %d iterations: %s (F = %.12g)\n", result.state.iterations_done,
               result.stop_reason.c_str(), result.objective);
   if (metrics_.is_open())
     metrics_ << JsonLine()
                     .add("type", "end")
-                    .add("iterations", result.iterations)
+                    .add("iterations", result.state.iterations_done)
                     .add("stop_reason", result.stop_reason)
                     .add("F", result.objective)
                     .str()
