@@ -96,6 +96,7 @@ void read_structure(const h5::File& file, const DatasetLayout& layout, int64_t f
 
   const int64_t s0 = data.factor_var_ptr.front();
   data.factor_vars = file.read<int64_t>("/factors/vars", s0, data.factor_var_ptr.back() - s0);
+  data.first_slot = s0;
   for (auto& p : data.factor_var_ptr) p -= s0;
 
   for (int64_t n = 0; n < last - first; ++n) {
@@ -161,6 +162,7 @@ void read_features(const h5::File& file, const std::string& group, int64_t row0,
       throw_file_error(path, group + "/feat_value", k0 + k, "value is not finite");
   }
   for (auto& p : out.ptr) p -= k0;
+  out.first_nnz = k0;
 }
 
 std::vector<double> read_finite(const h5::File& file, const std::string& name, int64_t offset,

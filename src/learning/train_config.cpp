@@ -51,6 +51,15 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::fields() const {
           {"max_step_trials", std::to_string(max_step_trials)}};
 }
 
+std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields() const {
+  std::vector<std::pair<std::string, std::string>> kept;
+  for (auto& field : fields())
+    for (const char* name :
+         {"epsilon", "C", "p", "counting", "loss_weight", "sweeps", "max_step_trials"})
+      if (field.first == name) kept.push_back(field);
+  return kept;
+}
+
 std::string TrainConfig::to_line() const {
   std::string line;
   for (const auto& [name, value] : fields()) line += (line.empty() ? "" : " ") + name + "=" + value;

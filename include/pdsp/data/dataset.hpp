@@ -13,6 +13,7 @@ struct SparseRows {
   std::vector<int64_t> ptr{0};
   std::vector<int32_t> param;
   std::vector<double> value;
+  int64_t first_nnz = 0;  // global position of the first entry in the file
 
   int64_t num_rows() const { return static_cast<int64_t>(ptr.size()) - 1; }
   int64_t nnz() const { return static_cast<int64_t>(param.size()); }
@@ -27,6 +28,7 @@ struct Dataset {
   int64_t first_factor = 0;
   int64_t first_state = 0;
   int64_t first_table_entry = 0;
+  int64_t first_slot = 0;     // position in /factors/vars
   int64_t file_examples = 0;  // examples in the whole file
 
   std::vector<int64_t> var_offset{0};      // [examples + 1], local

@@ -32,6 +32,8 @@ struct TrainConfig {
   // metrics header and the model attributes.
   std::vector<std::pair<std::string, std::string>> fields() const;
   std::string to_line() const;
+  // The fields that change the training trajectory: a checkpoint resumes only with the same.
+  std::vector<std::pair<std::string, std::string>> trajectory_fields() const;
 };
 
 }  // namespace pdsp

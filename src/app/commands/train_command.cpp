@@ -3,12 +3,16 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "pdsp/app/arguments.hpp"
+#include "pdsp/app/checkpointing.hpp"
 #include "pdsp/app/commands.hpp"
 #include "pdsp/app/json_line.hpp"
 #include "pdsp/app/run_log.hpp"
+#include "pdsp/app/stop_signals.hpp"
 #include "pdsp/data/atomic_file.hpp"
+#include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/model_file.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/learning/trainer.hpp"
@@ -53,15 +57,27 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
   flags.add("--max-step-trials", &config.max_step_trials, "objective evaluations per step search");
   flags.add("--threads", &config.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)");
   flags.add("--metrics", &config.metrics, "JSONL metrics file (first line: run metadata)");
+  CheckpointOptions checkpoints;
+  flags.add("--checkpoint-dir", &checkpoints.directory, "directory for checkpoints");
+  flags.add("--checkpoint-every", &checkpoints.every, "checkpoint every N iterations (0: off)");
+  flags.add("--checkpoint-seconds", &checkpoints.seconds,
+            "checkpoint every S seconds (default 300 when no interval is given)");
+  flags.add("--keep-checkpoints", &checkpoints.keep, "checkpoints kept in the directory");
+  flags.add("--resume", &checkpoints.resume,
+            "auto (newest valid checkpoint of --checkpoint-dir, or a fresh start) or a file");
+  flags.add("--max-walltime", &checkpoints.max_walltime,
+            "seconds this job may run: checkpoint and exit 75 before the limit (0: none)");
   flags.required("--data");
   flags.required("--out");
   if (!parse_collectively(flags, args, comm)) return 0;
   run_collectively(comm, [&] {
     config.counting = parse_counting_mode(counting);
     config.validate();
+    checkpoints.validate();
     refuse_to_overwrite_input(config.out, config.data);
   });
   use_threads(config.threads);
+  install_stop_signals();
 
   const auto started = std::chrono::steady_clock::now();
   DatasetLayout layout;
@@ -74,18 +90,36 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
         static_cast<long long>(layout.num_factors()), static_cast<long long>(layout.num_params),
         comm.size(), omp_get_max_threads(), config.to_line().c_str());
   std::unique_ptr<LocalProblem> problem;
-  std::unique_ptr<RunLog> log;
   run_collectively(comm, [&] {
     problem = std::make_unique<LocalProblem>(
         slice,
         ProblemSettings{config.epsilon, config.counting, config.loss_weight, true, config.data});
     config.counting = problem->counting().mode;
-    log = std::make_unique<RunLog>(comm.is_root(), config.metrics,
-                                   metadata_line(config, layout, comm));
   });
 
-  const TrainResult result = train(*problem, config, comm, *log);
+  Checkpoint identity;
+  identity.config_line = config.to_line();
+  identity.compatibility = config.trajectory_fields();
+  const bool checkpointing = !checkpoints.directory.empty() || !checkpoints.resume.empty();
+  if (checkpointing) identity.data_fingerprint = dataset_fingerprint(slice, comm);
+  const std::optional<Checkpoint> resumed = resume_training(checkpoints, identity, *problem, comm);
+
+  std::unique_ptr<RunLog> log;
+  run_collectively(comm, [&] {
+    log = std::make_unique<RunLog>(comm.is_root(), config.metrics,
+                                   metadata_line(config, layout, comm),
+                                   resumed ? resumed->metrics_bytes : -1);
+  });
+  CheckpointingObserver observer(*log, checkpoints, identity, comm);
+  const TrainResult result =
+      train(*problem, config, comm, observer, resumed ? resumed->state : TrainingState{});
   log->finish(result);
+  if (observer.requeue()) {
+    if (comm.is_root())
+      std::printf("checkpoint written to %s; run the same command to continue (exit %d)\n",
+                  checkpoints.directory.c_str(), kExitRequeue);
+    return kExitRequeue;
+  }
   run_collectively(comm, [&] {
     if (!comm.is_root()) return;
     auto attributes = config.fields();
@@ -95,9 +129,9 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
     write_model(config.out, result.state.theta, attributes);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::printf("model written to %s (training took %.3f s)\n", config.out.c_str(), seconds);
+    std::printf("model written to %s (this process ran %.3f s)\n", config.out.c_str(), seconds);
   });
-  return 0;
+  return stop_signal_received() ? kExitInterrupted : 0;
 }
 
 }  // namespace pdsp

@@ -1,21 +1,36 @@
 #include "pdsp/app/run_log.hpp"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "pdsp/app/json_line.hpp"
 #include "pdsp/data/errors.hpp"
 
 namespace pdsp {
 
-RunLog::RunLog(bool root, const std::string& metrics_path, const std::string& metadata)
+RunLog::RunLog(bool root, const std::string& metrics_path, const std::string& metadata,
+               int64_t resume_bytes)
     : root_(root) {
   if (!root_) return;
   std::printf("%5s %16s %16s %11s %9s %10s %9s %8s %10s\n", "iter", "F", "D", "gap", "viol",
               "|grad|", "step", "sec", "upd/s");
   if (metrics_path.empty()) return;
-  metrics_.open(metrics_path);
+  std::error_code error;
+  const bool continuing =
+      resume_bytes >= 0 && std::filesystem::exists(metrics_path) &&
+      std::filesystem::file_size(metrics_path, error) >= static_cast<uintmax_t>(resume_bytes);
+  if (continuing) {
+    std::filesystem::resize_file(metrics_path, static_cast<uintmax_t>(resume_bytes));
+    metrics_.open(metrics_path, std::ios::app);
+  } else {
+    if (resume_bytes >= 0)
+      std::printf(
+          "metrics file %s is missing or shorter than at the checkpoint: starting it anew\n",
+          metrics_path.c_str());
+    metrics_.open(metrics_path);
+  }
   if (!metrics_) throw InputError(metrics_path + ": cannot open metrics file for writing");
-  metrics_ << metadata << "\n";
+  if (!continuing) metrics_ << metadata << "\n";
 }
 
 void RunLog::on_iteration(const IterationRecord& r) {

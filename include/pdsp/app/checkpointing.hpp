@@ -1,0 +1,70 @@
+#pragma once
+// Checkpointing of a training run: when to write (every N iterations, every S seconds, at the
+// end, on a stop signal, before the wall-time limit), and resuming from the newest valid file.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "pdsp/app/run_log.hpp"
+#include "pdsp/learning/checkpoint.hpp"
+#include "pdsp/learning/checkpoint_store.hpp"
+
+namespace pdsp {
+
+// With a checkpoint directory but neither --checkpoint-every nor --checkpoint-seconds.
+inline constexpr double kDefaultCheckpointSeconds = 300.0;
+
+struct CheckpointOptions {
+  std::string directory;    // empty: no checkpoints
+  int every = 0;            // iterations between checkpoints (0: not by count)
+  double seconds = 0;       // seconds between checkpoints (0: not by time)
+  int keep = 2;             // checkpoints kept in the directory
+  std::string resume;       // "", "auto" or a checkpoint path
+  double max_walltime = 0;  // seconds this process may run (0: no limit)
+
+  // Throws InputError naming the flag of an impossible combination.
+  void validate() const;
+  // Seconds between checkpoints by time (kDefaultCheckpointSeconds when no interval is given).
+  double interval_seconds() const;
+};
+
+// Finds and loads the checkpoint to continue from, checks that it belongs to this data and
+// these settings, and puts its messages into `problem`. Returns nothing for a fresh start.
+// Collective.
+std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
+                                          const Checkpoint& current, LocalProblem& problem,
+                                          Communicator& comm);
+
+// The observer of a checkpointed run: logs through RunLog and writes checkpoints.
+class CheckpointingObserver final : public TrainingObserver {
+ public:
+  // `identity` carries the configuration line, the trajectory settings and the data fingerprint
+  // that every checkpoint of this run records.
+  CheckpointingObserver(RunLog& log, const CheckpointOptions& options, Checkpoint identity,
+                        Communicator& comm);
+
+  void on_iteration(const IterationRecord& record) override { log_.on_iteration(record); }
+  bool stop_requested() const override;
+  std::string after_iteration(const TrainingState& state, LocalProblem& problem,
+                              const IterationRecord& record, const std::string& stopping) override;
+  // True when the run stopped early with a checkpoint to continue from (exit kExitRequeue).
+  bool requeue() const { return requeue_; }
+
+ private:
+  void write(const TrainingState& state, LocalProblem& problem);
+
+  using Clock = std::chrono::steady_clock;
+  RunLog& log_;
+  const CheckpointOptions& options_;
+  Checkpoint identity_;
+  Communicator& comm_;
+  std::unique_ptr<CheckpointStore> store_;
+  Clock::time_point started_ = Clock::now();
+  Clock::time_point last_write_ = Clock::now();
+  double last_write_seconds_ = 0;
+  int last_written_iteration_ = -1;
+  bool requeue_ = false;
+};
+
+}  // namespace pdsp

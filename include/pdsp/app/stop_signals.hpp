@@ -1,0 +1,13 @@
+#pragma once
+// SIGTERM, SIGINT and SIGUSR1 (what schedulers send before preempting a job) ask training to
+// stop: the request travels in the next allreduce, every rank checkpoints at the same iteration
+// and pdsp exits with kExitRequeue. A second signal ends the process at once.
+namespace pdsp {
+
+inline constexpr int kExitRequeue = 75;       // checkpointed: run the same command to continue
+inline constexpr int kExitInterrupted = 130;  // stopped by a signal without a checkpoint
+
+void install_stop_signals();
+bool stop_signal_received();
+
+}  // namespace pdsp

@@ -1,0 +1,32 @@
+#pragma once
+// The checkpoint directory: files ckpt-<iteration>.h5, a `latest` pointer naming the newest, and
+// pruning to the K newest. Writes go through temporary names and renames, so a crash at any
+// instant leaves every published checkpoint intact.
+#include <string>
+#include <vector>
+
+namespace pdsp {
+
+class CheckpointStore {
+ public:
+  CheckpointStore(std::string directory, int keep);
+
+  const std::string& directory() const { return directory_; }
+  std::string path_for(int iteration) const;
+  // After a checkpoint file is in place: points `latest` at it and removes all but the `keep`
+  // newest. Call on one rank.
+  void publish(const std::string& path) const;
+  // Checkpoints to try on resume, best first: the one `latest` names, then the others from the
+  // newest iteration down.
+  std::vector<std::string> candidates() const;
+  // Removes temporary files left by a process that was killed while writing. Call on one rank
+  // before training starts.
+  void remove_stale_temporaries() const;
+
+ private:
+  std::vector<std::pair<int, std::string>> published() const;  // (iteration, path), newest first
+  std::string directory_;
+  int keep_;
+};
+
+}  // namespace pdsp

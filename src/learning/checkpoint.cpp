@@ -1,0 +1,140 @@
+#include "pdsp/learning/checkpoint.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <memory>
+#include <sstream>
+
+#include "pdsp/data/atomic_file.hpp"
+#include "pdsp/data/checksum.hpp"
+#include "pdsp/data/errors.hpp"
+#include "pdsp/data/hdf5_file.hpp"
+
+namespace pdsp {
+namespace {
+
+constexpr uint64_t kThetaTag = 101;
+constexpr uint64_t kMessageTag = 102;
+
+// Where this rank's messages start in the global arena, and the arena's total length.
+std::pair<int64_t, int64_t> message_range(int64_t local_count, Communicator& comm) {
+  std::vector<int64_t> counts(static_cast<size_t>(comm.size()), 0);
+  counts[comm.rank()] = local_count;
+  comm.allreduce_sum(std::span<int64_t>(counts));
+  int64_t first = 0, total = 0;
+  for (int r = 0; r < comm.size(); ++r) {
+    if (r < comm.rank()) first += counts[r];
+    total += counts[r];
+  }
+  return {first, total};
+}
+
+std::string hex_checksum(uint64_t tag, int64_t first, std::span<const double> values,
+                         Communicator* combine_over) {
+  Checksum sum;
+  sum.add<double>(tag, first, values);
+  if (combine_over != nullptr) sum.combine(*combine_over);
+  return sum.hex();
+}
+
+}  // namespace
+
+void write_checkpoint(const std::string& path, const Checkpoint& c,
+                      const std::vector<double>& local_messages, Communicator& comm) {
+  const auto [first, total] = message_range(static_cast<int64_t>(local_messages.size()), comm);
+  const std::string messages_checksum = hex_checksum(kMessageTag, first, local_messages, &comm);
+  int64_t tag[1] = {comm.is_root() ? static_cast<int64_t>(::getpid()) : 0};
+  comm.allreduce_sum(std::span<int64_t>(tag));
+  const std::string temporary = path + ".tmp." + std::to_string(tag[0]);
+
+  std::unique_ptr<AtomicFile> output;
+  run_collectively(comm, [&] {
+    if (!comm.is_root()) return;
+    output = std::make_unique<AtomicFile>(path, std::to_string(tag[0]));
+    h5::File file = h5::File::create(temporary);
+    file.write_attribute("format", std::string(kCheckpointFormat));
+    file.write_attribute("format_version", kCheckpointFormatVersion);
+    file.write_attribute("iteration", int64_t{c.state.iterations_done});
+    file.write_attribute("step", c.state.step);
+    file.write_attribute("previous_objective", c.state.previous_objective);
+    file.write_attribute("seconds_trained", c.state.seconds_trained);
+    file.write_attribute("metrics_bytes", c.metrics_bytes);
+    file.write_attribute("config", c.config_line);
+    file.write_attribute("data", c.data_fingerprint);
+    std::string settings;
+    for (const auto& [name, value] : c.compatibility)
+      settings += (settings.empty() ? "" : " ") + name + "=" + value;
+    file.write_attribute("settings", settings);
+    file.write_attribute("num_params", static_cast<int64_t>(c.state.theta.size()));
+    file.write_attribute("message_entries", total);
+    file.write_attribute("written_by_ranks", int64_t{comm.size()});
+    file.write_attribute("checksum_theta", hex_checksum(kThetaTag, 0, c.state.theta, nullptr));
+    file.write_attribute("checksum_messages", messages_checksum);
+    file.write("/theta", c.state.theta);
+    file.create_dataset<double>("/messages", total);
+  });
+  for (int turn = 0; turn < comm.size(); ++turn)
+    run_collectively(comm, [&] {
+      if (comm.rank() != turn) return;
+      h5::File file = h5::File::open_write(temporary);
+      file.write_slice("/messages", first, local_messages);
+    });
+  run_collectively(comm, [&] {
+    if (output) output->commit();
+  });
+}
+
+Checkpoint read_checkpoint(const std::string& path, std::vector<double>& local_messages,
+                           int64_t num_params, Communicator& comm) {
+  const auto [first, total] = message_range(static_cast<int64_t>(local_messages.size()), comm);
+  Checkpoint c;
+  std::string stored_messages_checksum;
+  run_collectively(comm, [&] {
+    const h5::File file = h5::File::open_read(path);
+    const std::string format = file.read_string_attribute("format");
+    if (format != kCheckpointFormat)
+      throw_file_error(path, "@format", "is '" + format + "', not a pdsp checkpoint");
+    const int64_t version = file.read_int_attribute("format_version");
+    if (version != kCheckpointFormatVersion)
+      throw_file_error(path, "@format_version",
+                       "unknown checkpoint version " + std::to_string(version));
+    if (file.read_int_attribute("num_params") != num_params)
+      throw_file_error(path, "@num_params",
+                       "is " + std::to_string(file.read_int_attribute("num_params")) +
+                           ", the data has " + std::to_string(num_params));
+    if (file.read_int_attribute("message_entries") != total)
+      throw_file_error(path, "@message_entries",
+                       "is " + std::to_string(file.read_int_attribute("message_entries")) +
+                           ", the data needs " + std::to_string(total));
+    c.state.iterations_done = static_cast<int>(file.read_int_attribute("iteration"));
+    c.state.step = file.read_double_attribute("step");
+    c.state.previous_objective = file.read_double_attribute("previous_objective");
+    c.state.seconds_trained = file.read_double_attribute("seconds_trained");
+    c.metrics_bytes = file.read_int_attribute("metrics_bytes");
+    c.config_line = file.read_string_attribute("config");
+    c.data_fingerprint = file.read_string_attribute("data");
+    c.state.theta = file.read<double>("/theta", 0, num_params);
+    if (hex_checksum(kThetaTag, 0, c.state.theta, nullptr) !=
+        file.read_string_attribute("checksum_theta"))
+      throw_file_error(path, "/theta", "checksum mismatch (the file is corrupt)");
+    local_messages =
+        file.read<double>("/messages", first, static_cast<int64_t>(local_messages.size()));
+    stored_messages_checksum = file.read_string_attribute("checksum_messages");
+  });
+  const std::string computed = hex_checksum(kMessageTag, first, local_messages, &comm);
+  run_collectively(comm, [&] {
+    if (computed != stored_messages_checksum)
+      throw_file_error(path, "/messages", "checksum mismatch (the file is corrupt)");
+    std::istringstream settings(h5::File::open_read(path).read_string_attribute("settings"));
+    std::string field;
+    while (settings >> field) {
+      const size_t equals = field.find('=');
+      if (equals == std::string::npos) throw_file_error(path, "@settings", "malformed: " + field);
+      c.compatibility.emplace_back(field.substr(0, equals), field.substr(equals + 1));
+    }
+  });
+  return c;
+}
+
+}  // namespace pdsp

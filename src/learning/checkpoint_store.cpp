@@ -1,0 +1,88 @@
+#include "pdsp/learning/checkpoint_store.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "pdsp/data/atomic_file.hpp"
+#include "pdsp/data/errors.hpp"
+
+namespace pdsp {
+namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* kPrefix = "ckpt-";
+constexpr const char* kSuffix = ".h5";
+
+// The iteration of a published checkpoint's file name, or -1 for any other file.
+int iteration_of(const std::string& name) {
+  const std::string prefix = kPrefix, suffix = kSuffix;
+  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return -1;
+  const std::string digits =
+      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return -1;
+  return std::stoi(digits);
+}
+}  // namespace
+
+CheckpointStore::CheckpointStore(std::string directory, int keep)
+    : directory_(std::move(directory)), keep_(keep) {
+  std::error_code error;
+  fs::create_directories(directory_, error);
+  if (!fs::is_directory(directory_))
+    throw InputError(directory_ + ": cannot create the checkpoint directory");
+}
+
+std::string CheckpointStore::path_for(int iteration) const {
+  char name[32];
+  std::snprintf(name, sizeof name, "%s%09d%s", kPrefix, iteration, kSuffix);
+  return (fs::path(directory_) / name).string();
+}
+
+std::vector<std::pair<int, std::string>> CheckpointStore::published() const {
+  std::vector<std::pair<int, std::string>> found;
+  for (const auto& entry : fs::directory_iterator(directory_)) {
+    const int iteration = iteration_of(entry.path().filename().string());
+    if (iteration >= 0) found.emplace_back(iteration, entry.path().string());
+  }
+  std::sort(found.rbegin(), found.rend());
+  return found;
+}
+
+void CheckpointStore::publish(const std::string& path) const {
+  const std::string latest = (fs::path(directory_) / "latest").string();
+  {
+    AtomicFile pointer(latest);
+    std::ofstream(pointer.temporary_path()) << fs::path(path).filename().string() << "\n";
+    pointer.commit();
+  }
+  const auto all = published();
+  for (size_t i = static_cast<size_t>(keep_); i < all.size(); ++i) fs::remove(all[i].second);
+}
+
+std::vector<std::string> CheckpointStore::candidates() const {
+  std::vector<std::string> order;
+  std::ifstream pointer(fs::path(directory_) / "latest");
+  std::string name;
+  if (pointer >> name && iteration_of(name) >= 0 && fs::exists(fs::path(directory_) / name))
+    order.push_back((fs::path(directory_) / name).string());
+  for (const auto& [iteration, path] : published())
+    if (std::find(order.begin(), order.end(), path) == order.end()) order.push_back(path);
+  return order;
+}
+
+void CheckpointStore::remove_stale_temporaries() const {
+  for (const auto& entry : fs::directory_iterator(directory_)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(".tmp.") != std::string::npos &&
+        (name.rfind(kPrefix, 0) == 0 || name.rfind("latest", 0) == 0))
+      fs::remove(entry.path());
+  }
+}
+
+}  // namespace pdsp
