@@ -59,6 +59,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write_attribute("step", c.state.step);
     file.write_attribute("previous_objective", c.state.previous_objective);
     file.write_attribute("seconds_trained", c.state.seconds_trained);
+    file.write_attribute("stop_reason", c.state.stop_reason);
     file.write_attribute("metrics_bytes", c.metrics_bytes);
     file.write_attribute("config", c.config_line);
     file.write_attribute("data", c.data_fingerprint);
@@ -111,6 +112,7 @@ Checkpoint read_checkpoint(const std::string& path, std::vector<double>& local_m
     c.state.step = file.read_double_attribute("step");
     c.state.previous_objective = file.read_double_attribute("previous_objective");
     c.state.seconds_trained = file.read_double_attribute("seconds_trained");
+    c.state.stop_reason = file.read_string_attribute("stop_reason");
     c.metrics_bytes = file.read_int_attribute("metrics_bytes");
     c.config_line = file.read_string_attribute("config");
     c.data_fingerprint = file.read_string_attribute("data");

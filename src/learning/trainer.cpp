@@ -169,8 +169,8 @@ TrainResult Trainer::run() {
   problem_.set_theta(state_.theta);
   TrainResult result;
   result.objective = state_.previous_objective;
-  result.stop_reason = "max-iters";
-  while (state_.iterations_done < config_.max_iters) {
+  result.stop_reason = state_.stop_reason.empty() ? "max-iters" : state_.stop_reason;
+  while (state_.stop_reason.empty() && state_.iterations_done < config_.max_iters) {
     IterationRecord record;
     record.iteration = state_.iterations_done + 1;
     const auto start = Clock::now();
@@ -187,6 +187,8 @@ TrainResult Trainer::run() {
     state_.previous_objective = record.objective_after_step;
     state_.iterations_done = record.iteration;
     result.objective = record.objective_after_step;
+    const bool final_stop = stop.rfind("converged", 0) == 0 || stop == "time limit";
+    if (final_stop) state_.stop_reason = stop;
     TrainingState snapshot = state_;
     snapshot.seconds_trained = record.elapsed;
     const std::string hook = observer_.after_iteration(snapshot, problem_, record, stop);

@@ -1,7 +1,8 @@
 #pragma once
 // SIGTERM, SIGINT and SIGUSR1 (what schedulers send before preempting a job) ask training to
 // stop: the request travels in the next allreduce, every rank checkpoints at the same iteration
-// and pdsp exits with kExitRequeue. A second signal ends the process at once.
+// and pdsp exits with kExitRequeue. A second signal (two seconds or more after the first) ends
+// the process at once.
 namespace pdsp {
 
 inline constexpr int kExitRequeue = 75;       // checkpointed: run the same command to continue

@@ -35,6 +35,9 @@ struct TrainingState {
   double previous_objective = NAN;  // F after the last iteration (NaN: none yet)
   int iterations_done = 0;
   double seconds_trained = 0;  // training time spent before this process
+  // Why training ended at iterations_done, when it ended for good (converged or its time limit);
+  // empty while it goes on. train() started from such a state returns at once.
+  std::string stop_reason;
 };
 
 class TrainingObserver {

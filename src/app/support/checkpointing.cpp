@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 
 #include "pdsp/app/stop_signals.hpp"
 #include "pdsp/data/errors.hpp"
@@ -26,6 +27,24 @@ void check_compatible(const std::string& path, const Checkpoint& stored, const C
         throw InputError(path + ": " + name + " was " + stored_value +
                          " in the checkpoint and is " + value + " now; resume with the same " +
                          name + " or start afresh");
+}
+
+// The value of `name` in a TrainConfig::to_line() text ("" when absent).
+std::string field_of(const std::string& line, const std::string& name) {
+  std::istringstream fields(line);
+  std::string field;
+  while (fields >> field)
+    if (field.rfind(name + "=", 0) == 0) return field.substr(name.size() + 1);
+  return "";
+}
+
+// A run that had converged stays finished unless the setting that ended it changed.
+void reopen_if_settings_changed(Checkpoint& loaded, const Checkpoint& current) {
+  std::string& reason = loaded.state.stop_reason;
+  const char* setting = reason == "time limit" ? "max_seconds" : "tol";
+  if (!reason.empty() &&
+      field_of(loaded.config_line, setting) != field_of(current.config_line, setting))
+    reason.clear();
 }
 
 }  // namespace
@@ -82,6 +101,7 @@ std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
     }
     // A checkpoint of other data or other settings is refused, not skipped.
     run_collectively(comm, [&] { check_compatible(candidates[i], *loaded, current); });
+    reopen_if_settings_changed(*loaded, current);
     if (comm.is_root())
       std::printf("resuming from %s after iteration %d\n", candidates[i].c_str(),
                   loaded->state.iterations_done);
