@@ -1,0 +1,247 @@
+// Checkpoint files: checksums, round trip, detection of damaged files, choice of the checkpoint
+// to resume from, and refusal of other data or other settings.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "pdsp/app/checkpointing.hpp"
+#include "pdsp/data/checksum.hpp"
+#include "pdsp/data/dataset_fingerprint.hpp"
+#include "support/tiny_graphs.hpp"
+
+namespace pdsp {
+namespace {
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir()
+      : path_(fs::temp_directory_path() /
+              ("pdsp-ckpt-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  std::string str() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+struct Fixture {
+  Dataset data = testing::random_dataset({testing::loopy_shape(), testing::tree_shape()}, 6, 3);
+  LocalProblem problem{data, {1.0, CountingMode::Uniform, 1.0, true, "tiny"}};
+  SerialCommunicator comm;
+
+  Fixture() {
+    std::mt19937_64 rng(1);
+    std::normal_distribution<double> normal;
+    for (double& m : problem.messages()) m = normal(rng);
+  }
+
+  Checkpoint checkpoint(int iteration) {
+    Checkpoint c;
+    c.state.theta = {0.5, -1.25, 3.0, 0.0, 1e-300, -7.5};
+    c.state.step = 0.125;
+    c.state.previous_objective = 42.5;
+    c.state.iterations_done = iteration;
+    c.state.seconds_trained = 3.5;
+    c.metrics_bytes = 1234;
+    c.config_line = "epsilon=1 tol=1e-06";
+    c.compatibility = {{"epsilon", "1"}, {"C", "1"}};
+    c.data_fingerprint = dataset_fingerprint(data, comm);
+    return c;
+  }
+};
+
+// Flips one byte inside the stored values of `dataset` (contiguous layout).
+void flip_byte_of(const std::string& path, const std::string& dataset, int64_t byte) {
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t set = H5Dopen2(file, dataset.c_str(), H5P_DEFAULT);
+  const haddr_t offset = H5Dget_offset(set);
+  H5Dclose(set);
+  H5Fclose(file);
+  ASSERT_NE(offset, HADDR_UNDEF);
+  std::fstream stream(path, std::ios::in | std::ios::out | std::ios::binary);
+  stream.seekg(static_cast<std::streamoff>(offset + static_cast<haddr_t>(byte)));
+  char c = 0;
+  stream.get(c);
+  stream.seekp(static_cast<std::streamoff>(offset + static_cast<haddr_t>(byte)));
+  stream.put(static_cast<char>(c ^ 0x10));
+}
+
+TEST(Checksum, DoesNotDependOnHowTheArrayIsSplitButOnEveryElementAndPosition) {
+  const std::vector<double> values = {1.0, 2.0, 3.0, 4.0, 5.0};
+  Checksum whole, split, changed, swapped;
+  whole.add<double>(7, 0, values);
+  split.add<double>(7, 3, std::span<const double>(values).subspan(3));
+  split.add<double>(7, 0, std::span<const double>(values).first(3));
+  EXPECT_EQ(whole.value(), split.value());
+  std::vector<double> other = values;
+  other[2] = std::nextafter(3.0, 4.0);
+  changed.add<double>(7, 0, other);
+  EXPECT_NE(whole.value(), changed.value());
+  other = values;
+  std::swap(other[0], other[1]);
+  swapped.add<double>(7, 0, other);
+  EXPECT_NE(whole.value(), swapped.value());
+}
+
+TEST(Checkpoint, RoundTripRestoresEveryField) {
+  Fixture f;
+  TempDir dir;
+  const Checkpoint written = f.checkpoint(7);
+  const std::vector<double> messages = f.problem.messages();
+  write_checkpoint(dir / "c.h5", written, messages, f.comm);
+  std::vector<double> read_messages(messages.size(), 0.0);
+  const Checkpoint read = read_checkpoint(dir / "c.h5", read_messages, 6, f.comm);
+  EXPECT_EQ(read_messages, messages);
+  EXPECT_EQ(read.state.theta, written.state.theta);
+  EXPECT_EQ(read.state.step, 0.125);
+  EXPECT_EQ(read.state.previous_objective, 42.5);
+  EXPECT_EQ(read.state.iterations_done, 7);
+  EXPECT_EQ(read.state.seconds_trained, 3.5);
+  EXPECT_EQ(read.metrics_bytes, 1234);
+  EXPECT_EQ(read.config_line, written.config_line);
+  EXPECT_EQ(read.compatibility, written.compatibility);
+  EXPECT_EQ(read.data_fingerprint, written.data_fingerprint);
+  EXPECT_FALSE(fs::exists(dir / "c.h5.tmp." + std::to_string(::getpid())));
+}
+
+class DamagedCheckpoint : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_checkpoint(path_, f_.checkpoint(3), f_.problem.messages(), f_.comm);
+  }
+  std::string load_error() {
+    std::vector<double> messages(f_.problem.messages().size());
+    try {
+      read_checkpoint(path_, messages, 6, f_.comm);
+    } catch (const CollectiveError& error) {
+      return error.what();
+    }
+    return "";
+  }
+  Fixture f_;
+  TempDir dir_;
+  std::string path_ = dir_ / "c.h5";
+};
+
+TEST_F(DamagedCheckpoint, AFlippedByteInTheMessagesIsDetected) {
+  flip_byte_of(path_, "/messages", 13);
+  EXPECT_NE(load_error().find("/messages: checksum mismatch"), std::string::npos) << load_error();
+}
+
+TEST_F(DamagedCheckpoint, AFlippedByteInThetaIsDetected) {
+  flip_byte_of(path_, "/theta", 9);
+  EXPECT_NE(load_error().find("/theta: checksum mismatch"), std::string::npos) << load_error();
+}
+
+TEST_F(DamagedCheckpoint, ATruncatedFileIsDetected) {
+  fs::resize_file(path_, fs::file_size(path_) / 2);
+  EXPECT_NE(load_error().find(path_), std::string::npos) << load_error();
+}
+
+TEST_F(DamagedCheckpoint, AnUnknownVersionIsDetected) {
+  hid_t file = H5Fopen(path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const int64_t version = 2;
+  hid_t attribute = H5Aopen(file, "format_version", H5P_DEFAULT);
+  H5Awrite(attribute, H5T_NATIVE_INT64, &version);
+  H5Aclose(attribute);
+  H5Fclose(file);
+  EXPECT_NE(load_error().find("unknown checkpoint version 2"), std::string::npos) << load_error();
+}
+
+TEST(CheckpointStore, PublishesLatestAndKeepsTheNewest) {
+  TempDir dir;
+  CheckpointStore store(dir.str(), 2);
+  for (int iteration : {1, 2, 3}) {
+    std::ofstream(store.path_for(iteration)) << "x";
+    store.publish(store.path_for(iteration));
+  }
+  EXPECT_FALSE(fs::exists(store.path_for(1)));
+  EXPECT_EQ(store.candidates(), (std::vector<std::string>{store.path_for(3), store.path_for(2)}));
+  std::ofstream(dir / "ckpt-000000009.h5.tmp.77") << "partial";
+  store.remove_stale_temporaries();
+  EXPECT_FALSE(fs::exists(dir / "ckpt-000000009.h5.tmp.77"));
+}
+
+class Resume : public ::testing::Test {
+ protected:
+  void write(int iteration) {
+    const std::string path = CheckpointStore(dir_.str(), 5).path_for(iteration);
+    write_checkpoint(path, f_.checkpoint(iteration), f_.problem.messages(), f_.comm);
+    CheckpointStore(dir_.str(), 5).publish(path);
+  }
+  CheckpointOptions auto_options() {
+    CheckpointOptions options;
+    options.directory = dir_.str();
+    options.keep = 5;
+    options.resume = "auto";
+    return options;
+  }
+  Fixture f_;
+  TempDir dir_;
+};
+
+TEST_F(Resume, SkipsADamagedNewestCheckpointForThePreviousOne) {
+  write(4);
+  write(8);
+  flip_byte_of(CheckpointStore(dir_.str(), 5).path_for(8), "/messages", 0);
+  const auto loaded = resume_training(auto_options(), f_.checkpoint(0), f_.problem, f_.comm);
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->state.iterations_done, 4);
+}
+
+TEST_F(Resume, FailsClearlyWhenNoCheckpointIsValid) {
+  write(4);
+  flip_byte_of(CheckpointStore(dir_.str(), 5).path_for(4), "/theta", 0);
+  EXPECT_THROW(resume_training(auto_options(), f_.checkpoint(0), f_.problem, f_.comm),
+               CollectiveError);
+}
+
+TEST_F(Resume, StartsAfreshInAnEmptyDirectory) {
+  EXPECT_FALSE(resume_training(auto_options(), f_.checkpoint(0), f_.problem, f_.comm).has_value());
+}
+
+TEST_F(Resume, RefusesOtherSettingsAndNamesTheField) {
+  write(4);
+  Checkpoint now = f_.checkpoint(0);
+  now.compatibility = {{"epsilon", "0.5"}, {"C", "1"}};
+  try {
+    resume_training(auto_options(), now, f_.problem, f_.comm);
+    FAIL() << "resumed with another epsilon";
+  } catch (const CollectiveError& error) {
+    EXPECT_NE(std::string(error.what()).find("epsilon was 1 in the checkpoint and is 0.5 now"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST_F(Resume, RefusesOtherTrainingData) {
+  write(4);
+  Checkpoint now = f_.checkpoint(0);
+  Dataset other = f_.data;
+  other.var_features.value[0] += 1.0;
+  now.data_fingerprint = dataset_fingerprint(other, f_.comm);
+  try {
+    resume_training(auto_options(), now, f_.problem, f_.comm);
+    FAIL() << "resumed on other data";
+  } catch (const CollectiveError& error) {
+    EXPECT_NE(std::string(error.what()).find("other training data"), std::string::npos);
+  }
+}
+
+TEST_F(Resume, RefusesToStartAfreshOverAnEarlierRunsCheckpoints) {
+  write(4);
+  CheckpointOptions options = auto_options();
+  options.resume = "";
+  EXPECT_THROW(resume_training(options, f_.checkpoint(0), f_.problem, f_.comm), CollectiveError);
+}
+
+}  // namespace
+}  // namespace pdsp
