@@ -39,4 +39,20 @@ void refuse_to_overwrite_input(const std::string& output, const std::string& inp
     throw InputError(output + ": output would overwrite the input file " + input);
 }
 
+void check_outputs(const std::vector<std::string>& outputs,
+                   const std::vector<std::string>& inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& output = outputs[i];
+    if (output.empty()) continue;
+    const auto parent = std::filesystem::path(output).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent))
+      throw InputError(output + ": output directory does not exist");
+    for (const std::string& input : inputs) refuse_to_overwrite_input(output, input);
+    for (size_t j = 0; j < i; ++j)
+      if (!outputs[j].empty() && std::filesystem::weakly_canonical(outputs[j]) ==
+                                     std::filesystem::weakly_canonical(output))
+        throw InputError(output + ": given for two different outputs");
+  }
+}
+
 }  // namespace pdsp

@@ -58,6 +58,7 @@ Dataset DatasetBuilder::finish() {
   if (any_label_ && !all_labelled)
     throw std::invalid_argument("DatasetBuilder: label every variable or none");
   if (!any_label_) data_.label.clear();
+  data_.labelled = any_label_;
   data_.file_examples = data_.num_examples();
   data_.rebuild_offsets();
   Dataset out = std::move(data_);

@@ -198,6 +198,10 @@ DatasetLayout scan_dataset(const std::string& path, Communicator& comm) {
     check_optional_length(file, "/vars/counting", layout.num_vars(), layout.has_var_counting);
     check_optional_length(file, "/factors/counting", layout.num_factors(),
                           layout.has_factor_counting);
+    if (layout.has_var_counting != layout.has_factor_counting)
+      throw_file_error(path, layout.has_var_counting ? "/factors/counting" : "/vars/counting",
+                       "is missing: counting numbers need both /vars/counting and "
+                       "/factors/counting");
   });
 
   // Each rank checks the graph of an equal share of the examples and measures their sizes.
@@ -262,6 +266,8 @@ Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last) 
   read_structure(file, layout, first, last, data);
   data.first_state = layout.state_offset[first];
   data.first_table_entry = layout.table_offset[first];
+  data.labelled = layout.has_labels;
+  data.counted = layout.has_var_counting && layout.has_factor_counting;
   const int64_t vars = data.num_vars();
   if (layout.has_labels) {
     data.label = file.read<int32_t>("/vars/label", data.first_var, vars);

@@ -1,5 +1,7 @@
 #include "pdsp/data/hdf5_file.hpp"
 
+#include <climits>
+#include <cstdint>
 #include <filesystem>
 #include <type_traits>
 
@@ -117,6 +119,21 @@ std::vector<T> File::read(const std::string& name, int64_t offset, int64_t count
                      "index past the end of the dataset (length " + std::to_string(dims[0]) + ")");
   std::vector<T> out(static_cast<size_t>(count));
   if (count == 0) return out;
+  // HDF5 clamps an integer that does not fit the memory type; read wide integers wide and
+  // refuse what a 32-bit field cannot hold.
+  if constexpr (std::is_same_v<T, int32_t>) {
+    if (H5Tget_size(file_type.get()) > 4 ||
+        (H5Tget_size(file_type.get()) == 4 && H5Tget_sign(file_type.get()) == H5T_SGN_NONE)) {
+      const std::vector<int64_t> wide = read<int64_t>(name, offset, count);
+      for (int64_t i = 0; i < count; ++i) {
+        if (wide[i] < INT32_MIN || wide[i] > INT32_MAX)
+          throw_file_error(path_, name, offset + i,
+                           "value " + std::to_string(wide[i]) + " does not fit in 32 bits");
+        out[i] = static_cast<int32_t>(wide[i]);
+      }
+      return out;
+    }
+  }
   hsize_t start[1] = {static_cast<hsize_t>(offset)};
   hsize_t size[1] = {static_cast<hsize_t>(count)};
   H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr);
@@ -201,6 +218,7 @@ std::string File::read_string_attribute(const std::string& name) const {
   Handle memory(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(memory.get(), size);
   H5Tset_strpad(memory.get(), H5T_STR_NULLPAD);
+  H5Tset_cset(memory.get(), H5Tget_cset(type.get()));
   if (H5Aread(attribute.get(), memory.get(), buffer.data()) < 0)
     throw_file_error(path_, "@" + name, "cannot read string attribute");
   return buffer.substr(0, buffer.find('\0'));

@@ -57,8 +57,9 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
     double total = c.var[v];
     for (int64_t i = graph.var_slot_ptr[v]; i < graph.var_slot_ptr[v + 1]; ++i)
       total += c.factor[graph.slot_factor[graph.var_slots[i]]];
-    // The message update divides by chat_v: it must be positive (design.md §3).
-    if (!(total > 0.0)) {
+    // The message update divides by chat_v: it must be positive (design.md §3); a variable in
+    // no factor has no message to update.
+    if (!(total > 0.0) && graph.degree(v) > 0) {
       std::ostringstream message;
       message << source << ": /vars/counting[" << data.first_var + v
               << "]: c_v + sum of c_a = " << total << " must be > 0 for the message update";

@@ -25,7 +25,8 @@ int iteration_of(const std::string& name) {
     return -1;
   const std::string digits =
       name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return -1;
+  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
+    return -1;
   return std::stoi(digits);
 }
 }  // namespace

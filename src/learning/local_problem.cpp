@@ -10,9 +10,9 @@ namespace pdsp {
 namespace {
 
 std::vector<double> make_loss(const Dataset& data, const ProblemSettings& settings) {
-  if (!settings.loss_augmented || settings.loss_weight == 0.0) return {};
-  if (!data.has_labels())
+  if (settings.loss_augmented && !data.has_labels())
     throw InputError(settings.source + ": /vars/label: training needs ground-truth labels");
+  if (!settings.loss_augmented || settings.loss_weight == 0.0) return {};
   std::vector<double> loss(static_cast<size_t>(data.num_states()));
   for (int64_t v = 0; v < data.num_vars(); ++v)
     for (int64_t s = 0; s < data.card[v]; ++s) {
@@ -22,6 +22,24 @@ std::vector<double> make_loss(const Dataset& data, const ProblemSettings& settin
       loss[i] = settings.loss_weight * base;
     }
   return loss;
+}
+
+// At eps = 0 every smax is a max and F no longer depends on the counting numbers, but they still
+// weight the block update: with a negative c_v (Bethe) the weights c_a / chat_v sum to more than
+// one and the update stops minimising F (design.md §3).
+void require_max_product_counting(const Dataset& data, const CountingNumbers& c,
+                                  const std::string& source) {
+  for (size_t a = 0; a < c.factor.size(); ++a)
+    if (!(c.factor[a] > 0))
+      throw InputError(source + ": /factors/counting[" +
+                       std::to_string(data.first_factor + static_cast<int64_t>(a)) +
+                       "]: --epsilon 0 needs every c_a > 0 (use --counting uniform)");
+  for (size_t v = 0; v < c.var.size(); ++v)
+    if (c.var[v] < 0)
+      throw InputError(source + ": /vars/counting[" +
+                       std::to_string(data.first_var + static_cast<int64_t>(v)) +
+                       "]: --epsilon 0 needs every c_v >= 0 (" + counting_mode_name(c.mode) +
+                       " gives " + std::to_string(c.var[v]) + "; use --counting uniform)");
 }
 
 }  // namespace
@@ -38,6 +56,7 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       lambda_(static_cast<size_t>(graph_.num_message_entries()), 0.0),
       belief_(potential_.size(), 0.0),
       per_example_(static_cast<size_t>(data.num_examples()), 0.0) {
+  if (settings.epsilon == 0.0) require_max_product_counting(data, counting_, settings.source);
   workspaces_.reserve(static_cast<size_t>(omp_get_max_threads()));
   for (int t = 0; t < omp_get_max_threads(); ++t) workspaces_.emplace_back(graph_);
 }

@@ -22,7 +22,9 @@ void require(bool ok, const std::string& flag, const std::string& rule) {
 }  // namespace
 
 void TrainConfig::validate() const {
-  require(std::isfinite(epsilon) && epsilon >= 0, "--epsilon", "must be a finite number >= 0");
+  // Below 1e-12 the scores divided by the temperature overflow; 0 is the exact max.
+  require(std::isfinite(epsilon) && (epsilon == 0 || epsilon >= 1e-12), "--epsilon",
+          "must be 0 or a finite number >= 1e-12");
   require(std::isfinite(C) && C > 0, "--C", "must be a finite number > 0");
   require(std::isfinite(p) && p >= 1, "--p", "must be a finite number >= 1");
   require(std::isfinite(loss_weight) && loss_weight >= 0, "--loss-weight",
@@ -32,7 +34,8 @@ void TrainConfig::validate() const {
   require(std::isfinite(tol) && tol >= 0, "--tol", "must be a finite number >= 0");
   require(std::isfinite(max_seconds) && max_seconds >= 0, "--max-seconds", "must be >= 0");
   require(std::isfinite(initial_step) && initial_step > 0, "--step", "must be > 0");
-  require(max_step_trials >= 1, "--max-step-trials", "must be >= 1");
+  require(max_step_trials >= 1 && max_step_trials <= 200, "--max-step-trials",
+          "must be in [1, 200] (each trial halves the step)");
   require(threads >= 0, "--threads", "must be >= 0");
 }
 

@@ -44,9 +44,9 @@ class Trainer {
   TrainingState state_;
   const Regularizer regularizer_;
   const size_t params_;
-  const bool saddle_;
-  bool dual_bounds_primal_ = false;
-  std::vector<double> d_;  // empirical feature sums at the ground truth
+  bool saddle_ = false;              // some rank has a negative counting number
+  bool dual_bounds_primal_ = false;  // eps > 0 and no negative counting number anywhere
+  std::vector<double> d_;            // empirical feature sums at the ground truth
   double message_blocks_ = 0;
   std::vector<double> grad_, trial_, reduced_, saved_messages_;
   // Maxima of the allreduce: [violation, training seconds, stop request]. The clock and the
@@ -64,15 +64,11 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
       state_(std::move(start)),
       regularizer_{config.C, config.p},
       params_(static_cast<size_t>(problem.num_params())),
-      saddle_(problem.is_saddle_problem()),
       grad_(params_),
       trial_(params_),
       reduced_(params_ + 2) {
   if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
   if (std::isnan(state_.step)) state_.step = config.initial_step;
-  const auto& c = problem.counting().var;
-  dual_bounds_primal_ =
-      config.epsilon > 0 && std::all_of(c.begin(), c.end(), [](double x) { return x >= 0; });
   compute_global_terms();
 }
 
@@ -80,9 +76,14 @@ void Trainer::compute_global_terms() {
   d_.resize(params_);
   problem_.ground_truth_moments(d_);
   d_.push_back(static_cast<double>(problem_.messages_per_sweep()));
-  comm_.allreduce_sum(std::span<double>(d_));
+  // Regime flags decide which collectives run, so they are agreed over all ranks: a rank may
+  // hold no negative counting number (or no example at all) while another does.
+  double saddle[1] = {problem_.is_saddle_problem() ? 1.0 : 0.0};
+  comm_.allreduce(d_, saddle);
   message_blocks_ = d_.back();
   d_.pop_back();
+  saddle_ = saddle[0] > 0;
+  dual_bounds_primal_ = config_.epsilon > 0 && !saddle_;
 }
 
 void Trainer::evaluate(IterationRecord& record) {
@@ -112,6 +113,13 @@ void Trainer::evaluate(IterationRecord& record) {
   record.gap = record.objective - record.dual;
   record.violation = maxima_[0];
   record.grad_norm = std::sqrt(dot(grad_, grad_));
+  // Every rank holds the same reduced values, so all of them stop here together.
+  if (!std::isfinite(record.objective) || !std::isfinite(record.grad_norm))
+    throw CollectiveError(
+        "training diverged at iteration " + std::to_string(record.iteration) + ": F = " +
+            std::to_string(record.objective) + ", |grad| = " + std::to_string(record.grad_norm) +
+            " (feature values too large for double precision, or --epsilon too small?)",
+        comm_.is_root());
 }
 
 // Convex case: F at fixed messages, with the c_v = 0 blocks re-solved per trial. Saddle case
@@ -154,7 +162,11 @@ std::string Trainer::convergence(const IterationRecord& record) const {
   const double scale = std::max(1.0, std::abs(accepted));
   if (!std::isnan(state_.previous_objective) &&
       std::abs(state_.previous_objective - accepted) <= config_.tol * scale)
-    return "converged: relative decrease below tol";
+    // At eps = 0, F is piecewise linear: no descent step along the subgradient and no change of
+    // the messages is a stall at a kink, not a certificate of optimality (design.md §5).
+    return config_.epsilon == 0 && record.step == 0
+               ? "stalled: no step decreased F (eps = 0 is not smooth)"
+               : "converged: relative decrease below tol";
   if (dual_bounds_primal_ && record.gap >= 0 && record.gap <= config_.tol * scale &&
       record.violation <= std::sqrt(config_.tol))
     return "converged: primal-dual gap below tol";

@@ -24,6 +24,9 @@ void sum_then_max(void* in, void* inout, int* count, MPI_Datatype* type) {
   }
 }
 
+// MPI counts are ints: longer arrays are reduced in pieces.
+constexpr size_t kMaxChunk = size_t{1} << 28;
+
 }  // namespace
 
 MpiCommunicator::MpiCommunicator(int* argc, char*** argv) {
@@ -44,8 +47,10 @@ MpiCommunicator::~MpiCommunicator() {
 void MpiCommunicator::allreduce(std::span<double> sums, std::span<double> maxima) {
   if (size_ == 1) return;
   if (maxima.empty()) {
-    MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM,
-                  MPI_COMM_WORLD);
+    for (size_t done = 0; done < sums.size(); done += kMaxChunk)
+      MPI_Allreduce(MPI_IN_PLACE, sums.data() + done,
+                    static_cast<int>(std::min(kMaxChunk, sums.size() - done)), MPI_DOUBLE, MPI_SUM,
+                    MPI_COMM_WORLD);
     return;
   }
   buffer_.resize(sums.size() + maxima.size() + 1);
@@ -66,8 +71,10 @@ void MpiCommunicator::allreduce(std::span<double> sums, std::span<double> maxima
 
 void MpiCommunicator::allreduce_sum(std::span<int64_t> values) {
   if (size_ == 1) return;
-  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM,
-                MPI_COMM_WORLD);
+  for (size_t done = 0; done < values.size(); done += kMaxChunk)
+    MPI_Allreduce(MPI_IN_PLACE, values.data() + done,
+                  static_cast<int>(std::min(kMaxChunk, values.size() - done)), MPI_INT64_T, MPI_SUM,
+                  MPI_COMM_WORLD);
 }
 
 void MpiCommunicator::barrier() {

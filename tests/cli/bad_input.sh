@@ -52,10 +52,16 @@ def bad_param(f):
     f["/factors/feat_param"][3] = 10**6
 def version(f):
     f.attrs["format_version"] = 99
+def no_labels(f):
+    del f["/vars/label"]
+def huge_value(f):
+    f["/vars/feat_value"][0] = 1e300
 damaged("label", last_label)
 damaged("nan", nan_value)
 damaged("param", bad_param)
 damaged("version", version)
+damaged("nolabels", no_labels)
+damaged("huge", huge_value)
 PY
 before=$(md5sum "$work/train.h5")
 
@@ -68,11 +74,17 @@ for ranks in 1 2; do
   expect_error 2 "param.h5: /factors/feat_param\[3\]: parameter index 1000000" $ranks -- "$pdsp" train --data "$work/param.h5" --out "$work/m.h5"
   expect_error 2 "version.h5: @format_version: unknown version 99" $ranks -- "$pdsp" info "$work/version.h5"
   expect_error 2 "unknown flag --bogus" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --bogus 1
-  expect_error 2 "\-\-epsilon: must be a finite number >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon -1
+  expect_error 2 "\-\-epsilon: must be 0 or a finite number >= 1e-12" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon -1
   expect_error 2 "\-\-counting: 'odd' is not one of" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting odd
   expect_error 2 "output would overwrite the input file" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/train.h5"
   expect_error 2 "has 240 parameters" $ranks -- "$pdsp" predict --data "$work/shared.h5" --model "$work/model.h5" --out "$work/p.h5"
   expect_error 2 "\-\-noise: 'pink'" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --noise pink
+  expect_error 2 "nolabels.h5: /vars/label: training needs ground-truth labels" $ranks -- "$pdsp" train --data "$work/nolabels.h5" --out "$work/m.h5" --loss-weight 0
+  expect_error 2 "train.h5: output would overwrite the input file" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --metrics "$work/train.h5"
+  expect_error 2 "training diverged at iteration 1" $ranks -- "$pdsp" train --data "$work/huge.h5" --out "$work/m.h5"
+  expect_error 2 "\-\-epsilon 0 needs every c_v >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting bethe
+  expect_error 2 "m.h5: output directory does not exist" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/nowhere/m.h5"
+  expect_error 2 "given for two different outputs" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --test "$work/g.h5"
 done
 expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting file
 

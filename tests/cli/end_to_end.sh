@@ -27,4 +27,15 @@ run2 "$pdsp" predict --data "$work/test.h5" --model "$work/m1.h5" --out "$work/p
 grep -q "per-variable error" "$work/plog1"
 h5diff --relative=1e-8 "$work/p1.h5" "$work/p2.h5" /prediction/marginal
 h5diff "$work/p1.h5" "$work/p2.h5" /prediction/label
+
+# More ranks than examples: a rank with an empty slice takes part in every collective.
+"$pdsp" gen denoise --train "$work/one.h5" --height 8 --width 8 --train-copies 1 --params shared > /dev/null
+"$pdsp" train --data "$work/one.h5" --out "$work/one1.h5" --max-iters 10 --tol 0 > /dev/null
+for ranks in 2 3; do
+  "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np $ranks "$pdsp" train \
+    --data "$work/one.h5" --out "$work/one$ranks.h5" --max-iters 10 --tol 0 > /dev/null
+  h5diff --relative=1e-9 "$work/one1.h5" "$work/one$ranks.h5" /theta
+  "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np $ranks "$pdsp" predict \
+    --data "$work/one.h5" --model "$work/one1.h5" --out "$work/pone$ranks.h5" > /dev/null
+done
 echo "end-to-end: ok"

@@ -106,6 +106,33 @@ TEST(Distributed, BothRanksGetTheLoadPartitionedByCost) {
   if (testing::world().is_root()) std::filesystem::remove(path);
 }
 
+// Bethe counting numbers are negative only where a variable has two or more factors: here only
+// the second example (a 3-chain) has such a variable, and it lands on the second rank. The
+// regime (saddle steps, whether the gap may stop training) must still be decided alike on both.
+TEST(Distributed, RegimeDecisionsAreTheSameOnEveryRank) {
+  const Dataset data = testing::random_dataset(
+      {testing::chain_shape(2), testing::chain_shape(2), testing::chain_shape(3)}, 4, 5);
+  const std::string path = shared_file("pdsp-regime", data);
+  TrainConfig config;
+  config.counting = CountingMode::Bethe;
+  config.sweeps = 30;
+  config.C = 1e6;
+  config.tol = 1e-3;
+  config.max_iters = 5;
+  const Dataset slice = load_rank_slice(path, testing::world());
+  LocalProblem problem(slice, {1.0, CountingMode::Bethe, 1.0, true, path});
+  Silent silent;
+  const TrainResult distributed = train(problem, config, testing::world(), silent);
+  const Dataset all = read_dataset(path);
+  LocalProblem whole(all, {1.0, CountingMode::Bethe, 1.0, true, path});
+  SerialCommunicator serial;
+  const TrainResult reference = train(whole, config, serial, silent);
+  EXPECT_EQ(distributed.state.iterations_done, reference.state.iterations_done);
+  EXPECT_EQ(distributed.stop_reason, reference.stop_reason);
+  testing::world().barrier();
+  if (testing::world().is_root()) std::filesystem::remove(path);
+}
+
 TEST(Distributed, BadLabelInTheLastRanksSliceStopsEveryRankWithThatRanksMessage) {
   Dataset data = uneven_examples();
   data.label.back() = data.card.back();  // out of range, in the last example

@@ -69,6 +69,7 @@ void set_random_counting(Dataset& data, double low, double high, uint64_t seed) 
   data.factor_counting.resize(static_cast<size_t>(data.num_factors()));
   for (double& x : data.var_counting) x = c(rng);
   for (double& x : data.factor_counting) x = c(rng);
+  data.counted = true;
 }
 
 }  // namespace pdsp::testing

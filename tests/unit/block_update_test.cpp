@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/learning/feature_index.hpp"
 #include "support/objective_probe.hpp"
 #include "support/tiny_graphs.hpp"
@@ -79,6 +80,32 @@ TEST(BlockUpdate, SweepsDecreaseTheObjectiveMonotonically) {
     EXPECT_LE(current, previous + 1e-12) << "sweep " << sweep;
     previous = current;
   }
+}
+
+}  // namespace
+}  // namespace pdsp
+
+namespace pdsp {
+namespace {
+
+// A variable in no factor has no message; c_v = 0 there is legal and its belief is the arg-max.
+TEST(Counting, AnIsolatedVariableMayHaveZeroCountingNumber) {
+  DatasetBuilder builder(2);
+  builder.begin_example();
+  const int64_t a = builder.add_variable(2, 0, {{{0, 1.0}}, {}});
+  const int64_t b = builder.add_variable(2, 1, {{}, {{1, 1.0}}});
+  builder.add_variable(3, 2, {{}, {{0, 2.0}}, {{1, 1.0}}});
+  builder.add_factor({a, b});
+  Dataset data = builder.finish();
+  data.var_counting = {1.0, 1.0, 0.0};
+  data.factor_counting = {1.0};
+  data.counted = true;
+  LocalProblem problem(data, {1.0, CountingMode::File, 0.0, false, "tiny"});
+  problem.set_theta(std::vector<double>{0.5, 0.25});
+  problem.sweep(3);
+  problem.evaluate();
+  const auto b3 = problem.beliefs().subspan(4, 3);
+  EXPECT_EQ(std::vector<double>(b3.begin(), b3.end()), (std::vector<double>{0.0, 1.0, 0.0}));
 }
 
 }  // namespace

@@ -114,6 +114,7 @@ void add_optional_arrays(pdsp::Dataset& data) {
     data.factor_counting.push_back(-0.25 * static_cast<double>(a) + 1.0 / 3.0);
   for (int64_t s = 0; s < data.num_states(); ++s)
     data.var_loss.push_back(static_cast<double>(s % 3) / 11.0);
+  data.counted = true;
 }
 
 // Bit patterns, so that a round trip must preserve -0.0 and the last mantissa bit.
@@ -738,6 +739,41 @@ TEST(DatasetIo, WritingBesideTheInputIsAllowed) {
   EXPECT_NO_THROW(pdsp::refuse_to_overwrite_input(dir.file("model.h5"), input));
   pdsp::write_model(dir.file("model.h5"), {1.0}, {{"epsilon", "1"}, {"counting", "uniform"}});
   EXPECT_NO_THROW(pdsp::refuse_to_overwrite_input(dir.file("model.h5"), input));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(DatasetIo, FixedLengthUtf8FormatIsAccepted) {
+  const TempDir dir;
+  const std::string path = valid_file(dir);
+  const Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  const std::string text = "pdsp-dataset";
+  H5Tset_size(type.get(), text.size());
+  H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
+  write_attribute_raw(path, "format", type.get(), type.get(), text.c_str());
+  EXPECT_NO_THROW(pdsp::read_dataset(path));
+}
+
+TEST(DatasetIo, A64BitCardinalityBeyond32BitsIsNamedNotClamped) {
+  const TempDir dir;
+  const std::string path = valid_file(dir);
+  const std::vector<int32_t> narrow = read_raw<int32_t>(path, "/vars/card");
+  std::vector<int64_t> card(narrow.begin(), narrow.end());
+  card.at(2) = (int64_t{1} << 32) + 2;
+  replace_raw(path, "/vars/card", card, H5T_STD_I64LE);
+  expect_error_names(path, {"/vars/card[2]", "does not fit in 32 bits"});
+}
+
+TEST(DatasetIo, VarCountingWithoutFactorCountingIsAnInputError) {
+  const TempDir dir;
+  pdsp::Dataset data = build_dataset(3);
+  add_optional_arrays(data);
+  const std::string path = valid_file(dir, data);
+  delete_raw(path, "/factors/counting");
+  expect_error_names(path, {"/factors/counting", "is missing"});
 }
 
 }  // namespace

@@ -141,6 +141,7 @@ TEST(Training, ZeroVariableCountingNumbersStillTakeDescentSteps) {
   Dataset data = testing::random_dataset({testing::loopy_shape(), testing::loopy_shape()}, 6, 31);
   data.var_counting.assign(static_cast<size_t>(data.num_vars()), 0.0);
   data.factor_counting.assign(static_cast<size_t>(data.num_factors()), 1.0);
+  data.counted = true;
   TrainConfig config;
   config.counting = CountingMode::File;
   config.max_iters = 30;

@@ -8,7 +8,8 @@ namespace pdsp {
 inline constexpr int kExitRequeue = 75;       // checkpointed: run the same command to continue
 inline constexpr int kExitInterrupted = 130;  // stopped by a signal without a checkpoint
 
-void install_stop_signals();
+// `announce`: whether this process prints the first request (rank 0 only).
+void install_stop_signals(bool announce);
 bool stop_signal_received();
 
 }  // namespace pdsp

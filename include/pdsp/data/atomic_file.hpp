@@ -2,6 +2,7 @@
 // Writes an output file under a temporary name in the same directory and renames it into place
 // only when complete, so a crash never leaves a half-written file where the user's was.
 #include <string>
+#include <vector>
 
 namespace pdsp {
 
@@ -25,5 +26,9 @@ class AtomicFile {
 
 // Refuses to write `output` when it names the same file as `input` (the user's data).
 void refuse_to_overwrite_input(const std::string& output, const std::string& input);
+
+// Checks every output before any work is done: its directory exists, it is none of the inputs,
+// and no two outputs are the same file. Empty names are skipped.
+void check_outputs(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs);
 
 }  // namespace pdsp

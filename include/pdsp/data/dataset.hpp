@@ -42,6 +42,8 @@ struct Dataset {
   std::vector<double> var_counting;        // optional, [vars]
   std::vector<double> factor_counting;     // optional, [factors]
   std::vector<double> var_loss;            // optional, [states]
+  bool labelled = false;                   // the file has /vars/label
+  bool counted = false;                    // the file has both counting arrays
 
   // Derived on load: prefix sums of the cardinalities and of the table sizes.
   std::vector<int64_t> state_offset{0};  // [vars + 1]
@@ -53,8 +55,10 @@ struct Dataset {
   int64_t num_states() const { return state_offset.back(); }
   int64_t num_table_entries() const { return table_offset.back(); }
   int64_t arity(int64_t a) const { return factor_var_ptr[a + 1] - factor_var_ptr[a]; }
-  bool has_labels() const { return !label.empty(); }
-  bool has_counting() const { return !var_counting.empty() && !factor_counting.empty(); }
+  // Whether the file has labels / counting numbers: a property of the file, the same on every
+  // rank, even on one whose slice is empty.
+  bool has_labels() const { return labelled; }
+  bool has_counting() const { return counted; }
 
   // Recomputes state_offset and table_offset from card and the factor lists.
   void rebuild_offsets();

@@ -3,6 +3,7 @@
 
 #include "pdsp/app/arguments.hpp"
 #include "pdsp/app/commands.hpp"
+#include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/gen/denoise.hpp"
@@ -66,6 +67,7 @@ int run_gen(const std::vector<std::string>& args, Communicator& comm) {
     if (train_copies < 1) throw InputError("--train-copies: must be >= 1");
     if (test_copies < 1) throw InputError("--test-copies: must be >= 1");
     if (!(options.sigma >= 0)) throw InputError("--sigma: must be >= 0");
+    check_outputs({train, test}, {});
     if (!comm.is_root()) return;  // one writer
     options.copies = train_copies;
     options.seed = static_cast<uint64_t>(seed);

@@ -4,6 +4,7 @@
 #include "pdsp/app/arguments.hpp"
 #include "pdsp/app/commands.hpp"
 #include "pdsp/data/partition.hpp"
+#include "pdsp/inference/counting.hpp"
 
 namespace pdsp {
 
@@ -19,6 +20,11 @@ int run_info(const std::vector<std::string>& args, Communicator& comm) {
   // Every rank reads and validates its slice: `info` checks exactly what training would read.
   DatasetLayout layout;
   const Dataset slice = load_rank_slice(path, comm, &layout);
+  // The counting numbers of the file must allow the message update, as training will check.
+  run_collectively(comm, [&] {
+    if (slice.has_counting())
+      make_counting_numbers(slice, FactorGraph(slice), CountingMode::File, path);
+  });
   double sums[2] = {static_cast<double>(slice.var_features.nnz()),
                     static_cast<double>(slice.factor_features.nnz())};
   double maxima[2] = {0, 0};  // largest cardinality and arity
@@ -38,7 +44,8 @@ int run_info(const std::vector<std::string>& args, Communicator& comm) {
   std::printf("  factor table entries %lld\n", static_cast<long long>(layout.table_offset.back()));
   std::printf("  parameters          %lld\n", static_cast<long long>(layout.num_params));
   std::printf("  feature nnz         %.0f (variables) + %.0f (factors)\n", sums[0], sums[1]);
-  std::printf("  labels              %s\n", layout.has_labels ? "yes" : "no");
+  std::printf("  labels              %s\n",
+              layout.has_labels ? "yes" : "no (pdsp train needs them; pdsp predict does not)");
   std::printf("  counting numbers    %s\n",
               layout.has_var_counting && layout.has_factor_counting ? "yes" : "no");
   std::printf("  loss table          %s\n", layout.has_loss ? "yes" : "no");

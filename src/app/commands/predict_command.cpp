@@ -66,8 +66,7 @@ int run_predict(const std::vector<std::string>& args, Communicator& comm) {
   run_collectively(comm, [&] {
     if (f.max_sweeps < 1) throw InputError("--max-sweeps: must be >= 1");
     if (!(f.tol >= 0)) throw InputError("--tol: must be >= 0");
-    refuse_to_overwrite_input(f.out, f.data);
-    refuse_to_overwrite_input(f.out, f.model);
+    check_outputs({f.out}, {f.data, f.model});
     model = read_model(f.model);
     settings.epsilon = model.epsilon;
     if (!f.epsilon.empty()) {

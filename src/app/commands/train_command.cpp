@@ -74,10 +74,10 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
     config.counting = parse_counting_mode(counting);
     config.validate();
     checkpoints.validate();
-    refuse_to_overwrite_input(config.out, config.data);
+    check_outputs({config.out, config.metrics}, {config.data});
   });
   use_threads(config.threads);
-  install_stop_signals();
+  install_stop_signals(comm.is_root());
 
   const auto started = std::chrono::steady_clock::now();
   DatasetLayout layout;
@@ -131,7 +131,9 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::printf("model written to %s (this process ran %.3f s)\n", config.out.c_str(), seconds);
   });
-  return stop_signal_received() ? kExitInterrupted : 0;
+  // The stop reason is the same on every rank (it came through the allreduce); the local signal
+  // flag is not.
+  return result.stop_reason.find("signal") != std::string::npos ? kExitInterrupted : 0;
 }
 
 }  // namespace pdsp

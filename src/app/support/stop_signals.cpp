@@ -10,6 +10,7 @@ namespace pdsp {
 namespace {
 
 volatile std::sig_atomic_t g_signals = 0;
+volatile std::sig_atomic_t g_announce = 1;  // only one rank prints
 volatile std::sig_atomic_t g_first_signal_second = 0;
 
 // Monotonic seconds; clock_gettime is async-signal-safe.
@@ -27,7 +28,7 @@ void on_stop_signal(int) {
     g_signals = 1;
     g_first_signal_second = static_cast<std::sig_atomic_t>(now_seconds());
     constexpr char message[] = "pdsp: stop requested, finishing this iteration\n";
-    (void)!::write(STDERR_FILENO, message, sizeof message - 1);
+    if (g_announce) (void)!::write(STDERR_FILENO, message, sizeof message - 1);
     return;
   }
   if (now_seconds() - g_first_signal_second < 2) return;
@@ -38,7 +39,8 @@ void on_stop_signal(int) {
 
 }  // namespace
 
-void install_stop_signals() {
+void install_stop_signals(bool announce) {
+  g_announce = announce ? 1 : 0;
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
