@@ -16,6 +16,7 @@ namespace {
 
 constexpr uint64_t kThetaTag = 101;
 constexpr uint64_t kMessageTag = 102;
+constexpr uint64_t kConfigTag = 103;
 
 // Where this rank's messages start in the global arena, and the arena's total length.
 std::pair<int64_t, int64_t> message_range(int64_t local_count, Communicator& comm) {
@@ -35,6 +36,13 @@ std::string hex_checksum(uint64_t tag, int64_t first, std::span<const double> va
   Checksum sum;
   sum.add<double>(tag, first, values);
   if (combine_over != nullptr) sum.combine(*combine_over);
+  return sum.hex();
+}
+
+std::string text_checksum(const std::string& text) {
+  Checksum sum;
+  for (size_t i = 0; i < text.size(); ++i)
+    sum.add_word(kConfigTag, static_cast<int64_t>(i), static_cast<unsigned char>(text[i]));
   return sum.hex();
 }
 
@@ -62,6 +70,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write_attribute("stop_reason", c.state.stop_reason);
     file.write_attribute("metrics_bytes", c.metrics_bytes);
     file.write_attribute("config", c.config_line);
+    file.write_attribute("config_hash", text_checksum(c.config_line));
     file.write_attribute("data", c.data_fingerprint);
     std::string settings;
     for (const auto& [name, value] : c.compatibility)
@@ -115,6 +124,8 @@ Checkpoint read_checkpoint(const std::string& path, std::vector<double>& local_m
     c.state.stop_reason = file.read_string_attribute("stop_reason");
     c.metrics_bytes = file.read_int_attribute("metrics_bytes");
     c.config_line = file.read_string_attribute("config");
+    if (text_checksum(c.config_line) != file.read_string_attribute("config_hash"))
+      throw_file_error(path, "@config", "checksum mismatch (the file is corrupt)");
     c.data_fingerprint = file.read_string_attribute("data");
     c.state.theta = file.read<double>("/theta", 0, num_params);
     if (hex_checksum(kThetaTag, 0, c.state.theta, nullptr) !=
