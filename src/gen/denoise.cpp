@@ -12,6 +12,7 @@ namespace {
 double noisy_value(int32_t y, const DenoiseOptions& options, std::mt19937_64& rng) {
   std::normal_distribution<double> normal(0.0, 1.0);
   if (options.noise == Noise::Gaussian) return y + options.sigma * normal(rng);
+  if (options.noise == Noise::Flip) return std::bernoulli_distribution(options.flip)(rng) ? 1 - y : y;
   // Bimodal: per class an equal mixture of two Gaussians (mean, sd), the parameters of Hazan &
   // Urtasun section 5.
   static constexpr double kMixture[2][2][2] = {{{0.08, 0.03}, {0.46, 0.03}},
@@ -75,7 +76,8 @@ Dataset generate_denoise(const DenoiseOptions& o) {
 Noise parse_noise(const std::string& text) {
   if (text == "gaussian") return Noise::Gaussian;
   if (text == "bimodal") return Noise::Bimodal;
-  throw InputError("--noise: '" + text + "' is not one of gaussian, bimodal");
+  if (text == "flip") return Noise::Flip;
+  throw InputError("--noise: '" + text + "' is not one of gaussian, bimodal, flip");
 }
 
 Parameterization parse_parameterization(const std::string& text) {

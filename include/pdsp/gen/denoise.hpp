@@ -9,7 +9,10 @@
 
 namespace pdsp {
 
-enum class Noise { Gaussian, Bimodal };
+// Gaussian: y + N(0, sigma); Bimodal: Hazan & Urtasun's per-class Gaussian mixtures; Flip: the
+// observed pixel is the label with each bit flipped with probability `flip` (their 10x10 and
+// 5x5 experiments).
+enum class Noise { Gaussian, Bimodal, Flip };
 enum class Parameterization { Shared, PerSite };
 
 struct DenoiseOptions {
@@ -19,6 +22,7 @@ struct DenoiseOptions {
   int copies = 40;             // noisy copies per base image
   Noise noise = Noise::Gaussian;
   double sigma = 0.3;  // Gaussian noise only
+  double flip = 0.2;   // Flip noise only
   Parameterization params = Parameterization::PerSite;
   uint64_t seed = 1;
 };

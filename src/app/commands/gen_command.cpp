@@ -53,8 +53,9 @@ int run_gen(const std::vector<std::string>& args, Communicator& comm) {
   flags.add("--images", &images, "base images, comma-separated from 1..4");
   flags.add("--train-copies", &train_copies, "noisy training copies per base image");
   flags.add("--test-copies", &test_copies, "noisy test copies per base image");
-  flags.add("--noise", &noise, "gaussian | bimodal (Hazan & Urtasun's mixture)");
+  flags.add("--noise", &noise, "gaussian | bimodal (Hazan & Urtasun's mixture) | flip");
   flags.add("--sigma", &options.sigma, "standard deviation of the Gaussian noise");
+  flags.add("--flip", &options.flip, "probability of flipping a pixel (--noise flip)");
   flags.add("--params", &params, "per-site (a weight per pixel and edge) | shared (3 weights)");
   flags.add("--seed", &seed, "random seed (the test file uses seed + 1)");
   flags.required("--train");
@@ -67,6 +68,7 @@ int run_gen(const std::vector<std::string>& args, Communicator& comm) {
     if (train_copies < 1) throw InputError("--train-copies: must be >= 1");
     if (test_copies < 1) throw InputError("--test-copies: must be >= 1");
     if (!(options.sigma >= 0)) throw InputError("--sigma: must be >= 0");
+    if (!(options.flip >= 0 && options.flip <= 1)) throw InputError("--flip: must be in [0, 1]");
     check_outputs({train, test}, {});
     if (!comm.is_root()) return;  // one writer
     options.copies = train_copies;
