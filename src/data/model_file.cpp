@@ -56,6 +56,7 @@ ModelFile read_model(const std::string& path) {
       throw_file_error(path, "/theta", static_cast<int64_t>(r), "value is not finite");
   model.epsilon = file.read_double_attribute("epsilon");
   model.counting = file.read_string_attribute("counting");
+  if (file.has_attribute("inference")) model.inference = file.read_string_attribute("inference");
   return model;
 }
 

@@ -34,20 +34,74 @@ void FeatureIndex::moments(std::span<const double> weight, std::span<double> z) 
   }
 }
 
+namespace {
+
+// The feature row of position i of the potential layout.
+struct Row {
+  const SparseRows& features;
+  int64_t row;
+};
+
+Row row_of(const Dataset& data, int64_t i) {
+  return i < data.num_states() ? Row{data.var_features, i}
+                               : Row{data.factor_features, i - data.num_states()};
+}
+
+double potential_of(const Dataset& data, int64_t i, std::span<const double> theta,
+                    std::span<const double> loss) {
+  const Row r = row_of(data, i);
+  double u = (i < data.num_states() && !loss.empty()) ? loss[i] : 0.0;
+  for (int64_t k = r.features.ptr[r.row]; k < r.features.ptr[r.row + 1]; ++k)
+    u += theta[r.features.param[k]] * r.features.value[k];
+  return u;
+}
+
+// Calls visit(i) for every position of example n: its states, then its table entries.
+template <class Visit>
+void for_each_position(const Dataset& data, int64_t n, Visit&& visit) {
+  const int64_t states = data.num_states();
+  for (int64_t i = data.state_offset[data.var_offset[n]];
+       i < data.state_offset[data.var_offset[n + 1]]; ++i)
+    visit(i);
+  for (int64_t t = data.table_offset[data.factor_offset[n]];
+       t < data.table_offset[data.factor_offset[n + 1]]; ++t)
+    visit(states + t);
+}
+
+}  // namespace
+
+std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph) {
+  std::vector<double> weight(static_cast<size_t>(data.num_states() + data.num_table_entries()),
+                             0.0);
+  for (int64_t v = 0; v < data.num_vars(); ++v) weight[data.state_offset[v] + data.label[v]] = 1.0;
+  for (int64_t a = 0; a < data.num_factors(); ++a) {
+    int64_t t = 0;
+    for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e)
+      t += data.label[data.factor_vars[e]] * graph.slot_stride[e];
+    weight[data.num_states() + data.table_offset[a] + t] = 1.0;
+  }
+  return weight;
+}
+
 void compute_potentials(const Dataset& data, std::span<const double> theta,
                         std::span<const double> loss, std::span<double> potential) {
-  const int64_t states = data.num_states();
-  const int64_t rows = states + data.num_table_entries();
+  const int64_t rows = data.num_states() + data.num_table_entries();
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < rows; ++i) {
-    const bool is_state = i < states;
-    const SparseRows& features = is_state ? data.var_features : data.factor_features;
-    const int64_t row = is_state ? i : i - states;
-    double u = (is_state && !loss.empty()) ? loss[i] : 0.0;
-    for (int64_t k = features.ptr[row]; k < features.ptr[row + 1]; ++k)
-      u += theta[features.param[k]] * features.value[k];
-    potential[i] = u;
-  }
+  for (int64_t i = 0; i < rows; ++i) potential[i] = potential_of(data, i, theta, loss);
+}
+
+void compute_example_potentials(const Dataset& data, int64_t n, std::span<const double> theta,
+                                std::span<const double> loss, std::span<double> potential) {
+  for_each_position(data, n, [&](int64_t i) { potential[i] = potential_of(data, i, theta, loss); });
+}
+
+void add_example_moments(const Dataset& data, int64_t n, std::span<const double> weight,
+                         std::span<double> z) {
+  for_each_position(data, n, [&](int64_t i) {
+    const Row r = row_of(data, i);
+    for (int64_t k = r.features.ptr[r.row]; k < r.features.ptr[r.row + 1]; ++k)
+      z[r.features.param[k]] += weight[i] * r.features.value[k];
+  });
 }
 
 }  // namespace pdsp

@@ -123,17 +123,7 @@ LocalEvaluation LocalProblem::evaluate() {
 }
 
 void LocalProblem::ground_truth_moments(std::span<double> d) const {
-  std::vector<double> indicator(potential_.size(), 0.0);
-  const int64_t states = data_.num_states();
-  for (int64_t v = 0; v < data_.num_vars(); ++v)
-    indicator[data_.state_offset[v] + data_.label[v]] = 1.0;
-  for (int64_t a = 0; a < data_.num_factors(); ++a) {
-    int64_t t = 0;
-    for (int64_t e = data_.factor_var_ptr[a]; e < data_.factor_var_ptr[a + 1]; ++e)
-      t += data_.label[data_.factor_vars[e]] * graph_.slot_stride[e];
-    indicator[states + data_.table_offset[a] + t] = 1.0;
-  }
-  features_.moments(indicator, d);
+  features_.moments(ground_truth_weights(data_, graph_), d);
 }
 
 }  // namespace pdsp

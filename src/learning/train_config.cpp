@@ -37,10 +37,14 @@ void TrainConfig::validate() const {
   require(max_step_trials >= 1 && max_step_trials <= 200, "--max-step-trials",
           "must be in [1, 200] (each trial halves the step)");
   require(threads >= 0, "--threads", "must be >= 0");
+  require(inference_sweeps >= 1, "--inference-sweeps", "must be >= 1");
+  require(std::isfinite(inference_tol) && inference_tol >= 0, "--inference-tol", "must be >= 0");
+  if (learner != "primal-dual") require(p == 2.0, "--p", "the likelihood baselines use p = 2");
 }
 
 std::vector<std::pair<std::string, std::string>> TrainConfig::fields() const {
   return {{"data", data},
+          {"learner", learner},
           {"epsilon", number(epsilon)},
           {"C", number(C)},
           {"p", number(p)},
@@ -51,7 +55,9 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::fields() const {
           {"tol", number(tol)},
           {"max_seconds", number(max_seconds)},
           {"step", number(initial_step)},
-          {"max_step_trials", std::to_string(max_step_trials)}};
+          {"max_step_trials", std::to_string(max_step_trials)},
+          {"inference_sweeps", std::to_string(inference_sweeps)},
+          {"inference_tol", number(inference_tol)}};
 }
 
 std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields() const {

@@ -13,6 +13,7 @@ struct ModelFile {
   std::vector<double> theta;
   double epsilon = 1.0;
   std::string counting = "uniform";
+  std::string inference;  // "lbp" / "mean-field" for the likelihood baselines, else empty
 };
 
 // Attributes whose text parses as a number are stored as float64, the rest as strings.

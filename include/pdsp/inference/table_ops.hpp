@@ -56,3 +56,18 @@ inline void sum_along_slot(const double* table, int64_t size, int64_t card, int6
 }
 
 }  // namespace pdsp
+
+namespace pdsp {
+
+// table[t] *= weight[t_slot] for every joint state t.
+inline void scale_along_slot(double* table, int64_t size, int64_t card, int64_t stride,
+                             const double* weight) {
+  const int64_t block = card * stride;
+  for (int64_t outer = 0; outer < size; outer += block)
+    for (int64_t s = 0; s < card; ++s) {
+      double* row = table + outer + s * stride;
+      for (int64_t inner = 0; inner < stride; ++inner) row[inner] *= weight[s];
+    }
+}
+
+}  // namespace pdsp

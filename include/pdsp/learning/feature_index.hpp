@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/inference/factor_graph.hpp"
 
 namespace pdsp {
 
@@ -23,8 +24,19 @@ class FeatureIndex {
   std::vector<double> value_;       // [nnz]
 };
 
+// The ground-truth labelling as weights in the potential layout: 1 at each variable's label and
+// at each factor's labelled joint state, 0 elsewhere. Its moments are d of design.md §2.
+std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph);
+
 // Potentials u = loss + Phi theta in the layout [states | table entries].
 void compute_potentials(const Dataset& data, std::span<const double> theta,
                         std::span<const double> loss, std::span<double> potential);
+// The same for the rows of example n only.
+void compute_example_potentials(const Dataset& data, int64_t n, std::span<const double> theta,
+                                std::span<const double> loss, std::span<double> potential);
+// z[param] += weight[i] * value for every feature of the rows of example n (its states and its
+// factors' table entries), in row order.
+void add_example_moments(const Dataset& data, int64_t n, std::span<const double> weight,
+                         std::span<double> z);
 
 }  // namespace pdsp

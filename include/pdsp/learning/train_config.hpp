@@ -25,6 +25,10 @@ struct TrainConfig {
   double initial_step = 1.0;
   int max_step_trials = 60;
   int threads = 0;  // 0: OpenMP's default
+  // "primal-dual" (this algorithm) or a likelihood baseline: lbp-sgd, lbp-lbfgs, mf-sgd, mf-lbfgs.
+  std::string learner = "primal-dual";
+  int inference_sweeps = 200;  // baselines: sweeps of approximate inference per evaluation
+  double inference_tol = 1e-8;
 
   // Throws InputError naming the flag of an impossible value.
   void validate() const;

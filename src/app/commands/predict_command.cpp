@@ -10,25 +10,24 @@
 #include "pdsp/data/model_file.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/data/prediction_file.hpp"
+#include "pdsp/learning/approximate_crf.hpp"
 #include "pdsp/learning/local_problem.hpp"
 
 namespace pdsp {
 namespace {
 
 struct PredictFlags {
-  std::string data, model, out, epsilon, counting;
+  std::string data, model, out, epsilon, counting, inference = "auto";
   int max_sweeps = 1000;
   double tol = 1e-9;
   int threads = 0;
 };
 
 // Arg-max of every variable's belief (the lowest state among ties) and its marginal.
-PredictionSlice read_off_predictions(const LocalProblem& problem) {
-  const Dataset& data = problem.data();
+PredictionSlice read_off_predictions(const Dataset& data, std::span<const double> beliefs) {
   PredictionSlice slice;
   slice.first_var = data.first_var;
   slice.first_state = data.first_state;
-  const auto beliefs = problem.beliefs();
   slice.marginal.assign(beliefs.begin(), beliefs.begin() + data.num_states());
   slice.label.resize(static_cast<size_t>(data.num_vars()));
   for (int64_t v = 0; v < data.num_vars(); ++v) {
@@ -38,6 +37,41 @@ PredictionSlice read_off_predictions(const LocalProblem& problem) {
     slice.label[v] = best;
   }
   return slice;
+}
+
+// Message passing at the model's (or the given) epsilon and counting numbers, until no message
+// moves by more than --tol on any rank. Returns a line describing the run.
+std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& settings,
+                                const ModelFile& model, const PredictFlags& f, Communicator& comm,
+                                std::vector<double>& beliefs) {
+  std::unique_ptr<LocalProblem> problem;
+  run_collectively(comm, [&] { problem = std::make_unique<LocalProblem>(slice, settings); });
+  problem->set_theta(model.theta);
+  int sweeps = 0;
+  double change[1] = {INFINITY};
+  while (sweeps < f.max_sweeps && change[0] > f.tol) {
+    change[0] = problem->sweep(1);
+    comm.allreduce({}, change);
+    ++sweeps;
+  }
+  problem->evaluate();
+  beliefs.assign(problem->beliefs().begin(), problem->beliefs().end());
+  char line[160];
+  std::snprintf(line, sizeof line, "%d sweeps (last change %.3g), epsilon=%g counting=%s", sweeps,
+                change[0], settings.epsilon, counting_mode_name(problem->counting().mode).c_str());
+  return line;
+}
+
+// The likelihood baselines predict with the inference they were trained with.
+std::string approximate_beliefs(const Dataset& slice, ApproximateInference inference,
+                                const ModelFile& model, const PredictFlags& f,
+                                std::vector<double>& beliefs) {
+  ApproximateCrf crf(slice, inference, f.max_sweeps, f.tol);
+  crf.set_theta(model.theta);
+  crf.infer_all();
+  beliefs.assign(crf.beliefs().begin(), crf.beliefs().end());
+  return inference_name(inference) + " to convergence (at most " + std::to_string(f.max_sweeps) +
+         " sweeps per example)";
 }
 
 }  // namespace
@@ -56,6 +90,7 @@ int run_predict(const std::vector<std::string>& args, Communicator& comm) {
   flags.add("--max-sweeps", &f.max_sweeps, "upper bound on message sweeps");
   flags.add("--tol", &f.tol, "stop when no message entry changes by more than this");
   flags.add("--threads", &f.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)");
+  flags.add("--inference", &f.inference, "auto (the model's) | message-passing | lbp | mean-field");
   flags.required("--data");
   flags.required("--model");
   flags.required("--out");
@@ -71,10 +106,13 @@ int run_predict(const std::vector<std::string>& args, Communicator& comm) {
     settings.epsilon = model.epsilon;
     if (!f.epsilon.empty()) {
       settings.epsilon = parse_double("--epsilon", f.epsilon);
-      if (!(settings.epsilon >= 0) || !std::isfinite(settings.epsilon))
-        throw InputError("--epsilon: '" + f.epsilon + "' is not a finite number >= 0");
+      if (!std::isfinite(settings.epsilon) || !(settings.epsilon == 0 || settings.epsilon >= 1e-12))
+        throw InputError("--epsilon: must be 0 or a finite number >= 1e-12");
     }
     settings.counting = parse_counting_mode(f.counting.empty() ? model.counting : f.counting);
+    if (f.inference == "auto")
+      f.inference = model.inference.empty() ? "message-passing" : model.inference;
+    if (f.inference != "message-passing") parse_inference(f.inference);
     settings.loss_augmented = false;
     settings.source = f.data;
   });
@@ -83,25 +121,18 @@ int run_predict(const std::vector<std::string>& args, Communicator& comm) {
   const auto started = std::chrono::steady_clock::now();
   DatasetLayout layout;
   const Dataset slice = load_rank_slice(f.data, comm, &layout);
-  std::unique_ptr<LocalProblem> problem;
   run_collectively(comm, [&] {
     if (layout.num_params != static_cast<int64_t>(model.theta.size()))
       throw InputError(f.data + ": @num_params is " + std::to_string(layout.num_params) +
                        " but the model " + f.model + " has " + std::to_string(model.theta.size()) +
                        " parameters");
-    problem = std::make_unique<LocalProblem>(slice, settings);
   });
-  problem->set_theta(model.theta);
-
-  int sweeps = 0;
-  double change[1] = {INFINITY};
-  while (sweeps < f.max_sweeps && change[0] > f.tol) {
-    change[0] = problem->sweep(1);
-    comm.allreduce({}, change);
-    ++sweeps;
-  }
-  problem->evaluate();
-  const PredictionSlice predictions = read_off_predictions(*problem);
+  std::vector<double> beliefs;
+  const std::string how =
+      f.inference == "message-passing"
+          ? primal_dual_beliefs(slice, settings, model, f, comm, beliefs)
+          : approximate_beliefs(slice, parse_inference(f.inference), model, f, beliefs);
+  const PredictionSlice predictions = read_off_predictions(slice, beliefs);
   write_predictions(f.out, predictions, layout.num_vars(), layout.state_offset.back(), comm);
 
   double counts[2] = {0, 0};  // wrong, labelled
@@ -114,9 +145,7 @@ int run_predict(const std::vector<std::string>& args, Communicator& comm) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (comm.is_root()) {
-    std::printf("pdsp predict: %d sweeps (last change %.3g), epsilon=%g counting=%s, %.3f s\n",
-                sweeps, change[0], settings.epsilon,
-                counting_mode_name(problem->counting().mode).c_str(), seconds);
+    std::printf("pdsp predict: %s, %.3f s\n", how.c_str(), seconds);
     if (counts[1] > 0)
       std::printf("per-variable error: %.4f%% (%lld of %lld variables)\n",
                   100.0 * counts[0] / counts[1], static_cast<long long>(counts[0]),

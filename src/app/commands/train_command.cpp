@@ -13,12 +13,57 @@
 #include "pdsp/app/stop_signals.hpp"
 #include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/dataset_fingerprint.hpp"
+#include "pdsp/data/errors.hpp"
 #include "pdsp/data/model_file.hpp"
 #include "pdsp/data/partition.hpp"
+#include "pdsp/learning/crf_baselines.hpp"
 #include "pdsp/learning/trainer.hpp"
 
 namespace pdsp {
 namespace {
+
+struct TrainOptions {
+  TrainConfig config;
+  std::string counting = "auto";
+  CheckpointOptions checkpoints;
+};
+
+void declare_flags(Arguments& flags, TrainOptions& o) {
+  TrainConfig& c = o.config;
+  flags.add("--data", &c.data, "training data set (pdsp-dataset HDF5)");
+  flags.add("--out", &c.out, "model file to write (HDF5)");
+  flags.add("--epsilon", &c.epsilon, "entropy temperature: 1 = CRF, 0 = structured SVM");
+  flags.add("--C", &c.C, "regularisation weight");
+  flags.add("--p", &c.p, "regulariser norm (C/p) |theta|_p^p, p >= 1");
+  flags.add("--counting", &o.counting, "counting numbers: auto | file | uniform | bethe");
+  flags.add("--loss-weight", &c.loss_weight, "scale of the loss augmentation e_v(s)");
+  flags.add("--sweeps", &c.sweeps, "message sweeps per outer iteration");
+  flags.add("--max-iters", &c.max_iters,
+            "maximum outer iterations (baselines: L-BFGS iterations or SGD epochs)");
+  flags.add("--tol", &c.tol, "stop when the relative decrease of F (or the gap) is below");
+  flags.add("--max-seconds", &c.max_seconds, "stop after this wall time (0: no limit)");
+  flags.add("--step", &c.initial_step, "first step of the Armijo search (SGD: step scale)");
+  flags.add("--max-step-trials", &c.max_step_trials, "objective evaluations per step search");
+  flags.add("--threads", &c.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)");
+  flags.add("--metrics", &c.metrics, "JSONL metrics file (first line: run metadata)");
+  flags.add("--learner", &c.learner,
+            "primal-dual | lbp-sgd | lbp-lbfgs | mf-sgd | mf-lbfgs (likelihood baselines)");
+  flags.add("--inference-sweeps", &c.inference_sweeps,
+            "baselines: inference sweeps per evaluation");
+  flags.add("--inference-tol", &c.inference_tol, "baselines: inference convergence tolerance");
+  CheckpointOptions& k = o.checkpoints;
+  flags.add("--checkpoint-dir", &k.directory, "directory for checkpoints");
+  flags.add("--checkpoint-every", &k.every, "checkpoint every N iterations (0: off)");
+  flags.add("--checkpoint-seconds", &k.seconds,
+            "checkpoint every S seconds (default 300 when no interval is given)");
+  flags.add("--keep-checkpoints", &k.keep, "checkpoints kept in the directory");
+  flags.add("--resume", &k.resume,
+            "auto (newest valid checkpoint of --checkpoint-dir, or a fresh start) or a file");
+  flags.add("--max-walltime", &k.max_walltime,
+            "seconds this job may run: checkpoint and exit 75 before the limit (0: none)");
+  flags.required("--data");
+  flags.required("--out");
+}
 
 std::string metadata_line(const TrainConfig& config, const DatasetLayout& layout,
                           Communicator& comm) {
@@ -34,46 +79,86 @@ std::string metadata_line(const TrainConfig& config, const DatasetLayout& layout
   return line.str();
 }
 
+// The primal-dual trainer with checkpoints. Sets `requeue` when it stopped to be run again.
+TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout, TrainOptions& o,
+                              Communicator& comm, bool& requeue) {
+  TrainConfig& config = o.config;
+  std::unique_ptr<LocalProblem> problem;
+  run_collectively(comm, [&] {
+    problem = std::make_unique<LocalProblem>(
+        slice,
+        ProblemSettings{config.epsilon, config.counting, config.loss_weight, true, config.data});
+    config.counting = problem->counting().mode;
+  });
+
+  Checkpoint identity;
+  identity.config_line = config.to_line();
+  identity.compatibility = config.trajectory_fields();
+  if (!o.checkpoints.directory.empty() || !o.checkpoints.resume.empty())
+    identity.data_fingerprint = dataset_fingerprint(slice, comm);
+  const std::optional<Checkpoint> resumed =
+      resume_training(o.checkpoints, identity, *problem, comm);
+
+  std::unique_ptr<RunLog> log;
+  run_collectively(comm, [&] {
+    log = std::make_unique<RunLog>(comm.is_root(), config.metrics,
+                                   metadata_line(config, layout, comm),
+                                   resumed ? resumed->metrics_bytes : -1);
+  });
+  CheckpointingObserver observer(*log, o.checkpoints, identity, comm);
+  const TrainResult result =
+      train(*problem, config, comm, observer, resumed ? resumed->state : TrainingState{});
+  log->finish(result);
+  requeue = observer.requeue();
+  return result;
+}
+
+// A likelihood baseline (Hazan & Urtasun's Figure 2 rows).
+TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, TrainOptions& o,
+                           Communicator& comm) {
+  const TrainConfig& config = o.config;
+  BaselineConfig baseline;
+  std::unique_ptr<ApproximateCrf> crf;
+  run_collectively(comm, [&] {
+    parse_baseline_learner(config.learner, baseline);
+    if (!o.checkpoints.directory.empty() || !o.checkpoints.resume.empty())
+      throw InputError("--learner " + config.learner +
+                       ": checkpoints are for the primal-dual learner");
+    if (!slice.has_labels())
+      throw InputError(config.data + ": /vars/label: training needs ground-truth labels");
+    crf = std::make_unique<ApproximateCrf>(slice, baseline.inference, config.inference_sweeps,
+                                           config.inference_tol);
+  });
+  baseline.C = config.C;
+  baseline.max_iters = config.max_iters;
+  baseline.tol = config.tol;
+  baseline.step = config.initial_step;
+  baseline.inference_sweeps = config.inference_sweeps;
+  baseline.inference_tol = config.inference_tol;
+  std::unique_ptr<RunLog> log;
+  run_collectively(comm, [&] {
+    log = std::make_unique<RunLog>(comm.is_root(), config.metrics,
+                                   metadata_line(config, layout, comm));
+  });
+  const TrainResult result = train_crf_baseline(*crf, baseline, comm, *log);
+  log->finish(result);
+  return result;
+}
+
 }  // namespace
 
 int run_train(const std::vector<std::string>& args, Communicator& comm) {
-  TrainConfig config;
-  std::string counting = "auto";
+  TrainOptions o;
+  TrainConfig& config = o.config;
   Arguments flags("train",
                   "Learns the parameters of a CRF / structured SVM by primal-dual message passing\n"
                   "(Hazan & Urtasun 2010) and writes the model file.");
-  flags.add("--data", &config.data, "training data set (pdsp-dataset HDF5)");
-  flags.add("--out", &config.out, "model file to write (HDF5)");
-  flags.add("--epsilon", &config.epsilon, "entropy temperature: 1 = CRF, 0 = structured SVM");
-  flags.add("--C", &config.C, "regularisation weight");
-  flags.add("--p", &config.p, "regulariser norm (C/p) |theta|_p^p, p >= 1");
-  flags.add("--counting", &counting, "counting numbers: auto | file | uniform | bethe");
-  flags.add("--loss-weight", &config.loss_weight, "scale of the loss augmentation e_v(s)");
-  flags.add("--sweeps", &config.sweeps, "message sweeps per outer iteration");
-  flags.add("--max-iters", &config.max_iters, "maximum outer iterations");
-  flags.add("--tol", &config.tol, "stop when the relative decrease of F (or the gap) is below");
-  flags.add("--max-seconds", &config.max_seconds, "stop after this wall time (0: no limit)");
-  flags.add("--step", &config.initial_step, "first step size of the Armijo search");
-  flags.add("--max-step-trials", &config.max_step_trials, "objective evaluations per step search");
-  flags.add("--threads", &config.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)");
-  flags.add("--metrics", &config.metrics, "JSONL metrics file (first line: run metadata)");
-  CheckpointOptions checkpoints;
-  flags.add("--checkpoint-dir", &checkpoints.directory, "directory for checkpoints");
-  flags.add("--checkpoint-every", &checkpoints.every, "checkpoint every N iterations (0: off)");
-  flags.add("--checkpoint-seconds", &checkpoints.seconds,
-            "checkpoint every S seconds (default 300 when no interval is given)");
-  flags.add("--keep-checkpoints", &checkpoints.keep, "checkpoints kept in the directory");
-  flags.add("--resume", &checkpoints.resume,
-            "auto (newest valid checkpoint of --checkpoint-dir, or a fresh start) or a file");
-  flags.add("--max-walltime", &checkpoints.max_walltime,
-            "seconds this job may run: checkpoint and exit 75 before the limit (0: none)");
-  flags.required("--data");
-  flags.required("--out");
+  declare_flags(flags, o);
   if (!parse_collectively(flags, args, comm)) return 0;
   run_collectively(comm, [&] {
-    config.counting = parse_counting_mode(counting);
+    config.counting = parse_counting_mode(o.counting);
     config.validate();
-    checkpoints.validate();
+    o.checkpoints.validate();
     check_outputs({config.out, config.metrics}, {config.data});
   });
   use_threads(config.threads);
@@ -89,40 +174,26 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
         static_cast<long long>(layout.num_examples()), static_cast<long long>(layout.num_vars()),
         static_cast<long long>(layout.num_factors()), static_cast<long long>(layout.num_params),
         comm.size(), omp_get_max_threads(), config.to_line().c_str());
-  std::unique_ptr<LocalProblem> problem;
-  run_collectively(comm, [&] {
-    problem = std::make_unique<LocalProblem>(
-        slice,
-        ProblemSettings{config.epsilon, config.counting, config.loss_weight, true, config.data});
-    config.counting = problem->counting().mode;
-  });
 
-  Checkpoint identity;
-  identity.config_line = config.to_line();
-  identity.compatibility = config.trajectory_fields();
-  const bool checkpointing = !checkpoints.directory.empty() || !checkpoints.resume.empty();
-  if (checkpointing) identity.data_fingerprint = dataset_fingerprint(slice, comm);
-  const std::optional<Checkpoint> resumed = resume_training(checkpoints, identity, *problem, comm);
-
-  std::unique_ptr<RunLog> log;
-  run_collectively(comm, [&] {
-    log = std::make_unique<RunLog>(comm.is_root(), config.metrics,
-                                   metadata_line(config, layout, comm),
-                                   resumed ? resumed->metrics_bytes : -1);
-  });
-  CheckpointingObserver observer(*log, checkpoints, identity, comm);
-  const TrainResult result =
-      train(*problem, config, comm, observer, resumed ? resumed->state : TrainingState{});
-  log->finish(result);
-  if (observer.requeue()) {
+  const bool primal_dual = config.learner == "primal-dual";
+  bool requeue = false;
+  const TrainResult result = primal_dual ? train_primal_dual(slice, layout, o, comm, requeue)
+                                         : train_baseline(slice, layout, o, comm);
+  if (requeue) {
     if (comm.is_root())
       std::printf("checkpoint written to %s; run the same command to continue (exit %d)\n",
-                  checkpoints.directory.c_str(), kExitRequeue);
+                  o.checkpoints.directory.c_str(), kExitRequeue);
     return kExitRequeue;
   }
   run_collectively(comm, [&] {
     if (!comm.is_root()) return;
-    auto attributes = config.fields();
+    // A baseline's model predicts with the learner's own inference, a CRF at eps = 1.
+    TrainConfig recorded = config;
+    if (!primal_dual) recorded.epsilon = 1.0;
+    auto attributes = recorded.fields();
+    if (!primal_dual)
+      attributes.emplace_back("inference",
+                              config.learner.rfind("lbp", 0) == 0 ? "lbp" : "mean-field");
     attributes.emplace_back("iterations", std::to_string(result.state.iterations_done));
     attributes.emplace_back("stop_reason", result.stop_reason);
     attributes.emplace_back("ranks", std::to_string(comm.size()));

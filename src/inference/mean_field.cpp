@@ -1,0 +1,80 @@
+#include "pdsp/inference/mean_field.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "pdsp/inference/smax.hpp"
+#include "pdsp/inference/table_ops.hpp"
+
+namespace pdsp {
+
+void MeanField::reset(int64_t n, double* belief) const {
+  for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v)
+    std::fill(belief + data_.state_offset[v], belief + data_.state_offset[v + 1],
+              1.0 / data_.card[v]);
+}
+
+void MeanField::expected_factor_score(int64_t e, const double* potential, const double* belief,
+                                      double* out, Workspace& w) const {
+  const int64_t a = graph_.slot_factor[e];
+  const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
+  const double* u = potential + data_.num_states() + data_.table_offset[a];
+  std::copy(u, u + size, w.table.data());
+  for (int64_t j = data_.factor_var_ptr[a]; j < data_.factor_var_ptr[a + 1]; ++j) {
+    if (j == e) continue;
+    const int64_t v = data_.factor_vars[j];
+    scale_along_slot(w.table.data(), size, data_.card[v], graph_.slot_stride[j],
+                     belief + data_.state_offset[v]);
+  }
+  sum_along_slot(w.table.data(), size, data_.card[data_.factor_vars[e]], graph_.slot_stride[e],
+                 out);
+}
+
+void MeanField::factor_belief(int64_t a, double* belief) const {
+  const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
+  double* b = belief + data_.num_states() + data_.table_offset[a];
+  std::fill(b, b + size, 1.0);
+  for (int64_t j = data_.factor_var_ptr[a]; j < data_.factor_var_ptr[a + 1]; ++j) {
+    const int64_t v = data_.factor_vars[j];
+    scale_along_slot(b, size, data_.card[v], graph_.slot_stride[j], belief + data_.state_offset[v]);
+  }
+}
+
+double MeanField::infer(int64_t n, const double* potential, double* belief, int max_sweeps,
+                        double tol, Workspace& w) const {
+  for (int sweep = 0; sweep < max_sweeps; ++sweep) {
+    double change = 0.0;
+    for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
+      const int64_t card = data_.card[v];
+      double* score = w.state.data();
+      std::copy(potential + data_.state_offset[v], potential + data_.state_offset[v + 1], score);
+      for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {
+        expected_factor_score(graph_.var_slots[i], potential, belief, w.mu.data(), w);
+        for (int64_t s = 0; s < card; ++s) score[s] += w.mu[s];
+      }
+      double* q = belief + data_.state_offset[v];
+      soft_argmax(score, card, 1.0, w.mu.data());
+      for (int64_t s = 0; s < card; ++s) {
+        change = std::max(change, std::abs(w.mu[s] - q[s]));
+        q[s] = w.mu[s];
+      }
+    }
+    if (change <= tol) break;
+  }
+  double bound = 0.0;
+  for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
+    const double* q = belief + data_.state_offset[v];
+    bound += entropy(q, data_.card[v]);
+    for (int64_t s = 0; s < data_.card[v]; ++s)
+      bound += q[s] * potential[data_.state_offset[v] + s];
+  }
+  for (int64_t a = data_.factor_offset[n]; a < data_.factor_offset[n + 1]; ++a) {
+    factor_belief(a, belief);
+    const int64_t first = data_.num_states() + data_.table_offset[a];
+    for (int64_t t = 0; t < data_.table_offset[a + 1] - data_.table_offset[a]; ++t)
+      bound += belief[first + t] * potential[first + t];
+  }
+  return bound;
+}
+
+}  // namespace pdsp
