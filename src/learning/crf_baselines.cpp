@@ -2,6 +2,7 @@
 
 #include <LBFGS.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -54,25 +55,22 @@ class Likelihood {
     return value;
   }
 
-  // Sum over the ranks of the gradient of example `k` of each rank (ranks with fewer examples
-  // add nothing), with the regulariser's share of the examples taken. Returns how many
-  // examples took part.
-  int64_t batch_gradient(int64_t k, std::span<const double> theta, int64_t total_examples,
-                         std::span<double> grad) {
-    std::vector<double> reduced(params_ + 1, 0.0);
+  // The stochastic gradient of example `global` (in file order) with its 1/N share of the
+  // regulariser. The rank that holds the example computes it and the allreduce hands it to all,
+  // so SGD visits the examples in the same order, with the same result, on any rank count.
+  void example_gradient(int64_t global, std::span<const double> theta, std::span<double> grad) {
+    std::fill(grad.begin(), grad.end(), 0.0);
     const Dataset& data = crf_.data();
-    if (k < data.num_examples()) {
+    const int64_t k = global - data.first_example;
+    if (k >= 0 && k < data.num_examples()) {
       crf_.set_example_theta(k, theta);
       crf_.infer(k);
-      const auto z = std::span<double>(reduced).first(params_);
-      add_example_moments(data, k, crf_.beliefs(), z);
-      add_example_moments(data, k, negative_truth_, z);
-      reduced[params_] = 1.0;
+      add_example_moments(data, k, crf_.beliefs(), grad);
+      add_example_moments(data, k, negative_truth_, grad);
     }
-    comm_.allreduce_sum(std::span<double>(reduced));
-    const double share = reduced[params_] / static_cast<double>(total_examples);
-    for (size_t r = 0; r < params_; ++r) grad[r] = reduced[r] + share * config_.C * theta[r];
-    return static_cast<int64_t>(reduced[params_]);
+    comm_.allreduce_sum(grad);
+    const double share = 1.0 / static_cast<double>(data.file_examples);
+    for (size_t r = 0; r < params_; ++r) grad[r] += share * config_.C * theta[r];
   }
 
  private:
@@ -102,12 +100,10 @@ TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communi
   Likelihood likelihood(crf, config, comm);
   const Dataset& data = crf.data();
   const size_t params = static_cast<size_t>(data.num_params);
-  int64_t counts[2] = {data.num_examples(), data.num_vars()};
-  comm.allreduce_sum(std::span<int64_t>(counts));
-  double most_local[1] = {static_cast<double>(data.num_examples())};
-  comm.allreduce({}, most_local);
+  int64_t variables[1] = {data.num_vars()};
+  comm.allreduce_sum(std::span<int64_t>(variables));
   const double variables_per_example =
-      static_cast<double>(counts[1]) / static_cast<double>(counts[0]);
+      static_cast<double>(variables[0]) / static_cast<double>(data.file_examples);
 
   TrainResult result;
   result.state.theta.assign(params, 0.0);
@@ -119,8 +115,8 @@ TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communi
   for (int epoch = 1; epoch <= config.max_iters; ++epoch) {
     const auto epoch_start = Clock::now();
     const double step = config.step / variables_per_example / epoch;
-    for (int64_t k = 0; k < static_cast<int64_t>(most_local[0]); ++k) {
-      likelihood.batch_gradient(k, theta, counts[0], grad);
+    for (int64_t n = 0; n < data.file_examples; ++n) {
+      likelihood.example_gradient(n, theta, grad);
       for (size_t r = 0; r < params; ++r) theta[r] -= step * grad[r];
     }
     const double value = likelihood.value_and_gradient(theta, grad);

@@ -38,4 +38,14 @@ for ranks in 2 3; do
   "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np $ranks "$pdsp" predict \
     --data "$work/one.h5" --model "$work/one1.h5" --out "$work/pone$ranks.h5" > /dev/null
 done
+
+# A likelihood baseline: the same on 1 and 2 ranks, and predictions with its own inference.
+"$pdsp" gen denoise --train "$work/shared.h5" --height 12 --width 12 --train-copies 4 --params shared > /dev/null
+for learner in lbp-lbfgs mf-sgd; do
+  "$pdsp" train --data "$work/shared.h5" --out "$work/b1.h5" --learner $learner --max-iters 5 > /dev/null
+  "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2 "$pdsp" train \
+    --data "$work/shared.h5" --out "$work/b2.h5" --learner $learner --max-iters 5 > /dev/null
+  h5diff --relative=1e-9 "$work/b1.h5" "$work/b2.h5" /theta
+  "$pdsp" predict --data "$work/shared.h5" --model "$work/b1.h5" --out "$work/pb.h5" | grep -q "to convergence"
+done
 echo "end-to-end: ok"
