@@ -10,3 +10,8 @@ if(NOT TARGET hdf5::hdf5)
   target_link_libraries(hdf5::hdf5 INTERFACE ${HDF5_C_LIBRARIES} ${HDF5_LIBRARIES})
   target_compile_definitions(hdf5::hdf5 INTERFACE ${HDF5_DEFINITIONS})
 endif()
+# LBFGS++ (header-only, on Eigen) for the L-BFGS likelihood baselines.
+find_path(LBFGSPP_INCLUDE_DIR LBFGS.h PATHS /usr/include /usr/local/include)
+if(NOT LBFGSPP_INCLUDE_DIR OR NOT EXISTS ${LBFGSPP_INCLUDE_DIR}/LBFGSpp/LineSearchBacktracking.h)
+  message(FATAL_ERROR "LBFGS++ not found: install Debian's liblbfgspp-dev (run/install_deps.sh)")
+endif()

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Every experiment of Hazan & Urtasun (NIPS 2010) section 5, then docs/reproduction.md with
+# tables and figures (docs/figures/). About 15 minutes on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash run/install_deps.sh
+bash run/build.sh
+start=$(date +%s)
+bash run/reproduce_epsilon.sh
+bash run/reproduce_parameters.sh
+bash run/reproduce_denoising.sh
+/usr/bin/python3 run/reproduction.py report
+echo "reproduction took $(( $(date +%s) - start )) s"
