@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash run/install_deps.sh
 bash run/build.sh
-start=$(date +%s)
+mkdir -p out/reproduction
+date +%s > out/reproduction/started
 bash run/reproduce_epsilon.sh
 bash run/reproduce_parameters.sh
 bash run/reproduce_denoising.sh
 /usr/bin/python3 run/reproduction.py report
-echo "reproduction took $(( $(date +%s) - start )) s"
+echo "reproduction took $(( $(date +%s) - $(cat out/reproduction/started) )) s"

@@ -206,7 +206,7 @@ def report():
     add = lines.append
     add("# Reproduction of Hazan & Urtasun (NIPS 2010), section 5\n")
     add("Produced by `bash run/reproduce_all.sh` from a clean build; every number below was "
-        "measured by that run. Machine: " + machine() + ".\n")
+        "measured by that run. Machine: " + machine() + ". " + elapsed() + "\n")
     add("## 1. The role of epsilon (10x10, 10 training images, bits flipped with p = 0.2, c = 1)\n")
     add("Per-site parameters; test set of 10 images generated the same way (1,000 pixels). "
         "Errors are misclassified test pixels.\n")
@@ -256,6 +256,15 @@ def report():
     with open(os.path.join(DOCS, "reproduction.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote docs/reproduction.md")
+
+
+def elapsed():
+    """The run's wall time so far, when run/reproduce_all.sh recorded its start."""
+    try:
+        started = int(open(f"{OUT}/started").read())
+    except (OSError, ValueError):
+        return ""
+    return "The whole run took %.1f minutes." % ((time.time() - started) / 60.0)
 
 
 def machine():
