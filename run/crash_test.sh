@@ -12,10 +12,12 @@ source "$here/mpi_env.sh"
 work=$(mktemp -d)
 trap 'pkill -9 -f "$work" 2> /dev/null; rm -rf "$work"' EXIT
 
-"$pdsp" gen denoise --train "$work/train.h5" --height 48 --width 48 --train-copies 24 > /dev/null
+"$pdsp" gen denoise --train "$work/train.h5" --height 32 --width 32 --train-copies 8 > /dev/null
 launch=()
 [ "$ranks" -gt 1 ] && launch=("${MPIRUN[@]}" -np "$ranks")
-train=(train --data "$work/train.h5" --max-iters 150 --tol 0 --threads 1)
+# --tol 0: the run always goes to --max-iters, long enough for every kill to land mid-training;
+# few step trials keep the iterations short once the objective stops moving.
+train=(train --data "$work/train.h5" --max-iters 1000 --tol 0 --max-step-trials 8 --threads 1)
 "${launch[@]}" "$pdsp" "${train[@]}" --out "$work/reference.h5" --metrics "$work/reference.jsonl" > /dev/null
 
 resumable=("${train[@]}" --out "$work/model.h5" --metrics "$work/metrics.jsonl"
@@ -26,8 +28,10 @@ while [ "$kills" -lt "$kills_wanted" ]; do
   setsid "${launch[@]}" "$pdsp" "${resumable[@]}" > "$work/run.log" 2>&1 &
   pid=$!
   runs=$((runs + 1))
-  # Random moment: 0.2 to 0.9 s after the start (start-up, resume, iterations, checkpoint writes).
-  sleep "0.$((RANDOM % 8 + 2))"
+  # Random moment after the start: during start-up, resume, iterations or checkpoint writes
+  # (0.05-0.5 s on one rank; mpirun itself takes about 0.4 s to start, so 0.3-1.0 s there).
+  if [ "$ranks" -gt 1 ]; then delay=$((RANDOM % 70 + 30)); else delay=$((RANDOM % 45 + 5)); fi
+  sleep "$(printf '%d.%02d' $((delay / 100)) $((delay % 100)))"
   if kill -0 "$pid" 2> /dev/null; then
     kill -9 -- "-$pid" 2> /dev/null
     pkill -9 -f "$work/checkpoints" 2> /dev/null
@@ -35,8 +39,8 @@ while [ "$kills" -lt "$kills_wanted" ]; do
     kills=$((kills + 1))
   else
     wait "$pid"
-    echo "run $runs finished before it could be killed (training is shorter than the kills)"
-    break
+    echo "FAIL: run $runs finished before it could be killed: only $kills kills (make training longer)"
+    exit 1
   fi
 done
 "${launch[@]}" "$pdsp" "${resumable[@]}" > "$work/run.log" 2>&1 || { echo "FAIL: the last resume failed"; cat "$work/run.log"; exit 1; }

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <sstream>
 
@@ -46,6 +48,35 @@ std::string text_checksum(const std::string& text) {
   return sum.hex();
 }
 
+std::string settings_line(const Checkpoint& c) {
+  std::string settings;
+  for (const auto& [name, value] : c.compatibility)
+    settings += (settings.empty() ? "" : " ") + name + "=" + value;
+  return settings;
+}
+
+std::string bits(double x) {
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx",
+                static_cast<unsigned long long>(std::bit_cast<uint64_t>(x)));
+  return text;
+}
+
+// Every header field in one canonical text (doubles by their bits), for the header checksum:
+// a flipped bit anywhere in the attributes is damage, not a different run.
+std::string header_text(const Checkpoint& c, int64_t num_params, int64_t message_entries,
+                        const std::string& theta_checksum, const std::string& messages_checksum) {
+  return "iteration=" + std::to_string(c.state.iterations_done) + "\nstep=" + bits(c.state.step) +
+         "\nprevious=" + bits(c.state.previous_objective) +
+         "\nseconds=" + bits(c.state.seconds_trained) + "\nstop=" + c.state.stop_reason +
+         "\nmetrics_bytes=" + std::to_string(c.metrics_bytes) +
+         "\nmetrics_checksum=" + c.metrics_checksum + "\nconfig=" + c.config_line +
+         "\nsettings=" + settings_line(c) + "\ndata=" + c.data_fingerprint +
+         "\nnum_params=" + std::to_string(num_params) +
+         "\nmessage_entries=" + std::to_string(message_entries) + "\ntheta=" + theta_checksum +
+         "\nmessages=" + messages_checksum;
+}
+
 }  // namespace
 
 void write_checkpoint(const std::string& path, const Checkpoint& c,
@@ -63,24 +94,27 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     h5::File file = h5::File::create(temporary);
     file.write_attribute("format", std::string(kCheckpointFormat));
     file.write_attribute("format_version", kCheckpointFormatVersion);
+    const auto params = static_cast<int64_t>(c.state.theta.size());
+    const std::string theta_checksum = hex_checksum(kThetaTag, 0, c.state.theta, nullptr);
     file.write_attribute("iteration", int64_t{c.state.iterations_done});
     file.write_attribute("step", c.state.step);
     file.write_attribute("previous_objective", c.state.previous_objective);
     file.write_attribute("seconds_trained", c.state.seconds_trained);
     file.write_attribute("stop_reason", c.state.stop_reason);
     file.write_attribute("metrics_bytes", c.metrics_bytes);
+    file.write_attribute("metrics_checksum", c.metrics_checksum);
     file.write_attribute("config", c.config_line);
     file.write_attribute("config_hash", text_checksum(c.config_line));
     file.write_attribute("data", c.data_fingerprint);
-    std::string settings;
-    for (const auto& [name, value] : c.compatibility)
-      settings += (settings.empty() ? "" : " ") + name + "=" + value;
-    file.write_attribute("settings", settings);
-    file.write_attribute("num_params", static_cast<int64_t>(c.state.theta.size()));
+    file.write_attribute("settings", settings_line(c));
+    file.write_attribute("num_params", params);
     file.write_attribute("message_entries", total);
     file.write_attribute("written_by_ranks", int64_t{comm.size()});
-    file.write_attribute("checksum_theta", hex_checksum(kThetaTag, 0, c.state.theta, nullptr));
+    file.write_attribute("checksum_theta", theta_checksum);
     file.write_attribute("checksum_messages", messages_checksum);
+    file.write_attribute(
+        "checksum_header",
+        text_checksum(header_text(c, params, total, theta_checksum, messages_checksum)));
     file.write("/theta", c.state.theta);
     file.create_dataset<double>("/messages", total);
   });
@@ -95,11 +129,8 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
   });
 }
 
-Checkpoint read_checkpoint(const std::string& path, std::vector<double>& local_messages,
-                           int64_t num_params, Communicator& comm) {
-  const auto [first, total] = message_range(static_cast<int64_t>(local_messages.size()), comm);
+Checkpoint read_checkpoint_header(const std::string& path, int64_t num_params, Communicator& comm) {
   Checkpoint c;
-  std::string stored_messages_checksum;
   run_collectively(comm, [&] {
     const h5::File file = h5::File::open_read(path);
     const std::string format = file.read_string_attribute("format");
@@ -109,45 +140,59 @@ Checkpoint read_checkpoint(const std::string& path, std::vector<double>& local_m
     if (version != kCheckpointFormatVersion)
       throw_file_error(path, "@format_version",
                        "unknown checkpoint version " + std::to_string(version));
-    if (file.read_int_attribute("num_params") != num_params)
-      throw_file_error(path, "@num_params",
-                       "is " + std::to_string(file.read_int_attribute("num_params")) +
-                           ", the data has " + std::to_string(num_params));
-    if (file.read_int_attribute("message_entries") != total)
-      throw_file_error(path, "@message_entries",
-                       "is " + std::to_string(file.read_int_attribute("message_entries")) +
-                           ", the data needs " + std::to_string(total));
     c.state.iterations_done = static_cast<int>(file.read_int_attribute("iteration"));
     c.state.step = file.read_double_attribute("step");
     c.state.previous_objective = file.read_double_attribute("previous_objective");
     c.state.seconds_trained = file.read_double_attribute("seconds_trained");
     c.state.stop_reason = file.read_string_attribute("stop_reason");
     c.metrics_bytes = file.read_int_attribute("metrics_bytes");
+    c.metrics_checksum = file.read_string_attribute("metrics_checksum");
     c.config_line = file.read_string_attribute("config");
-    if (text_checksum(c.config_line) != file.read_string_attribute("config_hash"))
-      throw_file_error(path, "@config", "checksum mismatch (the file is corrupt)");
     c.data_fingerprint = file.read_string_attribute("data");
-    c.state.theta = file.read<double>("/theta", 0, num_params);
-    if (hex_checksum(kThetaTag, 0, c.state.theta, nullptr) !=
-        file.read_string_attribute("checksum_theta"))
-      throw_file_error(path, "/theta", "checksum mismatch (the file is corrupt)");
-    local_messages =
-        file.read<double>("/messages", first, static_cast<int64_t>(local_messages.size()));
-    stored_messages_checksum = file.read_string_attribute("checksum_messages");
-  });
-  const std::string computed = hex_checksum(kMessageTag, first, local_messages, &comm);
-  run_collectively(comm, [&] {
-    if (computed != stored_messages_checksum)
-      throw_file_error(path, "/messages", "checksum mismatch (the file is corrupt)");
-    std::istringstream settings(h5::File::open_read(path).read_string_attribute("settings"));
+    std::istringstream settings(file.read_string_attribute("settings"));
     std::string field;
     while (settings >> field) {
       const size_t equals = field.find('=');
       if (equals == std::string::npos) throw_file_error(path, "@settings", "malformed: " + field);
       c.compatibility.emplace_back(field.substr(0, equals), field.substr(equals + 1));
     }
+    const int64_t params = file.read_int_attribute("num_params");
+    const std::string theta_checksum = file.read_string_attribute("checksum_theta");
+    if (text_checksum(header_text(c, params, file.read_int_attribute("message_entries"),
+                                  theta_checksum,
+                                  file.read_string_attribute("checksum_messages"))) !=
+        file.read_string_attribute("checksum_header"))
+      throw_file_error(path, "@checksum_header", "header checksum mismatch (the file is corrupt)");
+    if (params != num_params)
+      throw_file_error(
+          path, "@num_params",
+          "is " + std::to_string(params) + ", the data has " + std::to_string(num_params));
+    c.state.theta = file.read<double>("/theta", 0, num_params);
+    if (hex_checksum(kThetaTag, 0, c.state.theta, nullptr) != theta_checksum)
+      throw_file_error(path, "/theta", "checksum mismatch (the file is corrupt)");
   });
   return c;
+}
+
+void read_checkpoint_messages(const std::string& path, std::vector<double>& local_messages,
+                              Communicator& comm) {
+  const auto [first, total] = message_range(static_cast<int64_t>(local_messages.size()), comm);
+  std::string stored;
+  run_collectively(comm, [&] {
+    const h5::File file = h5::File::open_read(path);
+    if (file.read_int_attribute("message_entries") != total)
+      throw_file_error(path, "@message_entries",
+                       "is " + std::to_string(file.read_int_attribute("message_entries")) +
+                           ", the data needs " + std::to_string(total));
+    local_messages =
+        file.read<double>("/messages", first, static_cast<int64_t>(local_messages.size()));
+    stored = file.read_string_attribute("checksum_messages");
+  });
+  const std::string computed = hex_checksum(kMessageTag, first, local_messages, &comm);
+  run_collectively(comm, [&] {
+    if (computed != stored)
+      throw_file_error(path, "/messages", "checksum mismatch (the file is corrupt)");
+  });
 }
 
 }  // namespace pdsp

@@ -17,8 +17,7 @@ namespace {
 constexpr const char* kPrefix = "ckpt-";
 constexpr const char* kSuffix = ".h5";
 
-// The iteration of a published checkpoint's file name, or -1 for any other file.
-int iteration_of(const std::string& name) {
+int name_iteration(const std::string& name) {
   const std::string prefix = kPrefix, suffix = kSuffix;
   if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
       name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
@@ -30,6 +29,10 @@ int iteration_of(const std::string& name) {
   return std::stoi(digits);
 }
 }  // namespace
+
+int CheckpointStore::iteration_of(const std::string& path) {
+  return name_iteration(fs::path(path).filename().string());
+}
 
 CheckpointStore::CheckpointStore(std::string directory, int keep)
     : directory_(std::move(directory)), keep_(keep) {
@@ -48,7 +51,7 @@ std::string CheckpointStore::path_for(int iteration) const {
 std::vector<std::pair<int, std::string>> CheckpointStore::published() const {
   std::vector<std::pair<int, std::string>> found;
   for (const auto& entry : fs::directory_iterator(directory_)) {
-    const int iteration = iteration_of(entry.path().filename().string());
+    const int iteration = iteration_of(entry.path().string());
     if (iteration >= 0) found.emplace_back(iteration, entry.path().string());
   }
   std::sort(found.rbegin(), found.rend());
@@ -62,18 +65,15 @@ void CheckpointStore::publish(const std::string& path) const {
     std::ofstream(pointer.temporary_path()) << fs::path(path).filename().string() << "\n";
     pointer.commit();
   }
-  const auto all = published();
-  for (size_t i = static_cast<size_t>(keep_); i < all.size(); ++i) fs::remove(all[i].second);
+  const int current = iteration_of(path);
+  int kept = 1;  // the one just published
+  for (const auto& [iteration, other] : published())
+    if (iteration < current && ++kept > keep_) fs::remove(other);
 }
 
 std::vector<std::string> CheckpointStore::candidates() const {
   std::vector<std::string> order;
-  std::ifstream pointer(fs::path(directory_) / "latest");
-  std::string name;
-  if (pointer >> name && iteration_of(name) >= 0 && fs::exists(fs::path(directory_) / name))
-    order.push_back((fs::path(directory_) / name).string());
-  for (const auto& [iteration, path] : published())
-    if (std::find(order.begin(), order.end(), path) == order.end()) order.push_back(path);
+  for (const auto& [iteration, path] : published()) order.push_back(path);
   return order;
 }
 

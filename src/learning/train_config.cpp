@@ -31,7 +31,8 @@ void TrainConfig::validate() const {
           "must be a finite number >= 0");
   require(sweeps >= 1, "--sweeps", "must be >= 1");
   require(max_iters >= 0, "--max-iters", "must be >= 0");
-  require(std::isfinite(tol) && tol >= 0, "--tol", "must be a finite number >= 0");
+  require(std::isfinite(tol) && tol >= 0, "--tol",
+          "must be a finite number >= 0 (0: never stop on it)");
   require(std::isfinite(max_seconds) && max_seconds >= 0, "--max-seconds", "must be >= 0");
   require(std::isfinite(initial_step) && initial_step > 0, "--step", "must be > 0");
   require(max_step_trials >= 1 && max_step_trials <= 200, "--max-step-trials",

@@ -161,13 +161,13 @@ std::string Trainer::convergence(const IterationRecord& record) const {
   const double accepted = record.objective_after_step;
   const double scale = std::max(1.0, std::abs(accepted));
   if (!std::isnan(state_.previous_objective) &&
-      std::abs(state_.previous_objective - accepted) <= config_.tol * scale)
+      std::abs(state_.previous_objective - accepted) < config_.tol * scale)
     // At eps = 0, F is piecewise linear: no descent step along the subgradient and no change of
     // the messages is a stall at a kink, not a certificate of optimality (design.md §5).
     return config_.epsilon == 0 && record.step == 0
                ? "stalled: no step decreased F (eps = 0 is not smooth)"
                : "converged: relative decrease below tol";
-  if (dual_bounds_primal_ && record.gap >= 0 && record.gap <= config_.tol * scale &&
+  if (dual_bounds_primal_ && record.gap >= 0 && record.gap < config_.tol * scale &&
       record.violation <= std::sqrt(config_.tol))
     return "converged: primal-dual gap below tol";
   if (config_.max_seconds > 0 && maxima_[1] >= config_.max_seconds) return "time limit";
@@ -199,7 +199,8 @@ TrainResult Trainer::run() {
     state_.previous_objective = record.objective_after_step;
     state_.iterations_done = record.iteration;
     result.objective = record.objective_after_step;
-    const bool final_stop = stop.rfind("converged", 0) == 0 || stop == "time limit";
+    const bool final_stop =
+        stop.rfind("converged", 0) == 0 || stop.rfind("stalled", 0) == 0 || stop == "time limit";
     if (final_stop) state_.stop_reason = stop;
     TrainingState snapshot = state_;
     snapshot.seconds_trained = record.elapsed;

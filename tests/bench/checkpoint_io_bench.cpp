@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
     std::vector<double> back(messages.size());
     comm.barrier();
     start = Clock::now();
-    pdsp::read_checkpoint(path, back, 16256, comm);
+    pdsp::read_checkpoint_header(path, 16256, comm);
+    pdsp::read_checkpoint_messages(path, back, comm);
     comm.barrier();
     read_best = std::min(read_best, std::chrono::duration<double>(Clock::now() - start).count());
     if (back != messages) {
@@ -49,9 +50,10 @@ int main(int argc, char** argv) {
   }
   if (comm.is_root()) {
     const double bytes = static_cast<double>(total) * sizeof(double);
-    std::printf("%8.2f GiB  %5d rank(s)  write %7.2f s (%6.0f MiB/s)  read+verify %7.2f s (%6.0f MiB/s)\n",
-                bytes / (1 << 30), comm.size(), write_best, bytes / (1 << 20) / write_best,
-                read_best, bytes / (1 << 20) / read_best);
+    std::printf(
+        "%8.2f GiB  %5d rank(s)  write %7.2f s (%6.0f MiB/s)  read+verify %7.2f s (%6.0f MiB/s)\n",
+        bytes / (1 << 30), comm.size(), write_best, bytes / (1 << 20) / write_best, read_best,
+        bytes / (1 << 20) / read_best);
     std::filesystem::remove(path);
   }
   return 0;

@@ -58,6 +58,12 @@ struct Fixture {
   }
 };
 
+Checkpoint load(const std::string& path, std::vector<double>& messages, Communicator& comm) {
+  Checkpoint c = read_checkpoint_header(path, 6, comm);
+  read_checkpoint_messages(path, messages, comm);
+  return c;
+}
+
 // Flips one byte inside the stored values of `dataset` (contiguous layout).
 void flip_byte_of(const std::string& path, const std::string& dataset, int64_t byte) {
   hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -98,7 +104,7 @@ TEST(Checkpoint, RoundTripRestoresEveryField) {
   const std::vector<double> messages = f.problem.messages();
   write_checkpoint(dir / "c.h5", written, messages, f.comm);
   std::vector<double> read_messages(messages.size(), 0.0);
-  const Checkpoint read = read_checkpoint(dir / "c.h5", read_messages, 6, f.comm);
+  const Checkpoint read = load(dir / "c.h5", read_messages, f.comm);
   EXPECT_EQ(read_messages, messages);
   EXPECT_EQ(read.state.theta, written.state.theta);
   EXPECT_EQ(read.state.step, 0.125);
@@ -120,7 +126,7 @@ class DamagedCheckpoint : public ::testing::Test {
   std::string load_error() {
     std::vector<double> messages(f_.problem.messages().size());
     try {
-      read_checkpoint(path_, messages, 6, f_.comm);
+      load(path_, messages, f_.comm);
     } catch (const CollectiveError& error) {
       return error.what();
     }
@@ -139,6 +145,16 @@ TEST_F(DamagedCheckpoint, AFlippedByteInTheMessagesIsDetected) {
 TEST_F(DamagedCheckpoint, AFlippedByteInThetaIsDetected) {
   flip_byte_of(path_, "/theta", 9);
   EXPECT_NE(load_error().find("/theta: checksum mismatch"), std::string::npos) << load_error();
+}
+
+TEST_F(DamagedCheckpoint, AChangedHeaderFieldIsDetected) {
+  hid_t file = H5Fopen(path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const int64_t iteration = 1048605;
+  hid_t attribute = H5Aopen(file, "iteration", H5P_DEFAULT);
+  H5Awrite(attribute, H5T_NATIVE_INT64, &iteration);
+  H5Aclose(attribute);
+  H5Fclose(file);
+  EXPECT_NE(load_error().find("header checksum mismatch"), std::string::npos) << load_error();
 }
 
 TEST_F(DamagedCheckpoint, ATruncatedFileIsDetected) {
@@ -165,6 +181,13 @@ TEST(CheckpointStore, PublishesLatestAndKeepsTheNewest) {
   }
   EXPECT_FALSE(fs::exists(store.path_for(1)));
   EXPECT_EQ(store.candidates(), (std::vector<std::string>{store.path_for(3), store.path_for(2)}));
+  // A later iteration that is not this run's is never removed for the one just published.
+  std::ofstream(store.path_for(9)) << "x";
+  std::ofstream(store.path_for(4)) << "x";
+  store.publish(store.path_for(4));
+  EXPECT_TRUE(fs::exists(store.path_for(4)));
+  EXPECT_TRUE(fs::exists(store.path_for(9)));
+  EXPECT_FALSE(fs::exists(store.path_for(2)));
   std::ofstream(dir / "ckpt-000000009.h5.tmp.77") << "partial";
   store.remove_stale_temporaries();
   EXPECT_FALSE(fs::exists(dir / "ckpt-000000009.h5.tmp.77"));

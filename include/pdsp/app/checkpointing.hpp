@@ -60,7 +60,6 @@ class CheckpointingObserver final : public TrainingObserver {
   Checkpoint identity_;
   Communicator& comm_;
   std::unique_ptr<CheckpointStore> store_;
-  Clock::time_point started_ = Clock::now();
   Clock::time_point last_write_ = Clock::now();
   double last_write_seconds_ = 0;
   int last_written_iteration_ = -1;

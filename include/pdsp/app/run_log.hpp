@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "pdsp/data/checksum.hpp"
 #include "pdsp/learning/trainer.hpp"
 
 namespace pdsp {
@@ -14,15 +15,20 @@ class RunLog final : public TrainingObserver {
   // `resume_bytes` >= 0 the existing file is cut back to that length (the end of the
   // checkpointed iteration's line) and continued, so no iteration appears twice or goes missing.
   RunLog(bool root, const std::string& metrics_path, const std::string& metadata,
-         int64_t resume_bytes = -1);
+         int64_t resume_bytes = -1, const std::string& resume_checksum = "");
   void on_iteration(const IterationRecord& record) override;
   void finish(const TrainResult& result);
-  // Length of the metrics file so far (-1 without one); meaningful on the root rank.
-  int64_t bytes() { return metrics_.is_open() ? static_cast<int64_t>(metrics_.tellp()) : -1; }
+  // Length and checksum of the metrics file so far (-1 / "" without one); root rank only.
+  int64_t bytes() const { return metrics_.is_open() ? bytes_ : -1; }
+  std::string checksum() const { return metrics_.is_open() ? checksum_.hex() : ""; }
 
  private:
+  void write_line(const std::string& json);
+
   bool root_;
   std::ofstream metrics_;
+  int64_t bytes_ = 0;
+  Checksum checksum_;
 };
 
 }  // namespace pdsp

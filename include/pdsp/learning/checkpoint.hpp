@@ -1,8 +1,8 @@
 #pragma once
 // Checkpoint files: the whole training state in one HDF5 file. Root attributes hold the scalar
-// state, the configuration and the identity of the training data; /theta holds the parameters
-// and /messages every message in global example order, so a run can resume on another rank
-// count. Each array carries a checksum (see Checksum) that is verified on load.
+// state, the configuration, the identity of the training data and of the metrics file, all
+// under one header checksum; /theta holds the parameters and /messages every message in global
+// example order (so a run can resume on another rank count), each with its own checksum.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -18,23 +18,27 @@ inline constexpr int64_t kCheckpointFormatVersion = 1;
 
 struct Checkpoint {
   TrainingState state;
-  int64_t metrics_bytes = -1;  // length of the metrics file after this iteration (-1: no file)
-  std::string config_line;     // TrainConfig::to_line() of the run that wrote it
+  int64_t metrics_bytes = -1;    // length of the metrics file after this iteration (-1: none)
+  std::string metrics_checksum;  // checksum of those bytes (see RunLog)
+  std::string config_line;       // TrainConfig::to_line() of the run that wrote it
   // Settings that change the trajectory (epsilon, C, ...): a resume must use the same values.
   std::vector<std::pair<std::string, std::string>> compatibility;
   std::string data_fingerprint;
 };
 
-// Writes `path` atomically (temporary file, fsync, rename). Rank 0 writes the header and theta;
-// every rank writes its slice of the messages in turn, so no rank holds more than its own.
-// Collective.
+// Writes `path` atomically (temporary file, fsync, rename). Rank 0 writes the header and theta
+// (from its copy of `checkpoint`); every rank writes its slice of the messages in turn, so no
+// rank holds more than its own. Collective.
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint,
                       const std::vector<double>& local_messages, Communicator& comm);
 
-// Reads and verifies `path`: format, version, sizes and every checksum. Fills `local_messages`
-// (already sized to this rank's part of the arena) with this rank's slice. Collective; any
-// defect throws CollectiveError on every rank.
-Checkpoint read_checkpoint(const std::string& path, std::vector<double>& local_messages,
-                           int64_t num_params, Communicator& comm);
+// Reads and verifies the header and theta of `path`: format, version, the header checksum over
+// every attribute, the theta checksum. Collective; a damaged file throws CollectiveError.
+Checkpoint read_checkpoint_header(const std::string& path, int64_t num_params, Communicator& comm);
+
+// Reads this rank's slice of the messages (`local_messages` is already sized to it) and
+// verifies the checksum of the whole array. Collective; damage throws CollectiveError.
+void read_checkpoint_messages(const std::string& path, std::vector<double>& local_messages,
+                              Communicator& comm);
 
 }  // namespace pdsp

@@ -13,12 +13,13 @@ class CheckpointStore {
 
   const std::string& directory() const { return directory_; }
   std::string path_for(int iteration) const;
-  // After a checkpoint file is in place: points `latest` at it and removes all but the `keep`
-  // newest. Call on one rank.
+  // After a checkpoint file is in place: points `latest` at it and keeps it and the keep - 1
+  // newest before it; later iterations (not this run's) are left alone. Call on one rank.
   void publish(const std::string& path) const;
-  // Checkpoints to try on resume, best first: the one `latest` names, then the others from the
-  // newest iteration down.
+  // Published checkpoints from the newest iteration down (what a resume tries, in order).
   std::vector<std::string> candidates() const;
+  // The iteration in a checkpoint file name (-1 for any other name).
+  static int iteration_of(const std::string& path);
   // Removes temporary files left by a process that was killed while writing. Call on one rank
   // before training starts.
   void remove_stale_temporaries() const;

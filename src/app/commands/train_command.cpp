@@ -101,9 +101,9 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
 
   std::unique_ptr<RunLog> log;
   run_collectively(comm, [&] {
-    log = std::make_unique<RunLog>(comm.is_root(), config.metrics,
-                                   metadata_line(config, layout, comm),
-                                   resumed ? resumed->metrics_bytes : -1);
+    log = std::make_unique<RunLog>(
+        comm.is_root(), config.metrics, metadata_line(config, layout, comm),
+        resumed ? resumed->metrics_bytes : -1, resumed ? resumed->metrics_checksum : "");
   });
   CheckpointingObserver observer(*log, o.checkpoints, identity, comm);
   const TrainResult result =

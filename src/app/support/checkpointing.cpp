@@ -1,9 +1,11 @@
 #include "pdsp/app/checkpointing.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
 
+#include "pdsp/app/process_clock.hpp"
 #include "pdsp/app/stop_signals.hpp"
 #include "pdsp/data/errors.hpp"
 
@@ -15,11 +17,14 @@ double seconds_between(std::chrono::steady_clock::time_point a,
   return std::chrono::duration<double>(b - a).count();
 }
 
+// Starts the message of a refusal (as opposed to damage, which a resume skips).
+constexpr const char* kRefusal = "cannot resume: ";
+
 // Refuses a checkpoint written for other data or with settings that change the trajectory;
 // names the first field that differs.
 void check_compatible(const std::string& path, const Checkpoint& stored, const Checkpoint& now) {
   if (stored.data_fingerprint != now.data_fingerprint)
-    throw InputError(path + ": written for other training data (checkpoint: " +
+    throw InputError(path + ": " + kRefusal + "written for other training data (checkpoint: " +
                      stored.data_fingerprint + "; now: " + now.data_fingerprint + ")");
   for (const auto& [name, value] : now.compatibility)
     for (const auto& [stored_name, stored_value] : stored.compatibility)
@@ -68,43 +73,60 @@ std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
                                           const Checkpoint& current, LocalProblem& problem,
                                           Communicator& comm) {
   std::vector<std::string> candidates;
-  if (options.resume == "auto") {
-    candidates = CheckpointStore(options.directory, options.keep).candidates();
-    if (candidates.empty()) {
-      if (comm.is_root())
-        std::printf("no checkpoint in %s: starting afresh\n", options.directory.c_str());
-      return std::nullopt;
-    }
-  } else if (!options.resume.empty()) {
-    candidates = {options.resume};
-  } else {
+  std::vector<int> iterations;
+  run_collectively(comm, [&] {
+    if (options.directory.empty()) return;
+    const CheckpointStore store(options.directory, options.keep);
+    candidates = store.candidates();
+    for (const std::string& path : candidates) iterations.push_back(store.iteration_of(path));
+  });
+  if (options.resume.empty()) {
     // A fresh run would prune the checkpoints already in the directory: refuse to lose them.
     run_collectively(comm, [&] {
-      if (!options.directory.empty() &&
-          !CheckpointStore(options.directory, options.keep).candidates().empty())
+      if (!candidates.empty())
         throw InputError(options.directory +
                          ": holds checkpoints of an earlier run; pass --resume auto to continue "
                          "it, or choose another --checkpoint-dir");
     });
     return std::nullopt;
   }
+  const bool automatic = options.resume == "auto";
+  if (automatic && candidates.empty()) {
+    if (comm.is_root())
+      std::printf("no checkpoint in %s: starting afresh\n", options.directory.c_str());
+    return std::nullopt;
+  }
+  if (!automatic) candidates = {options.resume};
 
-  // A damaged or unreadable file is skipped for an older one (with --resume auto).
+  // A damaged file is skipped for an older one (with --resume auto); a file of other data or
+  // other settings is refused.
   for (size_t i = 0; i < candidates.size(); ++i) {
-    std::optional<Checkpoint> loaded;
+    const std::string& path = candidates[i];
+    const bool last_chance = !automatic || i + 1 == candidates.size();
+    Checkpoint loaded;
     try {
-      loaded = read_checkpoint(candidates[i], problem.messages(), problem.num_params(), comm);
+      loaded = read_checkpoint_header(path, problem.num_params(), comm);
+      run_collectively(comm, [&] { check_compatible(path, loaded, current); });
+      read_checkpoint_messages(path, problem.messages(), comm);
     } catch (const CollectiveError& error) {
-      if (options.resume != "auto" || i + 1 == candidates.size()) throw;
+      const bool refused = std::string(error.what()).find(kRefusal) != std::string::npos;
+      if (refused || last_chance) throw;
       if (error.reporter()) std::fprintf(stderr, "pdsp: skipping checkpoint: %s\n", error.what());
       continue;
     }
-    // A checkpoint of other data or other settings is refused, not skipped.
-    run_collectively(comm, [&] { check_compatible(candidates[i], *loaded, current); });
-    reopen_if_settings_changed(*loaded, current);
+    // Continuing an older checkpoint in a directory that holds later ones would interleave two
+    // runs' files (and pruning would remove the new ones): refuse, as for a fresh start.
+    run_collectively(comm, [&] {
+      for (size_t j = 0; j < iterations.size(); ++j)
+        if (!automatic && iterations[j] > loaded.state.iterations_done)
+          throw InputError(options.directory + ": holds checkpoints after iteration " +
+                           std::to_string(loaded.state.iterations_done) + " of " + path +
+                           "; resume into an empty --checkpoint-dir");
+    });
+    reopen_if_settings_changed(loaded, current);
     if (comm.is_root())
-      std::printf("resuming from %s after iteration %d\n", candidates[i].c_str(),
-                  loaded->state.iterations_done);
+      std::printf("resuming from %s after iteration %d\n", path.c_str(),
+                  loaded.state.iterations_done);
     return loaded;
   }
   return std::nullopt;
@@ -128,10 +150,9 @@ void CheckpointingObserver::write(const TrainingState& state, LocalProblem& prob
   const auto start = Clock::now();
   Checkpoint checkpoint = identity_;
   checkpoint.state = state;
-  // Only rank 0 knows the metrics file's length; the others contribute zero.
-  int64_t bytes[1] = {comm_.is_root() ? log_.bytes() : 0};
-  comm_.allreduce_sum(std::span<int64_t>(bytes));
-  checkpoint.metrics_bytes = bytes[0];
+  // Only rank 0 knows the metrics file, and only rank 0 writes the header.
+  checkpoint.metrics_bytes = log_.bytes();
+  checkpoint.metrics_checksum = log_.checksum();
   const std::string path = store_->path_for(state.iterations_done);
   write_checkpoint(path, checkpoint, problem.messages(), comm_);
   run_collectively(comm_, [&] {
@@ -148,9 +169,12 @@ std::string CheckpointingObserver::after_iteration(const TrainingState& state,
                                                    const std::string& stopping) {
   if (!store_) return "";
   // Time-based decisions use the slowest rank's clocks, so every rank decides alike.
-  double clocks[3] = {seconds_between(last_write_, Clock::now()),
-                      seconds_between(started_, Clock::now()),
-                      record.seconds + last_write_seconds_};
+  // Before the first write, assume 200 MB/s for the messages of all ranks written in turn.
+  const double write_estimate = std::max(
+      last_write_seconds_,
+      static_cast<double>(problem.messages().size() * sizeof(double)) * comm_.size() / 2e8);
+  double clocks[3] = {seconds_between(last_write_, Clock::now()), seconds_since_process_start(),
+                      record.seconds + write_estimate};
   if (options_.interval_seconds() > 0 || options_.max_walltime > 0) comm_.allreduce({}, clocks);
 
   std::string stop;

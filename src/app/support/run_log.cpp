@@ -2,35 +2,69 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "pdsp/app/json_line.hpp"
 #include "pdsp/data/errors.hpp"
 
 namespace pdsp {
 
+namespace {
+constexpr uint64_t kMetricsTag = 201;
+
+// The checksum RunLog keeps of its file: every byte at its position.
+void add_bytes(Checksum& sum, int64_t first, const std::string& text) {
+  for (size_t i = 0; i < text.size(); ++i)
+    sum.add_word(kMetricsTag, first + static_cast<int64_t>(i), static_cast<unsigned char>(text[i]));
+}
+
+// Whether the first `bytes` of the file at `path` are the ones a checkpoint recorded.
+bool has_prefix(const std::string& path, int64_t bytes, const std::string& checksum,
+                Checksum& sum) {
+  std::error_code error;
+  if (!std::filesystem::exists(path) ||
+      std::filesystem::file_size(path, error) < static_cast<uintmax_t>(bytes))
+    return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string prefix(static_cast<size_t>(bytes), '\0');
+  in.read(prefix.data(), bytes);
+  add_bytes(sum, 0, prefix);
+  return in && sum.hex() == checksum;
+}
+}  // namespace
+
 RunLog::RunLog(bool root, const std::string& metrics_path, const std::string& metadata,
-               int64_t resume_bytes)
+               int64_t resume_bytes, const std::string& resume_checksum)
     : root_(root) {
   if (!root_) return;
   std::printf("%5s %16s %16s %11s %9s %10s %9s %8s %10s\n", "iter", "F", "D", "gap", "viol",
               "|grad|", "step", "sec", "upd/s");
   if (metrics_path.empty()) return;
-  std::error_code error;
+  // Continue the file only when it still starts with what the checkpoint recorded; a different
+  // or shorter file (another run's, or one cut short) is not spliced into.
   const bool continuing =
-      resume_bytes >= 0 && std::filesystem::exists(metrics_path) &&
-      std::filesystem::file_size(metrics_path, error) >= static_cast<uintmax_t>(resume_bytes);
+      resume_bytes >= 0 && has_prefix(metrics_path, resume_bytes, resume_checksum, checksum_);
   if (continuing) {
     std::filesystem::resize_file(metrics_path, static_cast<uintmax_t>(resume_bytes));
     metrics_.open(metrics_path, std::ios::app);
+    bytes_ = resume_bytes;
   } else {
+    checksum_ = Checksum();
     if (resume_bytes >= 0)
-      std::printf(
-          "metrics file %s is missing or shorter than at the checkpoint: starting it anew\n",
-          metrics_path.c_str());
+      std::printf("metrics file %s does not hold the checkpointed run's lines: starting it anew\n",
+                  metrics_path.c_str());
     metrics_.open(metrics_path);
   }
   if (!metrics_) throw InputError(metrics_path + ": cannot open metrics file for writing");
-  if (!continuing) metrics_ << metadata << "\n";
+  if (!continuing) write_line(metadata);
+}
+
+void RunLog::write_line(const std::string& json) {
+  const std::string line = json + "\n";
+  add_bytes(checksum_, bytes_, line);
+  bytes_ += static_cast<int64_t>(line.size());
+  // One write per line, flushed: a crash leaves whole lines (a resume cuts back to its own).
+  metrics_ << line << std::flush;
 }
 
 void RunLog::on_iteration(const IterationRecord& r) {
@@ -40,27 +74,25 @@ void RunLog::on_iteration(const IterationRecord& r) {
               r.message_updates_per_second);
   std::fflush(stdout);
   if (!metrics_.is_open()) return;
-  metrics_ << JsonLine()
-                  .add("type", "iteration")
-                  .add("iteration", r.iteration)
-                  .add("F", r.objective)
-                  .add("D", r.dual)
-                  .add("gap", r.gap)
-                  .add("violation", r.violation)
-                  .add("grad_norm", r.grad_norm)
-                  .add("step", r.step)
-                  .add("step_trials", r.step_trials)
-                  .add("F_after_step", r.objective_after_step)
-                  .add("seconds", r.seconds)
-                  .add("elapsed", r.elapsed)
-                  .add("message_updates_per_second", r.message_updates_per_second)
-                  .add("seconds_messages", r.seconds_messages)
-                  .add("seconds_gradient", r.seconds_gradient)
-                  .add("seconds_allreduce", r.seconds_allreduce)
-                  .add("seconds_step", r.seconds_step)
-                  .str()
-           << "\n";
-  metrics_.flush();
+  write_line(JsonLine()
+                 .add("type", "iteration")
+                 .add("iteration", r.iteration)
+                 .add("F", r.objective)
+                 .add("D", r.dual)
+                 .add("gap", r.gap)
+                 .add("violation", r.violation)
+                 .add("grad_norm", r.grad_norm)
+                 .add("step", r.step)
+                 .add("step_trials", r.step_trials)
+                 .add("F_after_step", r.objective_after_step)
+                 .add("seconds", r.seconds)
+                 .add("elapsed", r.elapsed)
+                 .add("message_updates_per_second", r.message_updates_per_second)
+                 .add("seconds_messages", r.seconds_messages)
+                 .add("seconds_gradient", r.seconds_gradient)
+                 .add("seconds_allreduce", r.seconds_allreduce)
+                 .add("seconds_step", r.seconds_step)
+                 .str());
 }
 
 void RunLog::finish(const TrainResult& result) {
@@ -68,13 +100,12 @@ void RunLog::finish(const TrainResult& result) {
   std::printf("stopped after %d iterations: %s (F = %.12g)\n", result.state.iterations_done,
               result.stop_reason.c_str(), result.objective);
   if (metrics_.is_open())
-    metrics_ << JsonLine()
-                    .add("type", "end")
-                    .add("iterations", result.state.iterations_done)
-                    .add("stop_reason", result.stop_reason)
-                    .add("F", result.objective)
-                    .str()
-             << "\n";
+    write_line(JsonLine()
+                   .add("type", "end")
+                   .add("iterations", result.state.iterations_done)
+                   .add("stop_reason", result.stop_reason)
+                   .add("F", result.objective)
+                   .str());
 }
 
 }  // namespace pdsp
