@@ -8,22 +8,14 @@
 #include "pdsp/learning/trainer.hpp"
 #include "support/brute_force.hpp"
 #include "support/objective_probe.hpp"
+#include "support/test_helpers.hpp"
 #include "support/tiny_graphs.hpp"
 
 namespace pdsp {
 namespace {
 
-class Recorder final : public TrainingObserver {
- public:
-  void on_iteration(const IterationRecord& record) override { records.push_back(record); }
-  std::vector<IterationRecord> records;
-};
-
-double max_abs_difference(std::span<const double> a, std::span<const double> b) {
-  double worst = 0;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
-  return worst;
-}
+using testing::max_abs_difference;
+using testing::Recorder;
 
 TEST(TreeExactness, BetheTrainingReachesTheExactCrfOptimumAndExactMarginals) {
   const Dataset data = testing::random_dataset(

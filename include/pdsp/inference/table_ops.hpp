@@ -8,15 +8,23 @@
 
 namespace pdsp {
 
-// table[t] += message[t_slot] for every joint state t.
-inline void add_along_slot(double* table, int64_t size, int64_t card, int64_t stride,
-                           const double* message) {
+// Calls apply(table[t], s) for every joint state t, with s = t_slot.
+template <class Apply>
+inline void for_each_along_slot(double* table, int64_t size, int64_t card, int64_t stride,
+                                Apply&& apply) {
   const int64_t block = card * stride;
   for (int64_t outer = 0; outer < size; outer += block)
     for (int64_t s = 0; s < card; ++s) {
       double* row = table + outer + s * stride;
-      for (int64_t inner = 0; inner < stride; ++inner) row[inner] += message[s];
+      for (int64_t inner = 0; inner < stride; ++inner) apply(row[inner], s);
     }
+}
+
+// table[t] += message[t_slot] for every joint state t.
+inline void add_along_slot(double* table, int64_t size, int64_t card, int64_t stride,
+                           const double* message) {
+  for_each_along_slot(table, size, card, stride,
+                      [message](double& x, int64_t s) { x += message[s]; });
 }
 
 // out[s] = smax_tau over the joint states t with t_slot = s of table[t].
@@ -62,12 +70,8 @@ namespace pdsp {
 // table[t] *= weight[t_slot] for every joint state t.
 inline void scale_along_slot(double* table, int64_t size, int64_t card, int64_t stride,
                              const double* weight) {
-  const int64_t block = card * stride;
-  for (int64_t outer = 0; outer < size; outer += block)
-    for (int64_t s = 0; s < card; ++s) {
-      double* row = table + outer + s * stride;
-      for (int64_t inner = 0; inner < stride; ++inner) row[inner] *= weight[s];
-    }
+  for_each_along_slot(table, size, card, stride,
+                      [weight](double& x, int64_t s) { x *= weight[s]; });
 }
 
 }  // namespace pdsp
