@@ -1,15 +1,12 @@
 #include "pdsp/learning/checkpoint.hpp"
 
-#include <unistd.h>
-
 #include <bit>
 #include <cmath>
 #include <cstdio>
-#include <memory>
 #include <sstream>
 
-#include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/checksum.hpp"
+#include "pdsp/data/collective_output.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 
@@ -83,15 +80,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
                       const std::vector<double>& local_messages, Communicator& comm) {
   const auto [first, total] = message_range(static_cast<int64_t>(local_messages.size()), comm);
   const std::string messages_checksum = hex_checksum(kMessageTag, first, local_messages, &comm);
-  int64_t tag[1] = {comm.is_root() ? static_cast<int64_t>(::getpid()) : 0};
-  comm.allreduce_sum(std::span<int64_t>(tag));
-  const std::string temporary = path + ".tmp." + std::to_string(tag[0]);
-
-  std::unique_ptr<AtomicFile> output;
-  run_collectively(comm, [&] {
-    if (!comm.is_root()) return;
-    output = std::make_unique<AtomicFile>(path, std::to_string(tag[0]));
-    h5::File file = h5::File::create(temporary);
+  CollectiveOutput output(path, comm, [&](h5::File& file) {
     file.write_attribute("format", std::string(kCheckpointFormat));
     file.write_attribute("format_version", kCheckpointFormatVersion);
     const auto params = static_cast<int64_t>(c.state.theta.size());
@@ -118,15 +107,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write("/theta", c.state.theta);
     file.create_dataset<double>("/messages", total);
   });
-  for (int turn = 0; turn < comm.size(); ++turn)
-    run_collectively(comm, [&] {
-      if (comm.rank() != turn) return;
-      h5::File file = h5::File::open_write(temporary);
-      file.write_slice("/messages", first, local_messages);
-    });
-  run_collectively(comm, [&] {
-    if (output) output->commit();
-  });
+  output.write_in_turn(
+      [&](h5::File& file) { file.write_slice("/messages", first, local_messages); });
+  output.commit();
 }
 
 Checkpoint read_checkpoint_header(const std::string& path, int64_t num_params, Communicator& comm) {

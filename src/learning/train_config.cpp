@@ -21,10 +21,12 @@ void require(bool ok, const std::string& flag, const std::string& rule) {
 
 }  // namespace
 
+bool is_valid_epsilon(double epsilon) {
+  return std::isfinite(epsilon) && (epsilon == 0 || epsilon >= 1e-12);
+}
+
 void TrainConfig::validate() const {
-  // Below 1e-12 the scores divided by the temperature overflow; 0 is the exact max.
-  require(std::isfinite(epsilon) && (epsilon == 0 || epsilon >= 1e-12), "--epsilon",
-          "must be 0 or a finite number >= 1e-12");
+  require(is_valid_epsilon(epsilon), "--epsilon", "must be 0 or a finite number >= 1e-12");
   require(std::isfinite(C) && C > 0, "--C", "must be a finite number > 0");
   require(std::isfinite(p) && p >= 1, "--p", "must be a finite number >= 1");
   require(std::isfinite(loss_weight) && loss_weight >= 0, "--loss-weight",

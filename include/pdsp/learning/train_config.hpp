@@ -9,6 +9,10 @@
 
 namespace pdsp {
 
+// A usable temperature: 0 (the exact max) or at least 1e-12, below which the scores divided by
+// the temperature overflow.
+bool is_valid_epsilon(double epsilon);
+
 struct TrainConfig {
   std::string data;
   std::string out;

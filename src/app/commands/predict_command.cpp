@@ -12,6 +12,7 @@
 #include "pdsp/data/prediction_file.hpp"
 #include "pdsp/learning/approximate_crf.hpp"
 #include "pdsp/learning/local_problem.hpp"
+#include "pdsp/learning/train_config.hpp"
 
 namespace pdsp {
 namespace {
@@ -106,7 +107,7 @@ int run_predict(const std::vector<std::string>& args, Communicator& comm) {
     settings.epsilon = model.epsilon;
     if (!f.epsilon.empty()) {
       settings.epsilon = parse_double("--epsilon", f.epsilon);
-      if (!std::isfinite(settings.epsilon) || !(settings.epsilon == 0 || settings.epsilon >= 1e-12))
+      if (!is_valid_epsilon(settings.epsilon))
         throw InputError("--epsilon: must be 0 or a finite number >= 1e-12");
     }
     settings.counting = parse_counting_mode(f.counting.empty() ? model.counting : f.counting);
