@@ -8,11 +8,6 @@
 
 namespace pdsp {
 
-Workspace::Workspace(const FactorGraph& graph)
-    : table(static_cast<size_t>(graph.max_table)),
-      mu(static_cast<size_t>(std::max<int64_t>(1, graph.max_degree) * graph.max_card)),
-      state(static_cast<size_t>(graph.max_card)) {}
-
 MessagePassing::MessagePassing(const Dataset& data, const FactorGraph& graph,
                                const CountingNumbers& counting, double epsilon)
     : data_(data), graph_(graph), counting_(counting), epsilon_(epsilon) {
@@ -99,17 +94,38 @@ void MessagePassing::resolve_kinks_example(int64_t n, const double* potential, d
     if (counting_.var[v] == 0.0) update_variable(v, potential, lambda, w);
 }
 
-double MessagePassing::example_objective(int64_t n, const double* potential, const double* lambda,
-                                         Workspace& w) const {
+void MessagePassing::export_messages(const double* state, double* arena) const {
+  std::copy(state, state + graph_.num_message_entries(), arena);
+}
+
+void MessagePassing::import_messages(const double* arena, double* state) const {
+  std::copy(arena, arena + graph_.num_message_entries(), state);
+}
+
+double MessagePassing::update_variables(std::span<const int64_t> vars, const double* potential,
+                                        double* lambda, Workspace& w) const {
+  double change = 0.0;
+  for (int64_t v : vars) change = std::max(change, update_variable(v, potential, lambda, w));
+  return change;
+}
+
+double MessagePassing::factor_objective(int64_t first, int64_t last, const double* potential,
+                                        const double* lambda, Workspace& w) const {
   double objective = 0.0;
-  for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
-    var_scores(v, potential, lambda, w.state.data());
-    objective += smax(w.state.data(), data_.card[v], tau_var(v));
-  }
-  for (int64_t a = data_.factor_offset[n]; a < data_.factor_offset[n + 1]; ++a) {
+  for (int64_t a = first; a < last; ++a) {
     factor_scores(a, potential, lambda, -1, w.table.data());
     objective +=
         smax(w.table.data(), data_.table_offset[a + 1] - data_.table_offset[a], tau_factor(a));
+  }
+  return objective;
+}
+
+double MessagePassing::variable_objective(int64_t first, int64_t last, const double* potential,
+                                          const double* lambda, Workspace& w) const {
+  double objective = 0.0;
+  for (int64_t v = first; v < last; ++v) {
+    var_scores(v, potential, lambda, w.state.data());
+    objective += smax(w.state.data(), data_.card[v], tau_var(v));
   }
   return objective;
 }
@@ -138,20 +154,27 @@ void MessagePassing::var_belief(int64_t v, const double* potential, const double
   }
 }
 
-ExampleTerms MessagePassing::example_beliefs(int64_t n, const double* potential,
-                                             const double* lambda, const double* loss,
-                                             double* belief, Workspace& w) const {
-  ExampleTerms terms;
-  const int64_t states = data_.num_states();
-  for (int64_t a = data_.factor_offset[n]; a < data_.factor_offset[n + 1]; ++a) {
+BeliefTerms MessagePassing::factor_beliefs(int64_t first, int64_t last, const double* potential,
+                                           const double* lambda, double* belief,
+                                           Workspace& w) const {
+  BeliefTerms terms;
+  for (int64_t a = first; a < last; ++a) {
     const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
-    double* b = belief + states + data_.table_offset[a];
+    double* b = belief + data_.num_states() + data_.table_offset[a];
     factor_scores(a, potential, lambda, -1, w.table.data());
     terms.objective += smax(w.table.data(), size, tau_factor(a));
     soft_argmax(w.table.data(), size, tau_factor(a), b);
     terms.dual += tau_factor(a) * entropy(b, size);
   }
-  for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
+  return terms;
+}
+
+BeliefTerms MessagePassing::variable_beliefs(int64_t first, int64_t last, const double* potential,
+                                             const double* lambda, const double* loss,
+                                             double* belief, Workspace& w) const {
+  BeliefTerms terms;
+  const int64_t states = data_.num_states();
+  for (int64_t v = first; v < last; ++v) {
     const int64_t card = data_.card[v];
     double* b = belief + data_.state_offset[v];
     var_belief(v, potential, lambda, belief, b, w);
@@ -170,6 +193,22 @@ ExampleTerms MessagePassing::example_beliefs(int64_t n, const double* potential,
         terms.violation = std::max(terms.violation, std::abs(w.state[s] - b[s]));
     }
   }
+  return terms;
+}
+
+double MessagePassing::example_objective(int64_t n, const double* potential, const double* lambda,
+                                         Workspace& w) const {
+  return variable_objective(data_.var_offset[n], data_.var_offset[n + 1], potential, lambda, w) +
+         factor_objective(data_.factor_offset[n], data_.factor_offset[n + 1], potential, lambda, w);
+}
+
+BeliefTerms MessagePassing::example_beliefs(int64_t n, const double* potential,
+                                            const double* lambda, const double* loss,
+                                            double* belief, Workspace& w) const {
+  BeliefTerms terms = factor_beliefs(data_.factor_offset[n], data_.factor_offset[n + 1], potential,
+                                     lambda, belief, w);
+  terms.add(variable_beliefs(data_.var_offset[n], data_.var_offset[n + 1], potential, lambda, loss,
+                             belief, w));
   return terms;
 }
 

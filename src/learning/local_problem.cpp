@@ -44,18 +44,51 @@ void require_max_product_counting(const Dataset& data, const CountingNumbers& c,
 
 }  // namespace
 
+namespace {
+
+// Threads share examples colour class by colour class when whole examples cannot keep them
+// busy: when the largest example holds more than a (2 x threads)-th of the work.
+bool share_examples_between_threads(const Dataset& data, const FactorGraph& graph) {
+  const int threads = omp_get_max_threads();
+  if (threads < 2) return false;
+  int64_t largest = 0;
+  int64_t total = 0;
+  for (int64_t n = 0; n < data.num_examples(); ++n) {
+    const int64_t first = data.var_offset[n];
+    const int64_t last = data.var_offset[n + 1];
+    const int64_t work = last - first + graph.var_slot_ptr[last] - graph.var_slot_ptr[first];
+    largest = std::max(largest, work);
+    total += work;
+  }
+  return largest * 2 * threads > total;
+}
+
+}  // namespace
+
 LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
     : data_(data),
       settings_(settings),
       graph_(data),
       counting_(make_counting_numbers(data, graph_, settings.counting, settings.source)),
-      kernels_(data, graph_, counting_, settings.epsilon),
+      general_(data, graph_, counting_, settings.epsilon),
+      binary_pairwise_(
+          settings.specialised_kernels &&
+                  BinaryPairwiseKernels::applies(data, counting_, settings.epsilon)
+              ? std::make_unique<BinaryPairwiseKernels>(data, graph_, counting_, settings.epsilon)
+              : nullptr),
+      kernels_(binary_pairwise_ ? static_cast<const Kernels*>(binary_pairwise_.get()) : &general_),
+      colouring_(colour_variables(data, graph_)),
+      sweep_plan_(plan_sweep(colouring_, graph_)),
+      evaluation_plan_(plan_evaluation(data)),
+      threads_inside_examples_(share_examples_between_threads(data, graph_)),
       features_(data),
       loss_(make_loss(data, settings)),
       potential_(static_cast<size_t>(data.num_states() + data.num_table_entries()), 0.0),
-      lambda_(static_cast<size_t>(graph_.num_message_entries()), 0.0),
+      lambda_(static_cast<size_t>(kernels_->message_state_size()), 0.0),
       belief_(potential_.size(), 0.0),
-      per_example_(static_cast<size_t>(data.num_examples()), 0.0) {
+      chunk_value_(
+          static_cast<size_t>(std::max(sweep_plan_.num_chunks(), evaluation_plan_.num_chunks()))),
+      chunk_terms_(static_cast<size_t>(evaluation_plan_.num_chunks())) {
   if (settings.epsilon == 0.0) require_max_product_counting(data, counting_, settings.source);
   workspaces_.reserve(static_cast<size_t>(omp_get_max_threads()));
   for (int t = 0; t < omp_get_max_threads(); ++t) workspaces_.emplace_back(graph_);
@@ -68,17 +101,54 @@ bool LocalProblem::is_saddle_problem() const {
           std::any_of(counting_.factor.begin(), counting_.factor.end(), negative));
 }
 
-template <class PerExample>
-void LocalProblem::for_each_example(PerExample&& work) {
-  const int64_t examples = data_.num_examples();
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t n = 0; n < examples; ++n) work(n, workspaces_[omp_get_thread_num()]);
+std::string LocalProblem::kernel_name() const {
+  return std::string(binary_pairwise_ ? "binary-pairwise" : "general") +
+         (threads_inside_examples_ ? ", threads inside examples" : ", threads over examples");
 }
 
-double LocalProblem::sum_in_order() const {
+template <class Work>
+void LocalProblem::run(const WorkPlan& plan, Work&& work) {
+  const int64_t examples = data_.num_examples();
+  if (!threads_inside_examples_) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t n = 0; n < examples; ++n) {
+      Workspace& w = workspaces_[omp_get_thread_num()];
+      const int64_t first_phase = plan.example_phase_ptr[n];
+      for (int64_t p = first_phase; p < plan.example_phase_ptr[n + 1]; ++p)
+        for (int64_t c = plan.phase_ptr[p]; c < plan.phase_ptr[p + 1]; ++c)
+          work(c, p - first_phase, w);
+    }
+    return;
+  }
+  for (int64_t n = 0; n < examples; ++n) {
+    const int64_t first_phase = plan.example_phase_ptr[n];
+    for (int64_t p = first_phase; p < plan.example_phase_ptr[n + 1]; ++p) {
+#pragma omp parallel for schedule(static)
+      for (int64_t c = plan.phase_ptr[p]; c < plan.phase_ptr[p + 1]; ++c)
+        work(c, p - first_phase, workspaces_[omp_get_thread_num()]);
+    }
+  }
+}
+
+double LocalProblem::sum_of_chunks(const WorkPlan& plan) const {
   double total = 0.0;
-  for (double x : per_example_) total += x;
+  for (int64_t c = 0; c < plan.num_chunks(); ++c) total += chunk_value_[c];
   return total;
+}
+
+std::vector<double> LocalProblem::messages() const {
+  std::vector<double> arena;
+  save_messages(arena);
+  return arena;
+}
+
+void LocalProblem::save_messages(std::vector<double>& arena) const {
+  arena.resize(static_cast<size_t>(graph_.num_message_entries()));
+  kernels_->export_messages(lambda_.data(), arena.data());
+}
+
+void LocalProblem::set_messages(std::span<const double> arena) {
+  kernels_->import_messages(arena.data(), lambda_.data());
 }
 
 void LocalProblem::set_theta(std::span<const double> theta) {
@@ -86,40 +156,54 @@ void LocalProblem::set_theta(std::span<const double> theta) {
 }
 
 double LocalProblem::sweep(int count) {
+  const std::span<const int64_t> order(colouring_.order);
   for (int i = 0; i < count; ++i)
-    for_each_example([&](int64_t n, Workspace& w) {
-      per_example_[n] = kernels_.sweep_example(n, potential_.data(), lambda_.data(), w);
+    run(sweep_plan_, [&](int64_t c, int64_t, Workspace& w) {
+      const WorkPlan::Chunk& chunk = sweep_plan_.chunks[c];
+      chunk_value_[c] =
+          kernels_->update_variables(order.subspan(chunk.begin, chunk.end - chunk.begin),
+                                     potential_.data(), lambda_.data(), w);
     });
-  return per_example_.empty() ? 0.0 : *std::max_element(per_example_.begin(), per_example_.end());
+  const auto last = chunk_value_.begin() + sweep_plan_.num_chunks();
+  return sweep_plan_.chunks.empty() ? 0.0 : *std::max_element(chunk_value_.begin(), last);
 }
 
 void LocalProblem::resolve_kinks() {
-  if (!kernels_.has_kinks()) return;
-  for_each_example([&](int64_t n, Workspace& w) {
-    kernels_.resolve_kinks_example(n, potential_.data(), lambda_.data(), w);
-  });
+  if (kernels_ != &general_ || !general_.has_kinks()) return;
+  // c_v = 0 only occurs with the general kernels; variables with it may share factors, so each
+  // example re-solves them in variable order.
+  const int64_t examples = data_.num_examples();
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t n = 0; n < examples; ++n)
+    general_.resolve_kinks_example(n, potential_.data(), lambda_.data(),
+                                   workspaces_[omp_get_thread_num()]);
 }
 
 double LocalProblem::objective() {
-  for_each_example([&](int64_t n, Workspace& w) {
-    per_example_[n] = kernels_.example_objective(n, potential_.data(), lambda_.data(), w);
+  run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
+    const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
+    chunk_value_[c] = phase == 0
+                          ? kernels_->factor_objective(chunk.begin, chunk.end, potential_.data(),
+                                                       lambda_.data(), w)
+                          : kernels_->variable_objective(chunk.begin, chunk.end, potential_.data(),
+                                                         lambda_.data(), w);
   });
-  return sum_in_order();
+  return sum_of_chunks(evaluation_plan_);
 }
 
 LocalEvaluation LocalProblem::evaluate() {
-  std::vector<ExampleTerms> terms(static_cast<size_t>(data_.num_examples()));
-  for_each_example([&](int64_t n, Workspace& w) {
-    terms[n] = kernels_.example_beliefs(n, potential_.data(), lambda_.data(),
-                                        loss_.empty() ? nullptr : loss_.data(), belief_.data(), w);
+  const double* loss = loss_.empty() ? nullptr : loss_.data();
+  run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
+    const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
+    chunk_terms_[c] = phase == 0
+                          ? kernels_->factor_beliefs(chunk.begin, chunk.end, potential_.data(),
+                                                     lambda_.data(), belief_.data(), w)
+                          : kernels_->variable_beliefs(chunk.begin, chunk.end, potential_.data(),
+                                                       lambda_.data(), loss, belief_.data(), w);
   });
-  LocalEvaluation result;
-  for (const ExampleTerms& t : terms) {
-    result.objective += t.objective;
-    result.dual += t.dual;
-    result.violation = std::max(result.violation, t.violation);
-  }
-  return result;
+  BeliefTerms total;
+  for (const BeliefTerms& terms : chunk_terms_) total.add(terms);
+  return {total.objective, total.dual, total.violation};
 }
 
 void LocalProblem::ground_truth_moments(std::span<double> d) const {

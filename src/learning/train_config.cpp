@@ -40,6 +40,7 @@ void TrainConfig::validate() const {
   require(max_step_trials >= 1 && max_step_trials <= 200, "--max-step-trials",
           "must be in [1, 200] (each trial halves the step)");
   require(threads >= 0, "--threads", "must be >= 0");
+  require(kernels == "auto" || kernels == "general", "--kernels", "must be auto or general");
   require(inference_sweeps >= 1, "--inference-sweeps", "must be >= 1");
   require(std::isfinite(inference_tol) && inference_tol >= 0, "--inference-tol", "must be >= 0");
   if (learner != "primal-dual") require(p == 2.0, "--p", "the likelihood baselines use p = 2");
@@ -59,6 +60,7 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::fields() const {
           {"max_seconds", number(max_seconds)},
           {"step", number(initial_step)},
           {"max_step_trials", std::to_string(max_step_trials)},
+          {"kernels", kernels},
           {"inference_sweeps", std::to_string(inference_sweeps)},
           {"inference_tol", number(inference_tol)}};
 }

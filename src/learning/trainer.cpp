@@ -127,7 +127,7 @@ void Trainer::evaluate(IterationRecord& record) {
 // trial first runs the same sweeps from the same messages at its theta.
 void Trainer::step_search(IterationRecord& record) {
   const auto start = Clock::now();
-  if (saddle_) saved_messages_ = problem_.messages();
+  if (saddle_) problem_.save_messages(saved_messages_);
   const double grad_sq = record.grad_norm * record.grad_norm;
   std::vector<double>& theta = state_.theta;
   record.objective_after_step = record.objective;
@@ -136,7 +136,7 @@ void Trainer::step_search(IterationRecord& record) {
     for (size_t r = 0; r < params_; ++r) trial_[r] = theta[r] - eta * grad_[r];
     problem_.set_theta(trial_);
     if (saddle_) {
-      problem_.messages() = saved_messages_;
+      problem_.set_messages(saved_messages_);
       problem_.sweep(config_.sweeps);
     }
     problem_.resolve_kinks();
@@ -145,13 +145,15 @@ void Trainer::step_search(IterationRecord& record) {
       theta.swap(trial_);
       record.objective_after_step = candidate;
       record.step = eta;
-      state_.step = std::min(2.0 * eta, 1e12);
+      // Grow the step only when it was accepted at once: after a backtrack the accepted step is
+      // about the largest that works, and doubling it would cost a failed trial next time.
+      state_.step = record.step_trials == 1 ? std::min(2.0 * eta, 1e12) : eta;
       break;
     }
   }
   if (record.step == 0.0) {  // no step decreased F: keep theta, let the sweeps go on
     problem_.set_theta(theta);
-    if (saddle_) problem_.messages() = saved_messages_;
+    if (saddle_) problem_.set_messages(saved_messages_);
     problem_.resolve_kinks();
   }
   record.seconds_step = seconds_since(start);

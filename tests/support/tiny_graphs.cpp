@@ -30,6 +30,22 @@ GraphShape chain_shape(int length) {
   return shape;
 }
 
+GraphShape grid_shape(int rows, int cols, bool diagonals) {
+  GraphShape shape;
+  shape.cards.assign(static_cast<size_t>(rows) * cols, 2);
+  const auto id = [cols](int64_t r, int64_t c) { return r * cols + c; };
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      if (c + 1 < cols) shape.factors.push_back({id(r, c), id(r, c + 1)});
+      if (r + 1 < rows) shape.factors.push_back({id(r, c), id(r + 1, c)});
+      if (diagonals && r + 1 < rows && c + 1 < cols) {
+        shape.factors.push_back({id(r, c), id(r + 1, c + 1)});
+        shape.factors.push_back({id(r, c + 1), id(r + 1, c)});
+      }
+    }
+  return shape;
+}
+
 Dataset random_dataset(const std::vector<GraphShape>& shapes, int32_t num_params, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 1.0);

@@ -19,6 +19,9 @@ GraphShape tree_shape();
 GraphShape loopy_shape();
 // A chain of binary variables.
 GraphShape chain_shape(int length);
+// A rows x cols grid of binary variables with 4-neighbour pairwise factors, stored row by row;
+// with `diagonals`, also both diagonals of every cell (not 2-colourable).
+GraphShape grid_shape(int rows, int cols, bool diagonals = false);
 
 // One example per shape, random labels and random sparse features over `num_params` shared
 // parameters (1 or 2 entries per row, values from N(0, 1)).

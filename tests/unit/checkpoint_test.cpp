@@ -40,7 +40,9 @@ struct Fixture {
   Fixture() {
     std::mt19937_64 rng(1);
     std::normal_distribution<double> normal;
-    for (double& m : problem.messages()) m = normal(rng);
+    std::vector<double> messages = problem.messages();
+    for (double& m : messages) m = normal(rng);
+    problem.set_messages(messages);
   }
 
   Checkpoint checkpoint(int iteration) {
@@ -124,7 +126,7 @@ class DamagedCheckpoint : public ::testing::Test {
     write_checkpoint(path_, f_.checkpoint(3), f_.problem.messages(), f_.comm);
   }
   std::string load_error() {
-    std::vector<double> messages(f_.problem.messages().size());
+    std::vector<double> messages(static_cast<size_t>(f_.problem.num_message_entries()));
     try {
       load(path_, messages, f_.comm);
     } catch (const CollectiveError& error) {

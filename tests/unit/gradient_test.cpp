@@ -25,7 +25,9 @@ TEST_P(GradientTest, MatchesFiniteDifferencesAtRandomThetaAndLambda) {
   LocalProblem problem(data, {c.epsilon, c.counting, 1.0, true, "tiny"});
   std::mt19937_64 rng(3);
   std::normal_distribution<double> normal(0.0, 1.0);
-  for (double& l : problem.messages()) l = normal(rng);
+  std::vector<double> messages = problem.messages();
+  for (double& l : messages) l = normal(rng);
+  problem.set_messages(messages);
   std::vector<double> theta(6);
   for (double& t : theta) t = normal(rng);
 

@@ -86,8 +86,9 @@ TEST(Training, ObjectiveDecreasesMonotonicallyOnALoopyGraph) {
             << "eps " << epsilon << " it " << i;
       }
       // With eps > 0 and c > 0 the dual bounds the primal once the beliefs are consistent.
+      // At convergence F - D is round-off of sums of O(F) terms, either sign.
       if (r.violation < 1e-9) {
-        EXPECT_LE(r.dual, r.objective + slack);
+        EXPECT_LE(r.dual, r.objective + 1e-10 * std::abs(r.objective)) << r.dual - r.objective;
       }
     }
     EXPECT_LT(recorder.records.back().gap, 1e-3 * std::abs(recorder.records.back().objective));

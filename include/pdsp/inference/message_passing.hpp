@@ -1,32 +1,17 @@
 #pragma once
-// The per-example kernels of the primal-dual algorithm (design.md §2-4): the block update of the
-// messages of one variable, the objective F of one example at fixed messages, and its beliefs
-// with the dual terms. Potentials and beliefs share one layout: [every (v, s) | every (a, t)].
+// The general kernels of the primal-dual algorithm (design.md §2-4), for factors of any arity
+// and variables of any cardinality: the block update of the messages of one variable, the
+// objective F at fixed messages, and the beliefs with the dual terms.
 #include <cstdint>
-#include <vector>
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/factor_graph.hpp"
+#include "pdsp/inference/kernels.hpp"
 
 namespace pdsp {
 
-// Scratch memory of one thread, sized once for the largest region so hot loops never allocate.
-struct Workspace {
-  explicit Workspace(const FactorGraph& graph);
-  std::vector<double> table;  // one factor table
-  std::vector<double> mu;     // mu_{a->v} of every factor of one variable
-  std::vector<double> state;  // one variable's states
-};
-
-// What the beliefs of one example contribute to the logged quantities.
-struct ExampleTerms {
-  double objective = 0;  // this example's part of F
-  double dual = 0;       // sum tau H(b) + sum b_v e_v
-  double violation = 0;  // max |sum_{t \ v} b_a(t) - b_v(s)|
-};
-
-class MessagePassing {
+class MessagePassing final : public Kernels {
  public:
   MessagePassing(const Dataset& data, const FactorGraph& graph, const CountingNumbers& counting,
                  double epsilon);
@@ -42,12 +27,26 @@ class MessagePassing {
                              Workspace& w) const;
   bool has_kinks() const { return has_kinks_; }
 
+  int64_t message_state_size() const override { return graph_.num_message_entries(); }
+  void export_messages(const double* state, double* arena) const override;
+  void import_messages(const double* arena, double* state) const override;
+  double update_variables(std::span<const int64_t> vars, const double* potential, double* lambda,
+                          Workspace& w) const override;
+  double factor_objective(int64_t first, int64_t last, const double* potential,
+                          const double* lambda, Workspace& w) const override;
+  double variable_objective(int64_t first, int64_t last, const double* potential,
+                            const double* lambda, Workspace& w) const override;
+  BeliefTerms factor_beliefs(int64_t first, int64_t last, const double* potential,
+                             const double* lambda, double* belief, Workspace& w) const override;
+  BeliefTerms variable_beliefs(int64_t first, int64_t last, const double* potential,
+                               const double* lambda, const double* loss, double* belief,
+                               Workspace& w) const override;
+
+  // The same for every region of example n (used by the baselines and the tests).
   double example_objective(int64_t n, const double* potential, const double* lambda,
                            Workspace& w) const;
-  // Writes the beliefs of example n into `belief` (same layout as the potentials). `loss` holds
-  // e_v(s) per state, or is null when there is no loss augmentation.
-  ExampleTerms example_beliefs(int64_t n, const double* potential, const double* lambda,
-                               const double* loss, double* belief, Workspace& w) const;
+  BeliefTerms example_beliefs(int64_t n, const double* potential, const double* lambda,
+                              const double* loss, double* belief, Workspace& w) const;
 
   double tau_var(int64_t v) const { return epsilon_ * counting_.var[v]; }
   double tau_factor(int64_t a) const { return epsilon_ * counting_.factor[a]; }

@@ -1,16 +1,22 @@
 #pragma once
 // Everything one rank owns for its slice of examples: potentials, the message arena, beliefs
-// and the OpenMP-parallel loops over examples. It knows nothing of MPI: the trainer combines the
-// local quantities of all ranks. Every sum over examples is taken in example order, so results
-// do not depend on the thread count.
+// and the OpenMP-parallel loops that run the kernels over them. It knows nothing of MPI: the
+// trainer combines the local quantities of all ranks. Threads own whole examples, or share each
+// example colour class by colour class when there are too few examples to keep them busy; both
+// ways run the same chunks and sum them in the same order, so results do not depend on the
+// thread count.
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/inference/binary_pairwise.hpp"
+#include "pdsp/inference/colouring.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/factor_graph.hpp"
 #include "pdsp/inference/message_passing.hpp"
+#include "pdsp/inference/work_plan.hpp"
 #include "pdsp/learning/feature_index.hpp"
 
 namespace pdsp {
@@ -19,8 +25,9 @@ struct ProblemSettings {
   double epsilon = 1.0;
   CountingMode counting = CountingMode::Auto;
   double loss_weight = 1.0;
-  bool loss_augmented = true;  // training adds e_v(s); prediction does not
-  std::string source;          // data file, for error messages
+  bool loss_augmented = true;       // training adds e_v(s); prediction does not
+  std::string source;               // data file, for error messages
+  bool specialised_kernels = true;  // false: always the general kernels (for comparisons)
 };
 
 struct LocalEvaluation {
@@ -40,6 +47,9 @@ class LocalProblem {
   // eps > 0 with a negative counting number: F is not convex in the messages and the sweeps
   // converge to a saddle point (design.md §5, Claim 3).
   bool is_saddle_problem() const;
+  // Which kernels run and how threads share the work, for logs.
+  std::string kernel_name() const;
+  bool threads_inside_examples() const { return threads_inside_examples_; }
 
   void set_theta(std::span<const double> theta);
   // Runs `count` sweeps; returns the largest message change of the last one.
@@ -53,27 +63,40 @@ class LocalProblem {
   void ground_truth_moments(std::span<double> d) const;
 
   std::span<const double> beliefs() const { return belief_; }
-  std::vector<double>& messages() { return lambda_; }
+  // The messages in FactorGraph's arena layout (what checkpoints store), converted from and to
+  // the form the kernels keep them in.
+  int64_t num_message_entries() const { return graph_.num_message_entries(); }
+  std::vector<double> messages() const;
+  void save_messages(std::vector<double>& arena) const;  // reuses arena's memory
+  void set_messages(std::span<const double> arena);
   // Message blocks (lambda_{v->a}) updated by one sweep.
   int64_t messages_per_sweep() const { return graph_.num_slots(); }
 
  private:
-  template <class PerExample>
-  void for_each_example(PerExample&& work);
-  double sum_in_order() const;
+  // Runs work(chunk, phase, workspace) for every chunk of the plan, phases of an example in order.
+  template <class Work>
+  void run(const WorkPlan& plan, Work&& work);
+  double sum_of_chunks(const WorkPlan& plan) const;
 
   const Dataset& data_;
   ProblemSettings settings_;
   FactorGraph graph_;
   CountingNumbers counting_;
-  MessagePassing kernels_;
+  MessagePassing general_;
+  std::unique_ptr<BinaryPairwiseKernels> binary_pairwise_;  // null when it does not apply
+  const Kernels* kernels_;                                  // the one of the two that runs
+  Colouring colouring_;
+  WorkPlan sweep_plan_;
+  WorkPlan evaluation_plan_;
+  bool threads_inside_examples_ = false;
   FeatureIndex features_;
-  std::vector<double> loss_;       // [states], empty without loss augmentation
-  std::vector<double> potential_;  // [states + table entries]
-  std::vector<double> lambda_;     // message arena
-  std::vector<double> belief_;     // [states + table entries]
-  std::vector<double> per_example_;
-  std::vector<Workspace> workspaces_;  // one per OpenMP thread
+  std::vector<double> loss_;              // [states], empty without loss augmentation
+  std::vector<double> potential_;         // [states + table entries]
+  std::vector<double> lambda_;            // message state of the kernels
+  std::vector<double> belief_;            // [states + table entries]
+  std::vector<double> chunk_value_;       // per chunk of the plan that ran last
+  std::vector<BeliefTerms> chunk_terms_;  // per chunk of the evaluation plan
+  std::vector<Workspace> workspaces_;     // one per OpenMP thread
 };
 
 }  // namespace pdsp

@@ -29,6 +29,9 @@ struct TrainConfig {
   double initial_step = 1.0;
   int max_step_trials = 60;
   int threads = 0;  // 0: OpenMP's default
+  // "auto": the specialised kernels where they apply; "general": always the general ones. Both
+  // compute the same values up to round-off.
+  std::string kernels = "auto";
   // "primal-dual" (this algorithm) or a likelihood baseline: lbp-sgd, lbp-lbfgs, mf-sgd, mf-lbfgs.
   std::string learner = "primal-dual";
   int inference_sweeps = 200;  // baselines: sweeps of approximate inference per evaluation

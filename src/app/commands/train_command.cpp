@@ -45,6 +45,8 @@ void declare_flags(Arguments& flags, TrainOptions& o) {
   flags.add("--step", &c.initial_step, "first step of the Armijo search (SGD: step scale)");
   flags.add("--max-step-trials", &c.max_step_trials, "objective evaluations per step search");
   flags.add("--threads", &c.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)");
+  flags.add("--kernels", &c.kernels,
+            "auto (specialised kernels where they apply) | general (for comparisons)");
   flags.add("--metrics", &c.metrics, "JSONL metrics file (first line: run metadata)");
   flags.add("--learner", &c.learner,
             "primal-dual | lbp-sgd | lbp-lbfgs | mf-sgd | mf-lbfgs (likelihood baselines)");
@@ -86,8 +88,8 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
   std::unique_ptr<LocalProblem> problem;
   run_collectively(comm, [&] {
     problem = std::make_unique<LocalProblem>(
-        slice,
-        ProblemSettings{config.epsilon, config.counting, config.loss_weight, true, config.data});
+        slice, ProblemSettings{config.epsilon, config.counting, config.loss_weight, true,
+                               config.data, config.kernels == "auto"});
     config.counting = problem->counting().mode;
   });
 

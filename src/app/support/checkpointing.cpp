@@ -107,7 +107,9 @@ std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
     try {
       loaded = read_checkpoint_header(path, problem.num_params(), comm);
       run_collectively(comm, [&] { check_compatible(path, loaded, current); });
-      read_checkpoint_messages(path, problem.messages(), comm);
+      std::vector<double> messages(static_cast<size_t>(problem.num_message_entries()));
+      read_checkpoint_messages(path, messages, comm);
+      problem.set_messages(messages);
     } catch (const CollectiveError& error) {
       const bool refused = std::string(error.what()).find(kRefusal) != std::string::npos;
       if (refused || last_chance) throw;
@@ -170,9 +172,9 @@ std::string CheckpointingObserver::after_iteration(const TrainingState& state,
   if (!store_) return "";
   // Time-based decisions use the slowest rank's clocks, so every rank decides alike.
   // Before the first write, assume 200 MB/s for the messages of all ranks written in turn.
-  const double write_estimate = std::max(
-      last_write_seconds_,
-      static_cast<double>(problem.messages().size() * sizeof(double)) * comm_.size() / 2e8);
+  const double write_estimate =
+      std::max(last_write_seconds_, static_cast<double>(problem.num_message_entries()) *
+                                        sizeof(double) * comm_.size() / 2e8);
   double clocks[3] = {seconds_between(last_write_, Clock::now()), seconds_since_process_start(),
                       record.seconds + write_estimate};
   if (options_.interval_seconds() > 0 || options_.max_walltime > 0) comm_.allreduce({}, clocks);

@@ -1,0 +1,59 @@
+#pragma once
+// Kernels specialised for graphs whose variables are all binary and whose factors are all
+// pairwise (2x2 tables), such as image grids. They compute what MessagePassing computes, with
+// the algebra of two states written out so that loops run over structure-of-arrays lanes with
+// vectorised exp/log:
+// - F and the beliefs do not change when a message is shifted by a constant, so a binary
+//   message is kept as one number h = (lambda(1) - lambda(0)) / 2, i.e. lambda = (-h, h): half
+//   the memory and memory traffic of the arena;
+// - mu_{a->v}(1) - mu_{a->v}(0) = [u(1,0) - u(0,0)] + tau_a [sp(A) - sp(B)], sp the softplus,
+//   A = (u(1,1) - u(1,0) + 2 h_w) / tau_a and B = (u(0,1) - u(0,0) + 2 h_w) / tau_a, where
+//   u(s, t) is the table with v in state s and its partner w in state t: two exp and one log per
+//   message block instead of four exp and two log;
+// - Lemma 3 then sets 2 h_{v->a} = (c_a / chat_v) (u_v(1) - u_v(0) + sum_b Dmu_b) - Dmu_a.
+// With all factors pairwise, slot e of factor a is 2a + k, its partner is e ^ 1, and the
+// factor's table starts at 4a.
+#include "pdsp/data/dataset.hpp"
+#include "pdsp/inference/counting.hpp"
+#include "pdsp/inference/factor_graph.hpp"
+#include "pdsp/inference/kernels.hpp"
+
+namespace pdsp {
+
+class BinaryPairwiseKernels final : public Kernels {
+ public:
+  // The problems these kernels cover: every variable binary, every factor of arity 2, eps > 0,
+  // every c_a > 0 and no c_v == 0 (those need the tie rules of the general kernels).
+  static bool applies(const Dataset& data, const CountingNumbers& counting, double epsilon);
+
+  BinaryPairwiseKernels(const Dataset& data, const FactorGraph& graph,
+                        const CountingNumbers& counting, double epsilon);
+
+  int64_t message_state_size() const override { return graph_.num_slots(); }
+  void export_messages(const double* state, double* arena) const override;
+  void import_messages(const double* arena, double* state) const override;
+  double update_variables(std::span<const int64_t> vars, const double* potential, double* lambda,
+                          Workspace& w) const override;
+  double factor_objective(int64_t first, int64_t last, const double* potential,
+                          const double* lambda, Workspace& w) const override;
+  double variable_objective(int64_t first, int64_t last, const double* potential,
+                            const double* lambda, Workspace& w) const override;
+  BeliefTerms factor_beliefs(int64_t first, int64_t last, const double* potential,
+                             const double* lambda, double* belief, Workspace& w) const override;
+  BeliefTerms variable_beliefs(int64_t first, int64_t last, const double* potential,
+                               const double* lambda, const double* loss, double* belief,
+                               Workspace& w) const override;
+
+ private:
+  // Writes u_v(s) - sum_a lambda_{v->a}(s) of variables [first, last) into lanes a (s = 0) and
+  // b (s = 1).
+  void variable_scores(int64_t first, int64_t last, const double* potential, const double* lambda,
+                       Workspace& w) const;
+
+  const FactorGraph& graph_;
+  const CountingNumbers& counting_;
+  double epsilon_;
+  int64_t states_;  // where the factor tables start in the potentials
+};
+
+}  // namespace pdsp

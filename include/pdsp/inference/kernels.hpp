@@ -1,0 +1,68 @@
+#pragma once
+// The interface of the numerical kernels of the primal-dual algorithm (design.md §2-4), over
+// ranges of one example's variables and factors. Two implementations: MessagePassing, for any
+// arity and cardinality, and BinaryPairwiseKernels, for graphs of binary variables in pairwise
+// factors (grids above all), which the general one checks in the tests. Potentials and beliefs
+// share one layout: [every (v, s) | every (a, t)]. Below, `lambda` is the message state.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "pdsp/inference/factor_graph.hpp"
+
+namespace pdsp {
+
+// Chunk sizes of the work plans (see work_plan.hpp): large enough to amortise a loop's set-up and
+// fill SIMD lanes, small enough that a chunk's scratch stays in the L1/L2 cache.
+inline constexpr int64_t kChunkSlots = 2048;    // sweeps: message blocks per chunk
+inline constexpr int64_t kChunkRegions = 1024;  // evaluations: variables or factors per chunk
+
+// Scratch memory of one thread, sized once so that hot loops never allocate.
+struct Workspace {
+  explicit Workspace(const FactorGraph& graph);
+  std::vector<double> table;  // one factor table
+  std::vector<double> mu;     // mu_{a->v} of every factor of one variable
+  std::vector<double> state;  // one variable's states
+  // Structure-of-arrays lanes of the specialised kernels: one entry per slot or region of a chunk.
+  std::vector<double> lane_a, lane_b, lane_c, lane_d;
+};
+
+// What the beliefs of a range of regions contribute to the logged quantities.
+struct BeliefTerms {
+  double objective = 0;  // the range's part of F
+  double dual = 0;       // sum tau H(b) + sum b_v e_v
+  double violation = 0;  // max |sum_{t \ v} b_a(t) - b_v(s)|
+  void add(const BeliefTerms& other);
+};
+
+class Kernels {
+ public:
+  virtual ~Kernels() = default;
+  // The kernels keep the messages in their own form (the "message state"): the general ones in
+  // FactorGraph's arena, the binary ones as one number per message block. Checkpoints and
+  // outputs use the arena; these convert.
+  virtual int64_t message_state_size() const = 0;
+  virtual void export_messages(const double* state, double* arena) const = 0;
+  virtual void import_messages(const double* arena, double* state) const = 0;
+
+  // Lemma 3 for every variable of `vars`, which must not share a factor with each other (one
+  // colour class): each update is the exact minimiser of F over its block. Returns the largest
+  // change of a message entry.
+  virtual double update_variables(std::span<const int64_t> vars, const double* potential,
+                                  double* lambda, Workspace& w) const = 0;
+  // The smax terms of F for factors [first, last) and for variables [first, last).
+  virtual double factor_objective(int64_t first, int64_t last, const double* potential,
+                                  const double* lambda, Workspace& w) const = 0;
+  virtual double variable_objective(int64_t first, int64_t last, const double* potential,
+                                    const double* lambda, Workspace& w) const = 0;
+  // Beliefs of factors [first, last), written into `belief`, with their objective and entropy.
+  virtual BeliefTerms factor_beliefs(int64_t first, int64_t last, const double* potential,
+                                     const double* lambda, double* belief, Workspace& w) const = 0;
+  // Beliefs of variables [first, last), once the beliefs of their factors are written. `loss`
+  // holds e_v(s) per state, or is null without loss augmentation.
+  virtual BeliefTerms variable_beliefs(int64_t first, int64_t last, const double* potential,
+                                       const double* lambda, const double* loss, double* belief,
+                                       Workspace& w) const = 0;
+};
+
+}  // namespace pdsp

@@ -1,0 +1,236 @@
+#include "pdsp/inference/binary_pairwise.hpp"
+
+#include <algorithm>
+
+#include "pdsp/inference/vector_math.hpp"
+
+namespace pdsp {
+
+bool BinaryPairwiseKernels::applies(const Dataset& data, const CountingNumbers& counting,
+                                    double epsilon) {
+  const auto binary = [](int32_t card) { return card == 2; };
+  const auto positive = [](double c) { return c > 0; };
+  const auto zero = [](double c) { return c == 0; };
+  if (!(epsilon > 0) || !std::all_of(data.card.begin(), data.card.end(), binary)) return false;
+  for (int64_t a = 0; a < data.num_factors(); ++a)
+    if (data.arity(a) != 2) return false;
+  return std::all_of(counting.factor.begin(), counting.factor.end(), positive) &&
+         std::none_of(counting.var.begin(), counting.var.end(), zero);
+}
+
+BinaryPairwiseKernels::BinaryPairwiseKernels(const Dataset& data, const FactorGraph& graph,
+                                             const CountingNumbers& counting, double epsilon)
+    : graph_(graph), counting_(counting), epsilon_(epsilon), states_(data.num_states()) {}
+
+void BinaryPairwiseKernels::export_messages(const double* state, double* arena) const {
+  for (int64_t e = 0; e < graph_.num_slots(); ++e) {
+    arena[2 * e] = -state[e];
+    arena[2 * e + 1] = state[e];
+  }
+}
+
+void BinaryPairwiseKernels::import_messages(const double* arena, double* state) const {
+  for (int64_t e = 0; e < graph_.num_slots(); ++e)
+    state[e] = 0.5 * (arena[2 * e + 1] - arena[2 * e]);
+}
+
+double BinaryPairwiseKernels::update_variables(std::span<const int64_t> vars,
+                                               const double* potential, double* lambda,
+                                               Workspace& w) const {
+  double* lane_a = w.lane_a.data();
+  double* lane_b = w.lane_b.data();
+  double* lane_c = w.lane_c.data();
+  double* lane_d = w.lane_d.data();
+  const double* table = potential + states_;
+  // Gather: per message block, tau_a A, tau_a B, the offset u(1,0) - u(0,0), and tau_a.
+  int64_t lanes = 0;
+  for (int64_t v : vars)
+    for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i, ++lanes) {
+      const int64_t e = graph_.var_slots[i];
+      const double* u = table + 2 * (e & ~int64_t{1});  // the table of factor e / 2
+      // Table entry t = 2 t_first + t_second; (s, t) below are v's and the partner's states.
+      const bool first = (e & 1) == 0;
+      const double u00 = u[0];
+      const double u01 = first ? u[1] : u[2];
+      const double u10 = first ? u[2] : u[1];
+      const double u11 = u[3];
+      const double d = 2.0 * lambda[e ^ 1];
+      lane_a[lanes] = u11 - u10 + d;
+      lane_b[lanes] = u01 - u00 + d;
+      lane_c[lanes] = u10 - u00;
+      lane_d[lanes] = epsilon_ * counting_.factor[e >> 1];
+    }
+    // Dmu = (u(1,0) - u(0,0)) + tau [sp(A) - sp(B)], sp(z) = max(z, 0) + log(1 + exp(-|z|)).
+#pragma omp simd
+  for (int64_t j = 0; j < lanes; ++j) {
+    const double inverse_tau = 1.0 / lane_d[j];
+    const double a = lane_a[j] * inverse_tau;
+    const double b = lane_b[j] * inverse_tau;
+    const double soft = std::log((1.0 + std::exp(-std::abs(a))) / (1.0 + std::exp(-std::abs(b))));
+    lane_a[j] = lane_c[j] + lane_d[j] * (std::max(a, 0.0) - std::max(b, 0.0) + soft);
+  }
+  // Lemma 3 per variable: 2 h_{v->a} = (c_a / chat_v) (Du_v + sum_b Dmu_b) - Dmu_a. A change of
+  // h by x changes the arena entries by x.
+  double change = 0.0;
+  lanes = 0;
+  for (int64_t v : vars) {
+    const int64_t begin = graph_.var_slot_ptr[v];
+    const int64_t end = graph_.var_slot_ptr[v + 1];
+    double total = potential[2 * v + 1] - potential[2 * v];
+    for (int64_t i = 0; i < end - begin; ++i) total += lane_a[lanes + i];
+    const double scale = total / counting_.block[v];
+    for (int64_t i = begin; i < end; ++i, ++lanes) {
+      const int64_t e = graph_.var_slots[i];
+      const double half = 0.5 * (counting_.factor[e >> 1] * scale - lane_a[lanes]);
+      change = std::max(change, std::abs(half - lambda[e]));
+      lambda[e] = half;
+    }
+  }
+  return change;
+}
+
+namespace {
+
+// The four scores x(t) = u_a(t) + lambda_{first->a}(t_first) + lambda_{second->a}(t_second) of
+// the factor whose table is `u` and whose messages are h = (h_first, h_second).
+inline void pair_scores(const double* u, const double* h, double& x0, double& x1, double& x2,
+                        double& x3) {
+  x0 = u[0] - h[0] - h[1];
+  x1 = u[1] - h[0] + h[1];
+  x2 = u[2] + h[0] - h[1];
+  x3 = u[3] + h[0] + h[1];
+}
+
+inline double max4(double x0, double x1, double x2, double x3) {
+  const double a = x0 > x1 ? x0 : x1;
+  const double b = x2 > x3 ? x2 : x3;
+  return a > b ? a : b;
+}
+
+}  // namespace
+
+double BinaryPairwiseKernels::factor_objective(int64_t first, int64_t last, const double* potential,
+                                               const double* lambda, Workspace&) const {
+  const double* table = potential + states_;
+  const double* counting = counting_.factor.data();
+  const double epsilon = epsilon_;
+  double objective = 0.0;
+#pragma omp simd reduction(+ : objective)
+  for (int64_t a = first; a < last; ++a) {
+    const double tau = epsilon * counting[a];
+    double x0, x1, x2, x3;
+    pair_scores(table + 4 * a, lambda + 2 * a, x0, x1, x2, x3);
+    const double top = max4(x0, x1, x2, x3);
+    const double sum = std::exp((x0 - top) / tau) + std::exp((x1 - top) / tau) +
+                       std::exp((x2 - top) / tau) + std::exp((x3 - top) / tau);
+    objective += top + tau * std::log(sum);
+  }
+  return objective;
+}
+
+BeliefTerms BinaryPairwiseKernels::factor_beliefs(int64_t first, int64_t last,
+                                                  const double* potential, const double* lambda,
+                                                  double* belief, Workspace&) const {
+  const double* table = potential + states_;
+  const double* counting = counting_.factor.data();
+  const double epsilon = epsilon_;
+  double* b = belief + states_;
+  double objective = 0.0;
+  double dual = 0.0;
+#pragma omp simd reduction(+ : objective, dual)
+  for (int64_t a = first; a < last; ++a) {
+    const double tau = epsilon * counting[a];
+    double x0, x1, x2, x3;
+    pair_scores(table + 4 * a, lambda + 2 * a, x0, x1, x2, x3);
+    const double top = max4(x0, x1, x2, x3);
+    const double y0 = (x0 - top) / tau, y1 = (x1 - top) / tau;
+    const double y2 = (x2 - top) / tau, y3 = (x3 - top) / tau;
+    const double e0 = std::exp(y0), e1 = std::exp(y1), e2 = std::exp(y2), e3 = std::exp(y3);
+    const double sum = e0 + e1 + e2 + e3;
+    const double log_sum = std::log(sum);
+    const double inverse = 1.0 / sum;
+    b[4 * a] = e0 * inverse;
+    b[4 * a + 1] = e1 * inverse;
+    b[4 * a + 2] = e2 * inverse;
+    b[4 * a + 3] = e3 * inverse;
+    objective += top + tau * log_sum;
+    // tau H(b) = tau (log sum - sum_t b(t) y_t)
+    dual += tau * (log_sum - (e0 * y0 + e1 * y1 + e2 * y2 + e3 * y3) * inverse);
+  }
+  return {objective, dual, 0.0};
+}
+
+void BinaryPairwiseKernels::variable_scores(int64_t first, int64_t last, const double* potential,
+                                            const double* lambda, Workspace& w) const {
+  for (int64_t v = first; v < last; ++v) {
+    double sum = 0.0;  // sum_a h_{v->a}: lambda_{v->a} = (-h, h)
+    for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i)
+      sum += lambda[graph_.var_slots[i]];
+    w.lane_a[v - first] = potential[2 * v] + sum;
+    w.lane_b[v - first] = potential[2 * v + 1] - sum;
+  }
+}
+
+double BinaryPairwiseKernels::variable_objective(int64_t first, int64_t last,
+                                                 const double* potential, const double* lambda,
+                                                 Workspace& w) const {
+  variable_scores(first, last, potential, lambda, w);
+  const double* x0 = w.lane_a.data();
+  const double* x1 = w.lane_b.data();
+  const double* counting = counting_.var.data() + first;
+  const double epsilon = epsilon_;
+  double objective = 0.0;
+  // smax_tau(x0, x1) = (the score with the larger x / tau) + tau log(1 + exp(-|x1 - x0| / |tau|))
+#pragma omp simd reduction(+ : objective)
+  for (int64_t j = 0; j < last - first; ++j) {
+    const double tau = epsilon * counting[j];
+    const double z = (x1[j] - x0[j]) / tau;
+    objective += (z >= 0 ? x1[j] : x0[j]) + tau * std::log1p(std::exp(-std::abs(z)));
+  }
+  return objective;
+}
+
+BeliefTerms BinaryPairwiseKernels::variable_beliefs(int64_t first, int64_t last,
+                                                    const double* potential, const double* lambda,
+                                                    const double* loss, double* belief,
+                                                    Workspace& w) const {
+  variable_scores(first, last, potential, lambda, w);
+  const double* x0 = w.lane_a.data();
+  const double* x1 = w.lane_b.data();
+  const double* counting = counting_.var.data();
+  const double epsilon = epsilon_;
+  double objective = 0.0;
+  double dual = 0.0;
+#pragma omp simd reduction(+ : objective, dual)
+  for (int64_t j = 0; j < last - first; ++j) {
+    const int64_t v = first + j;
+    const double tau = epsilon * counting[v];
+    const double z = (x1[j] - x0[j]) / tau;
+    const double other = std::exp(-std::abs(z));  // odds of the less likely state
+    const double log_sum = std::log1p(other);
+    const double b_top = 1.0 / (1.0 + other);
+    const double b_other = other * b_top;
+    belief[2 * v] = z >= 0 ? b_other : b_top;
+    belief[2 * v + 1] = z >= 0 ? b_top : b_other;
+    objective += (z >= 0 ? x1[j] : x0[j]) + tau * log_sum;
+    dual += tau * (log_sum + b_other * std::abs(z));  // tau H(b_v)
+  }
+  // The loss term of D, and the marginalisation violation: each factor belief summed over the
+  // partner's state against b_v.
+  double violation = 0.0;
+  for (int64_t v = first; v < last; ++v) {
+    if (loss != nullptr) dual += belief[2 * v] * loss[2 * v] + belief[2 * v + 1] * loss[2 * v + 1];
+    for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {
+      const int64_t e = graph_.var_slots[i];
+      const double* b = belief + states_ + 2 * (e & ~int64_t{1});
+      const bool is_first = (e & 1) == 0;
+      const double m0 = is_first ? b[0] + b[1] : b[0] + b[2];
+      const double m1 = is_first ? b[2] + b[3] : b[1] + b[3];
+      violation =
+          std::max({violation, std::abs(m0 - belief[2 * v]), std::abs(m1 - belief[2 * v + 1])});
+    }
+  }
+  return {objective, dual, violation};
+}
+
+}  // namespace pdsp

@@ -1,0 +1,49 @@
+#include "pdsp/inference/colouring.hpp"
+
+#include <algorithm>
+
+namespace pdsp {
+
+Colouring colour_variables(const Dataset& data, const FactorGraph& graph) {
+  const int64_t vars = data.num_vars();
+  std::vector<int32_t> colour(static_cast<size_t>(vars), -1);
+  // taken_by[c] == v marks colour c as used by a neighbour of v; it never needs clearing.
+  std::vector<int64_t> taken_by;
+  Colouring result;
+  result.example_class_ptr.assign(1, 0);
+  std::vector<int64_t> fill;  // per colour: next free position
+  for (int64_t n = 0; n < data.num_examples(); ++n) {
+    int32_t colours = 0;
+    for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) {
+      for (int64_t i = graph.var_slot_ptr[v]; i < graph.var_slot_ptr[v + 1]; ++i) {
+        const int64_t a = graph.slot_factor[graph.var_slots[i]];
+        for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e) {
+          const int32_t c = colour[data.factor_vars[e]];
+          if (c >= 0) taken_by[c] = v;
+        }
+      }
+      int32_t c = 0;
+      while (c < colours && taken_by[c] == v) ++c;
+      if (c == colours) {
+        ++colours;
+        if (taken_by.size() < static_cast<size_t>(colours)) taken_by.push_back(-1);
+      }
+      colour[v] = c;
+    }
+    // Counting sort of the example's variables by colour keeps variable order inside a class.
+    const int64_t start = static_cast<int64_t>(result.order.size());
+    fill.assign(static_cast<size_t>(colours) + 1, 0);
+    for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) ++fill[colour[v] + 1];
+    for (int32_t c = 0; c < colours; ++c) {
+      fill[c + 1] += fill[c];
+      result.class_ptr.push_back(start + fill[c + 1]);
+    }
+    result.order.resize(static_cast<size_t>(start + data.var_offset[n + 1] - data.var_offset[n]));
+    for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v)
+      result.order[start + fill[colour[v]]++] = v;
+    result.example_class_ptr.push_back(static_cast<int64_t>(result.class_ptr.size()) - 1);
+  }
+  return result;
+}
+
+}  // namespace pdsp

@@ -1,0 +1,68 @@
+// Times each phase of one outer iteration on the denoising problem, in memory (no files, no
+// MPI), for the general and the specialised kernels: a sweep, the beliefs, the moments, the
+// potentials of a trial and the objective of a trial. Run by run/bench_kernels.sh, which puts
+// the times next to the machine limits of run/limit_probe.sh.
+//   pdsp_kernel_bench [SIZE] [IMAGES] [REPEATS] [all|specialised]
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "pdsp/gen/denoise.hpp"
+#include "pdsp/learning/local_problem.hpp"
+
+namespace {
+
+double best_seconds(int repeats, const std::function<void()>& work) {
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  pdsp::DenoiseOptions options;
+  options.height = options.width = argc > 1 ? std::stoi(argv[1]) : 64;
+  options.copies = argc > 2 ? std::stoi(argv[2]) : 40;
+  const int repeats = argc > 3 ? std::stoi(argv[3]) : 20;
+  const bool only_specialised = argc > 4 && std::string(argv[4]) == "specialised";
+  const pdsp::Dataset data = pdsp::generate_denoise(options);
+  std::vector<double> theta(static_cast<size_t>(data.num_params), 0.1);
+  std::vector<double> z(theta.size());
+
+  std::printf("# %dx%d x %d images, %lld variables, %lld factors, %d thread(s); best of %d (ms)\n",
+              options.height, options.width, options.copies,
+              static_cast<long long>(data.num_vars()), static_cast<long long>(data.num_factors()),
+              omp_get_max_threads(), repeats);
+  std::printf("%-16s %10s %10s %10s %10s %10s\n", "kernels", "sweep", "beliefs", "moments",
+              "potentials", "objective");
+  for (const bool specialised : {false, true}) {
+    if (only_specialised && !specialised) continue;
+    pdsp::ProblemSettings settings;
+    settings.source = "generated";
+    settings.specialised_kernels = specialised;
+    pdsp::LocalProblem problem(data, settings);
+    problem.set_theta(theta);
+    problem.sweep(3);  // messages away from zero, as in training
+    const double ms[] = {
+        1e3 * best_seconds(repeats, [&] { problem.sweep(1); }),
+        1e3 * best_seconds(repeats, [&] { problem.evaluate(); }),
+        1e3 * best_seconds(repeats, [&] { problem.model_moments(z); }),
+        1e3 * best_seconds(repeats, [&] { problem.set_theta(theta); }),
+        1e3 * best_seconds(repeats, [&] { problem.objective(); }),
+    };
+    std::printf("%-16s %10.3f %10.3f %10.3f %10.3f %10.3f\n",
+                problem.kernel_name().substr(0, problem.kernel_name().find(',')).c_str(), ms[0],
+                ms[1], ms[2], ms[3], ms[4]);
+  }
+  return 0;
+}

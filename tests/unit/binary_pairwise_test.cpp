@@ -1,0 +1,190 @@
+// The specialised kernels for binary pairwise graphs against the general kernels, which the
+// brute-force tests check: block updates, objective, beliefs and dual terms at random messages,
+// whole training runs, and the applicability rule.
+#include "pdsp/inference/binary_pairwise.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "pdsp/inference/colouring.hpp"
+#include "pdsp/inference/message_passing.hpp"
+#include "pdsp/learning/feature_index.hpp"
+#include "pdsp/learning/local_problem.hpp"
+#include "pdsp/parallel/communicator.hpp"
+#include "support/test_helpers.hpp"
+#include "support/tiny_graphs.hpp"
+
+namespace pdsp {
+namespace {
+
+struct Case {
+  double epsilon;
+  CountingMode counting;
+};
+
+std::string name(const ::testing::TestParamInfo<Case>& info) {
+  return counting_mode_name(info.param.counting) + "_eps" +
+         std::to_string(static_cast<int>(100 * info.param.epsilon));
+}
+
+// Grids only: under Bethe counting a variable of degree 1 would have c_v = 0, which the
+// specialised kernels leave to the general ones.
+Dataset grids() {
+  Dataset data = testing::random_dataset(
+      {testing::grid_shape(5, 6), testing::grid_shape(4, 4, true), testing::grid_shape(3, 9)}, 9,
+      7);
+  testing::set_random_counting(data, 0.2, 1.5, 3);
+  return data;
+}
+
+// Both sets of kernels on one data set, with random potentials (loss included) and messages.
+struct Both {
+  explicit Both(const Case& c)
+      : data(grids()),
+        graph(data),
+        counting(make_counting_numbers(data, graph, c.counting, "grids")),
+        general(data, graph, counting, c.epsilon),
+        binary(data, graph, counting, c.epsilon),
+        colouring(colour_variables(data, graph)),
+        workspace(graph) {
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::vector<double> theta(static_cast<size_t>(data.num_params));
+    for (double& t : theta) t = normal(rng);
+    loss.resize(static_cast<size_t>(data.num_states()));
+    for (double& l : loss) l = std::abs(normal(rng));
+    potential.resize(static_cast<size_t>(data.num_states() + data.num_table_entries()));
+    compute_potentials(data, theta, loss, potential);
+    arena.resize(static_cast<size_t>(graph.num_message_entries()));
+    for (double& m : arena) m = normal(rng);  // not centred: only differences may matter
+    state.resize(static_cast<size_t>(binary.message_state_size()));
+    binary.import_messages(arena.data(), state.data());
+  }
+  std::vector<double> exported() const {
+    std::vector<double> out(arena.size());
+    binary.export_messages(state.data(), out.data());
+    return out;
+  }
+  // Updates every colour class of every example with both kernels; returns the largest change
+  // each reported.
+  std::pair<double, double> sweep() {
+    double changes[2] = {0, 0};
+    for (size_t c = 0; c + 1 < colouring.class_ptr.size(); ++c) {
+      const auto members = colouring.members(static_cast<int64_t>(c));
+      changes[0] = std::max(
+          changes[0], general.update_variables(members, potential.data(), arena.data(), workspace));
+      changes[1] = std::max(
+          changes[1], binary.update_variables(members, potential.data(), state.data(), workspace));
+    }
+    return {changes[0], changes[1]};
+  }
+
+  Dataset data;
+  FactorGraph graph;
+  CountingNumbers counting;
+  MessagePassing general;
+  BinaryPairwiseKernels binary;
+  Colouring colouring;
+  Workspace workspace;
+  std::vector<double> loss, potential, arena, state;
+};
+
+class BinaryPairwiseTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BinaryPairwiseTest, AppliesToTheseGrids) {
+  Both both(GetParam());
+  EXPECT_TRUE(BinaryPairwiseKernels::applies(both.data, both.counting, GetParam().epsilon));
+}
+
+TEST_P(BinaryPairwiseTest, BlockUpdatesEqualTheGeneralKernels) {
+  Both both(GetParam());
+  both.sweep();  // from uncentred messages: the changes reported differ by the centring
+  EXPECT_LT(testing::max_abs_difference(both.exported(), both.arena), 1e-11);
+  const auto [general_change, binary_change] = both.sweep();
+  EXPECT_LT(testing::max_abs_difference(both.exported(), both.arena), 1e-11);
+  EXPECT_NEAR(general_change, binary_change, 1e-11);
+  EXPECT_GT(general_change, 1e-6);  // the second sweep still moved the messages
+}
+
+TEST_P(BinaryPairwiseTest, ObjectiveBeliefsAndDualTermsEqualTheGeneralKernels) {
+  Both both(GetParam());
+  Workspace& w = both.workspace;
+  const Dataset& data = both.data;
+  const double* u = both.potential.data();
+  const double F_general =
+      both.general.factor_objective(0, data.num_factors(), u, both.arena.data(), w) +
+      both.general.variable_objective(0, data.num_vars(), u, both.arena.data(), w);
+  const double F_binary =
+      both.binary.factor_objective(0, data.num_factors(), u, both.state.data(), w) +
+      both.binary.variable_objective(0, data.num_vars(), u, both.state.data(), w);
+  EXPECT_NEAR(F_binary, F_general, 1e-11 * std::abs(F_general));
+
+  std::vector<double> b_general(both.potential.size()), b_binary(both.potential.size());
+  BeliefTerms general =
+      both.general.factor_beliefs(0, data.num_factors(), u, both.arena.data(), b_general.data(), w);
+  general.add(both.general.variable_beliefs(0, data.num_vars(), u, both.arena.data(),
+                                            both.loss.data(), b_general.data(), w));
+  BeliefTerms binary =
+      both.binary.factor_beliefs(0, data.num_factors(), u, both.state.data(), b_binary.data(), w);
+  binary.add(both.binary.variable_beliefs(0, data.num_vars(), u, both.state.data(),
+                                          both.loss.data(), b_binary.data(), w));
+  EXPECT_LT(testing::max_abs_difference(b_binary, b_general), 1e-13);
+  EXPECT_NEAR(binary.objective, general.objective, 1e-11 * std::abs(general.objective));
+  EXPECT_NEAR(binary.dual, general.dual, 1e-11 * std::abs(general.dual));
+  EXPECT_NEAR(binary.violation, general.violation, 1e-13);
+  EXPECT_GT(general.violation, 1e-3);  // random messages: beliefs are not consistent
+}
+
+TEST_P(BinaryPairwiseTest, TrainingFollowsTheGeneralKernelsTrajectory) {
+  const Case c = GetParam();
+  const Dataset data = grids();
+  TrainConfig config;
+  config.epsilon = c.epsilon;
+  config.counting = c.counting;
+  config.max_iters = 15;
+  config.tol = 0;
+  SerialCommunicator serial;
+  std::vector<testing::Recorder> runs(2);
+  std::vector<TrainResult> results;
+  for (const bool specialised : {false, true}) {
+    LocalProblem problem(data, {c.epsilon, c.counting, 1.0, true, "grids", specialised});
+    EXPECT_EQ(problem.kernel_name().rfind(specialised ? "binary" : "general", 0), 0u);
+    results.push_back(train(problem, config, serial, runs[specialised ? 1 : 0]));
+  }
+  ASSERT_EQ(runs[0].records.size(), runs[1].records.size());
+  for (size_t i = 0; i < runs[0].records.size(); ++i) {
+    const IterationRecord& g = runs[0].records[i];
+    const IterationRecord& b = runs[1].records[i];
+    EXPECT_NEAR(b.objective, g.objective, 1e-9 * std::abs(g.objective)) << "iteration " << i;
+    EXPECT_NEAR(b.dual, g.dual, 1e-9 * std::abs(g.dual)) << "iteration " << i;
+    EXPECT_EQ(b.step_trials, g.step_trials) << "iteration " << i;
+  }
+  EXPECT_LT(testing::max_abs_difference(results[0].state.theta, results[1].state.theta), 1e-8);
+}
+
+INSTANTIATE_TEST_SUITE_P(Counting, BinaryPairwiseTest,
+                         ::testing::Values(Case{1.0, CountingMode::Uniform},
+                                           Case{0.5, CountingMode::File},
+                                           Case{1.0, CountingMode::Bethe},
+                                           Case{2.0, CountingMode::File}),
+                         name);
+
+TEST(BinaryPairwise, LeavesOtherProblemsToTheGeneralKernels) {
+  const auto applies = [](const Dataset& data, CountingMode mode, double epsilon) {
+    const FactorGraph graph(data);
+    return BinaryPairwiseKernels::applies(data, make_counting_numbers(data, graph, mode, "x"),
+                                          epsilon);
+  };
+  const Dataset grid = testing::random_dataset({testing::grid_shape(3, 3)}, 3, 1);
+  const Dataset chain = testing::random_dataset({testing::chain_shape(4)}, 3, 1);
+  const Dataset mixed = testing::random_dataset({testing::loopy_shape()}, 3, 1);
+  EXPECT_TRUE(applies(grid, CountingMode::Uniform, 1.0));
+  EXPECT_FALSE(applies(grid, CountingMode::Uniform, 0.0));  // eps = 0: max, ties
+  EXPECT_TRUE(applies(chain, CountingMode::Uniform, 1.0));
+  EXPECT_FALSE(applies(chain, CountingMode::Bethe, 1.0));    // end points: c_v = 0
+  EXPECT_FALSE(applies(mixed, CountingMode::Uniform, 1.0));  // ternary variables, arity 3
+}
+
+}  // namespace
+}  // namespace pdsp

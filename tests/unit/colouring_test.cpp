@@ -1,0 +1,78 @@
+// The colouring behind the sweep schedule: a proper colouring of every example's interaction
+// graph (no two variables of one colour share a factor), each example's variables listed once,
+// and the checkerboard on a grid stored row by row.
+#include "pdsp/inference/colouring.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "pdsp/inference/kernels.hpp"
+#include "pdsp/inference/work_plan.hpp"
+#include "support/tiny_graphs.hpp"
+
+namespace pdsp {
+namespace {
+
+void expect_proper(const Dataset& data, const Colouring& colouring) {
+  const FactorGraph graph(data);
+  std::vector<int64_t> colour_of(static_cast<size_t>(data.num_vars()), -1);
+  for (int64_t n = 0; n < data.num_examples(); ++n) {
+    std::set<int64_t> seen;
+    for (int64_t c = colouring.example_class_ptr[n]; c < colouring.example_class_ptr[n + 1]; ++c)
+      for (int64_t v : colouring.members(c)) {
+        EXPECT_TRUE(seen.insert(v).second) << "variable " << v << " listed twice";
+        EXPECT_GE(v, data.var_offset[n]);
+        EXPECT_LT(v, data.var_offset[n + 1]);
+        colour_of[v] = c;
+      }
+    EXPECT_EQ(static_cast<int64_t>(seen.size()), data.var_offset[n + 1] - data.var_offset[n]);
+  }
+  for (int64_t a = 0; a < data.num_factors(); ++a)
+    for (int64_t i = data.factor_var_ptr[a]; i < data.factor_var_ptr[a + 1]; ++i)
+      for (int64_t j = i + 1; j < data.factor_var_ptr[a + 1]; ++j)
+        EXPECT_NE(colour_of[data.factor_vars[i]], colour_of[data.factor_vars[j]])
+            << "factor " << a << " joins two variables of one colour";
+}
+
+TEST(Colouring, IsProperOnMixedGraphs) {
+  const Dataset data =
+      testing::random_dataset({testing::loopy_shape(), testing::tree_shape(),
+                               testing::grid_shape(5, 4, true), testing::chain_shape(1)},
+                              3, 1);
+  const Colouring colouring = colour_variables(data, FactorGraph(data));
+  expect_proper(data, colouring);
+  EXPECT_EQ(colouring.num_classes(3), 1);  // a lone variable
+  EXPECT_LE(colouring.num_classes(2), 4);  // an 8-connected grid needs 4
+}
+
+TEST(Colouring, AFourConnectedGridGetsTheCheckerboard) {
+  const Dataset data = testing::random_dataset({testing::grid_shape(6, 7)}, 3, 1);
+  const Colouring colouring = colour_variables(data, FactorGraph(data));
+  expect_proper(data, colouring);
+  ASSERT_EQ(colouring.num_classes(0), 2);
+  for (int64_t v : colouring.members(0)) EXPECT_EQ((v / 7 + v % 7) % 2, 0) << v;
+}
+
+TEST(WorkPlan, SweepChunksCoverEachClassInOrderWithinTheSlotBudget) {
+  const Dataset data = testing::random_dataset({testing::grid_shape(60, 50)}, 3, 1);
+  const FactorGraph graph(data);
+  const Colouring colouring = colour_variables(data, graph);
+  const WorkPlan plan = plan_sweep(colouring, graph);
+  ASSERT_EQ(plan.example_phase_ptr, (std::vector<int64_t>{0, 2}));
+  for (int64_t p = 0; p < 2; ++p) {
+    int64_t next = colouring.class_ptr[p];
+    for (int64_t c = plan.phase_ptr[p]; c < plan.phase_ptr[p + 1]; ++c) {
+      EXPECT_EQ(plan.chunks[c].begin, next);
+      int64_t slots = 0;
+      for (int64_t i = plan.chunks[c].begin; i < plan.chunks[c].end; ++i)
+        slots += graph.degree(colouring.order[i]);
+      EXPECT_LE(slots, kChunkSlots);
+      next = plan.chunks[c].end;
+    }
+    EXPECT_EQ(next, colouring.class_ptr[p + 1]);
+  }
+}
+
+}  // namespace
+}  // namespace pdsp
