@@ -20,7 +20,11 @@ bool BinaryPairwiseKernels::applies(const Dataset& data, const CountingNumbers& 
 
 BinaryPairwiseKernels::BinaryPairwiseKernels(const Dataset& data, const FactorGraph& graph,
                                              const CountingNumbers& counting, double epsilon)
-    : graph_(graph), counting_(counting), epsilon_(epsilon), states_(data.num_states()) {}
+    : factor_vars_(data.factor_vars.data()),
+      graph_(graph),
+      counting_(counting),
+      epsilon_(epsilon),
+      states_(data.num_states()) {}
 
 void BinaryPairwiseKernels::export_messages(const double* state, double* arena) const {
   for (int64_t e = 0; e < graph_.num_slots(); ++e) {
@@ -149,15 +153,26 @@ BeliefTerms BinaryPairwiseKernels::factor_beliefs(int64_t first, int64_t last,
     const double sum = e0 + e1 + e2 + e3;
     const double log_sum = std::log(sum);
     const double inverse = 1.0 / sum;
-    b[4 * a] = e0 * inverse;
-    b[4 * a + 1] = e1 * inverse;
-    b[4 * a + 2] = e2 * inverse;
-    b[4 * a + 3] = e3 * inverse;
+    const double b0 = e0 * inverse, b1 = e1 * inverse, b2 = e2 * inverse, b3 = e3 * inverse;
+    b[4 * a] = b0;
+    b[4 * a + 1] = b1;
+    b[4 * a + 2] = b2;
+    b[4 * a + 3] = b3;
     objective += top + tau * log_sum;
     // tau H(b) = tau (log sum - sum_t b(t) y_t)
-    dual += tau * (log_sum - (e0 * y0 + e1 * y1 + e2 * y2 + e3 * y3) * inverse);
+    dual += tau * (log_sum - (b0 * y0 + b1 * y1 + b2 * y2 + b3 * y3));
   }
-  return {objective, dual, 0.0};
+  // Each variable's belief against the factor belief summed over its partner's state (the
+  // variable pass ran first), while this chunk's factor beliefs are still in the cache. Both
+  // sides sum to one over the two states, so state 1 alone gives the gap.
+  double violation = 0.0;
+  for (int64_t a = first; a < last; ++a) {
+    const double* f = b + 4 * a;
+    const double gap_first = std::abs(f[2] + f[3] - belief[2 * factor_vars_[2 * a] + 1]);
+    const double gap_second = std::abs(f[1] + f[3] - belief[2 * factor_vars_[2 * a + 1] + 1]);
+    violation = std::max(violation, std::max(gap_first, gap_second));
+  }
+  return {objective, dual, violation};
 }
 
 void BinaryPairwiseKernels::variable_scores(int64_t first, int64_t last, const double* potential,
@@ -215,22 +230,10 @@ BeliefTerms BinaryPairwiseKernels::variable_beliefs(int64_t first, int64_t last,
     objective += (z >= 0 ? x1[j] : x0[j]) + tau * log_sum;
     dual += tau * (log_sum + b_other * std::abs(z));  // tau H(b_v)
   }
-  // The loss term of D, and the marginalisation violation: each factor belief summed over the
-  // partner's state against b_v.
-  double violation = 0.0;
-  for (int64_t v = first; v < last; ++v) {
-    if (loss != nullptr) dual += belief[2 * v] * loss[2 * v] + belief[2 * v + 1] * loss[2 * v + 1];
-    for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {
-      const int64_t e = graph_.var_slots[i];
-      const double* b = belief + states_ + 2 * (e & ~int64_t{1});
-      const bool is_first = (e & 1) == 0;
-      const double m0 = is_first ? b[0] + b[1] : b[0] + b[2];
-      const double m1 = is_first ? b[2] + b[3] : b[1] + b[3];
-      violation =
-          std::max({violation, std::abs(m0 - belief[2 * v]), std::abs(m1 - belief[2 * v + 1])});
-    }
-  }
-  return {objective, dual, violation};
+  if (loss != nullptr)
+    for (int64_t v = first; v < last; ++v)
+      dual += belief[2 * v] * loss[2 * v] + belief[2 * v + 1] * loss[2 * v + 1];
+  return {objective, dual, 0.0};
 }
 
 }  // namespace pdsp

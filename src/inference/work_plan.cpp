@@ -47,11 +47,12 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
   return plan;
 }
 
-WorkPlan plan_evaluation(const Dataset& data) {
+WorkPlan plan_evaluation(const Dataset& data, bool variables_first) {
   WorkPlan plan;
   for (int64_t n = 0; n < data.num_examples(); ++n) {
+    if (variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
     add_ranges(plan, data.factor_offset[n], data.factor_offset[n + 1]);
-    add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
+    if (!variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
     close_example(plan);
   }
   return plan;

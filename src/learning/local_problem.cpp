@@ -79,7 +79,7 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       kernels_(binary_pairwise_ ? static_cast<const Kernels*>(binary_pairwise_.get()) : &general_),
       colouring_(colour_variables(data, graph_)),
       sweep_plan_(plan_sweep(colouring_, graph_)),
-      evaluation_plan_(plan_evaluation(data)),
+      evaluation_plan_(plan_evaluation(data, kernels_->variables_first())),
       threads_inside_examples_(share_examples_between_threads(data, graph_)),
       features_(data),
       loss_(make_loss(data, settings)),
@@ -179,10 +179,14 @@ void LocalProblem::resolve_kinks() {
                                    workspaces_[omp_get_thread_num()]);
 }
 
+bool LocalProblem::factors_in(int64_t phase) const {
+  return (phase == 0) != kernels_->variables_first();
+}
+
 double LocalProblem::objective() {
   run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
     const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
-    chunk_value_[c] = phase == 0
+    chunk_value_[c] = factors_in(phase)
                           ? kernels_->factor_objective(chunk.begin, chunk.end, potential_.data(),
                                                        lambda_.data(), w)
                           : kernels_->variable_objective(chunk.begin, chunk.end, potential_.data(),
@@ -195,7 +199,7 @@ LocalEvaluation LocalProblem::evaluate() {
   const double* loss = loss_.empty() ? nullptr : loss_.data();
   run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
     const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
-    chunk_terms_[c] = phase == 0
+    chunk_terms_[c] = factors_in(phase)
                           ? kernels_->factor_beliefs(chunk.begin, chunk.end, potential_.data(),
                                                      lambda_.data(), belief_.data(), w)
                           : kernels_->variable_beliefs(chunk.begin, chunk.end, potential_.data(),

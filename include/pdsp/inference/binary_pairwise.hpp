@@ -32,6 +32,7 @@ class BinaryPairwiseKernels final : public Kernels {
   int64_t message_state_size() const override { return graph_.num_slots(); }
   void export_messages(const double* state, double* arena) const override;
   void import_messages(const double* arena, double* state) const override;
+  bool variables_first() const override { return true; }
   double update_variables(std::span<const int64_t> vars, const double* potential, double* lambda,
                           Workspace& w) const override;
   double factor_objective(int64_t first, int64_t last, const double* potential,
@@ -50,6 +51,7 @@ class BinaryPairwiseKernels final : public Kernels {
   void variable_scores(int64_t first, int64_t last, const double* potential, const double* lambda,
                        Workspace& w) const;
 
+  const int64_t* factor_vars_;  // the two variables of factor a at 2a, 2a + 1
   const FactorGraph& graph_;
   const CountingNumbers& counting_;
   double epsilon_;

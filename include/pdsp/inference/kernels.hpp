@@ -55,10 +55,14 @@ class Kernels {
                                   const double* lambda, Workspace& w) const = 0;
   virtual double variable_objective(int64_t first, int64_t last, const double* potential,
                                     const double* lambda, Workspace& w) const = 0;
+  // Beliefs are computed in two passes, one over factors and one over variables; the second
+  // reads the beliefs of the first to find the marginalisation violation (and the general
+  // kernels' variable beliefs at c_v = 0 read their factors'). True: variables go first.
+  virtual bool variables_first() const = 0;
   // Beliefs of factors [first, last), written into `belief`, with their objective and entropy.
   virtual BeliefTerms factor_beliefs(int64_t first, int64_t last, const double* potential,
                                      const double* lambda, double* belief, Workspace& w) const = 0;
-  // Beliefs of variables [first, last), once the beliefs of their factors are written. `loss`
+  // Beliefs of variables [first, last), with their objective, entropy and loss terms. `loss`
   // holds e_v(s) per state, or is null without loss augmentation.
   virtual BeliefTerms variable_beliefs(int64_t first, int64_t last, const double* potential,
                                        const double* lambda, const double* loss, double* belief,

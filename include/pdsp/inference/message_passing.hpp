@@ -30,6 +30,7 @@ class MessagePassing final : public Kernels {
   int64_t message_state_size() const override { return graph_.num_message_entries(); }
   void export_messages(const double* state, double* arena) const override;
   void import_messages(const double* arena, double* state) const override;
+  bool variables_first() const override { return false; }
   double update_variables(std::span<const int64_t> vars, const double* potential, double* lambda,
                           Workspace& w) const override;
   double factor_objective(int64_t first, int64_t last, const double* potential,

@@ -28,8 +28,9 @@ struct WorkPlan {
 // Phases are the colour classes; a chunk is a range of Colouring::order holding at most
 // kChunkSlots message blocks (or one variable of larger degree).
 WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph);
-// Phase 0: ranges of the example's factors; phase 1: ranges of its variables (variable beliefs
-// read the beliefs of their factors). At most kChunkRegions regions per chunk.
-WorkPlan plan_evaluation(const Dataset& data);
+// Two phases per example, ranges of its factors and ranges of its variables, at most
+// kChunkRegions regions per chunk: factors first, or variables first (the kernels say which
+// beliefs the other kind reads, see Kernels::variables_first).
+WorkPlan plan_evaluation(const Dataset& data, bool variables_first);
 
 }  // namespace pdsp

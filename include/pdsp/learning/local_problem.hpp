@@ -77,6 +77,8 @@ class LocalProblem {
   template <class Work>
   void run(const WorkPlan& plan, Work&& work);
   double sum_of_chunks(const WorkPlan& plan) const;
+  // Whether a phase of the evaluation plan holds factor chunks (else variable chunks).
+  bool factors_in(int64_t phase) const;
 
   const Dataset& data_;
   ProblemSettings settings_;
