@@ -24,7 +24,11 @@ BinaryPairwiseKernels::BinaryPairwiseKernels(const Dataset& data, const FactorGr
       graph_(graph),
       counting_(counting),
       epsilon_(epsilon),
-      states_(data.num_states()) {}
+      states_(data.num_states()) {
+  const auto& c = counting.factor;
+  if (!c.empty() && std::all_of(c.begin(), c.end(), [&](double x) { return x == c[0]; }))
+    shared_factor_counting_ = c[0];
+}
 
 void BinaryPairwiseKernels::export_messages(const double* state, double* arena) const {
   for (int64_t e = 0; e < graph_.num_slots(); ++e) {
@@ -46,6 +50,12 @@ double BinaryPairwiseKernels::update_variables(std::span<const int64_t> vars,
   double* lane_c = w.lane_c.data();
   double* lane_d = w.lane_d.data();
   const double* table = potential + states_;
+  // c_a, read per factor only when they differ (uniform and Bethe counting share one value).
+  const double shared = shared_factor_counting_;
+  const double* factor_counting = shared > 0 ? nullptr : counting_.factor.data();
+  const auto c_factor = [factor_counting, shared](int64_t e) {
+    return factor_counting != nullptr ? factor_counting[e >> 1] : shared;
+  };
   // Gather: per message block, tau_a A, tau_a B, the offset u(1,0) - u(0,0), and tau_a.
   int64_t lanes = 0;
   for (int64_t v : vars)
@@ -62,7 +72,7 @@ double BinaryPairwiseKernels::update_variables(std::span<const int64_t> vars,
       lane_a[lanes] = u11 - u10 + d;
       lane_b[lanes] = u01 - u00 + d;
       lane_c[lanes] = u10 - u00;
-      lane_d[lanes] = epsilon_ * counting_.factor[e >> 1];
+      lane_d[lanes] = epsilon_ * c_factor(e);
     }
     // Dmu = (u(1,0) - u(0,0)) + tau [sp(A) - sp(B)], sp(z) = max(z, 0) + log(1 + exp(-|z|)).
 #pragma omp simd
@@ -85,7 +95,7 @@ double BinaryPairwiseKernels::update_variables(std::span<const int64_t> vars,
     const double scale = total / counting_.block[v];
     for (int64_t i = begin; i < end; ++i, ++lanes) {
       const int64_t e = graph_.var_slots[i];
-      const double half = 0.5 * (counting_.factor[e >> 1] * scale - lane_a[lanes]);
+      const double half = 0.5 * (c_factor(e) * scale - lane_a[lanes]);
       change = std::max(change, std::abs(half - lambda[e]));
       lambda[e] = half;
     }
