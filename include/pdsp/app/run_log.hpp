@@ -17,7 +17,9 @@ class RunLog final : public TrainingObserver {
   RunLog(bool root, const std::string& metrics_path, const std::string& metadata,
          int64_t resume_bytes = -1, const std::string& resume_checksum = "");
   void on_iteration(const IterationRecord& record) override;
-  void finish(const TrainResult& result);
+  // The summary line and the metrics file's last record; `peak_bytes` is the largest peak
+  // resident memory of any rank.
+  void finish(const TrainResult& result, double peak_bytes);
   // Length and checksum of the metrics file so far (-1 / "" without one); root rank only.
   int64_t bytes() const { return metrics_.is_open() ? bytes_ : -1; }
   std::string checksum() const { return metrics_.is_open() ? checksum_.hex() : ""; }

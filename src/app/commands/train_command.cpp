@@ -9,6 +9,7 @@
 #include "pdsp/app/checkpointing.hpp"
 #include "pdsp/app/commands.hpp"
 #include "pdsp/app/json_line.hpp"
+#include "pdsp/app/process_memory.hpp"
 #include "pdsp/app/run_log.hpp"
 #include "pdsp/app/stop_signals.hpp"
 #include "pdsp/data/atomic_file.hpp"
@@ -81,6 +82,12 @@ std::string metadata_line(const TrainConfig& config, const DatasetLayout& layout
   return line.str();
 }
 
+double largest_peak_memory(Communicator& comm) {
+  double peak[1] = {static_cast<double>(peak_resident_bytes())};
+  comm.allreduce({}, peak);
+  return peak[0];
+}
+
 // The primal-dual trainer with checkpoints. Sets `requeue` when it stopped to be run again.
 TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout, TrainOptions& o,
                               Communicator& comm, bool& requeue) {
@@ -110,7 +117,7 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
   CheckpointingObserver observer(*log, o.checkpoints, identity, comm);
   const TrainResult result =
       train(*problem, config, comm, observer, resumed ? resumed->state : TrainingState{});
-  log->finish(result);
+  log->finish(result, largest_peak_memory(comm));
   requeue = observer.requeue();
   return result;
 }
@@ -143,7 +150,7 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
                                    metadata_line(config, layout, comm));
   });
   const TrainResult result = train_crf_baseline(*crf, baseline, comm, *log);
-  log->finish(result);
+  log->finish(result, largest_peak_memory(comm));
   return result;
 }
 

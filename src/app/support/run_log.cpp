@@ -95,16 +95,18 @@ void RunLog::on_iteration(const IterationRecord& r) {
                  .str());
 }
 
-void RunLog::finish(const TrainResult& result) {
+void RunLog::finish(const TrainResult& result, double peak_bytes) {
   if (!root_) return;
-  std::printf("stopped after %d iterations: %s (F = %.12g)\n", result.state.iterations_done,
-              result.stop_reason.c_str(), result.objective);
+  std::printf("stopped after %d iterations: %s (F = %.12g); peak memory %.1f MiB per rank\n",
+              result.state.iterations_done, result.stop_reason.c_str(), result.objective,
+              peak_bytes / (1 << 20));
   if (metrics_.is_open())
     write_line(JsonLine()
                    .add("type", "end")
                    .add("iterations", result.state.iterations_done)
                    .add("stop_reason", result.stop_reason)
                    .add("F", result.objective)
+                   .add("peak_resident_bytes", peak_bytes)
                    .str());
 }
 
