@@ -17,7 +17,7 @@ launch=()
 [ "$ranks" -gt 1 ] && launch=("${MPIRUN[@]}" -np "$ranks")
 # --tol 0: the run always goes to --max-iters, long enough for every kill to land mid-training;
 # few step trials keep the iterations short once the objective stops moving.
-train=(train --data "$work/train.h5" --max-iters 3000 --tol 0 --max-step-trials 8 --threads 1)
+train=(train --data "$work/train.h5" --max-iters 6000 --tol 0 --max-step-trials 8 --threads 1)
 "${launch[@]}" "$pdsp" "${train[@]}" --out "$work/reference.h5" --metrics "$work/reference.jsonl" > /dev/null
 
 resumable=("${train[@]}" --out "$work/model.h5" --metrics "$work/metrics.jsonl"
@@ -40,6 +40,7 @@ while [ "$kills" -lt "$kills_wanted" ]; do
   else
     wait "$pid"
     echo "FAIL: run $runs finished before it could be killed: only $kills kills (make training longer)"
+    tail -3 "$work/run.log"
     exit 1
   fi
 done

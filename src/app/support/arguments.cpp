@@ -1,5 +1,6 @@
 #include "pdsp/app/arguments.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -95,9 +96,11 @@ bool Arguments::parse(const std::vector<std::string>& args) {
 std::string Arguments::help() const {
   std::ostringstream out;
   out << "usage: pdsp " << command_ << " [flags]\n" << summary_ << "\n\nflags:\n";
+  size_t width = 0;  // the longest flag name, so every description starts in one column
+  for (const Flag& f : flags_) width = std::max(width, f.name.size());
   for (const Flag& f : flags_) {
     out << "  " << f.name;
-    for (size_t pad = f.name.size(); pad < 18; ++pad) out << ' ';
+    for (size_t pad = f.name.size(); pad < width + 2; ++pad) out << ' ';
     out << f.help;
     if (f.required)
       out << " (required)";
