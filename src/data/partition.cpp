@@ -1,5 +1,6 @@
 #include "pdsp/data/partition.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace pdsp {
@@ -21,6 +22,18 @@ std::vector<int64_t> partition_by_cost(const std::vector<double>& cost, int part
     bounds[part] = std::max(boundary, bounds[part - 1]);
   }
   return bounds;
+}
+
+double partition_imbalance(const std::vector<double>& cost, const std::vector<int64_t>& bounds) {
+  const size_t parts = bounds.size() - 1;
+  double total = 0, largest = 0;
+  for (size_t part = 0; part < parts; ++part) {
+    double sum = 0;
+    for (int64_t i = bounds[part]; i < bounds[part + 1]; ++i) sum += cost[i];
+    total += sum;
+    largest = std::max(largest, sum);
+  }
+  return total > 0 ? largest * static_cast<double>(parts) / total : 1.0;
 }
 
 Dataset load_rank_slice(const std::string& path, Communicator& comm, DatasetLayout* layout_out) {

@@ -49,9 +49,10 @@ class Trainer {
   std::vector<double> d_;            // empirical feature sums at the ground truth
   double message_blocks_ = 0;
   std::vector<double> grad_, trial_, reduced_, saved_messages_;
-  // Maxima of the allreduce: [violation, training seconds, stop request]. The clock and the
-  // request travel with the gradient so that every rank takes the same decisions.
-  double maxima_[3] = {0, 0, 0};
+  // Maxima of the allreduce: [violation, training seconds, stop request, local compute seconds].
+  // The clock and the request travel with the gradient so that every rank takes the same
+  // decisions.
+  double maxima_[4] = {0, 0, 0, 0};
   Clock::time_point started_;
 };
 
@@ -66,7 +67,7 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
       params_(static_cast<size_t>(problem.num_params())),
       grad_(params_),
       trial_(params_),
-      reduced_(params_ + 2) {
+      reduced_(params_ + 3) {
   if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
   if (std::isnan(state_.step)) state_.step = config.initial_step;
   compute_global_terms();
@@ -101,9 +102,12 @@ void Trainer::evaluate(IterationRecord& record) {
   maxima_[1] = state_.seconds_trained + seconds_since(started_);
   maxima_[2] = observer_.stop_requested() ? 1.0 : 0.0;
   record.seconds_gradient = seconds_since(phase);
+  reduced_[params_ + 2] = maxima_[3] = record.seconds_messages + record.seconds_gradient;
   phase = Clock::now();
   comm_.allreduce(reduced_, maxima_);
   record.seconds_allreduce = seconds_since(phase);
+  const double mean_compute = reduced_[params_ + 2] / comm_.size();
+  record.load_imbalance = mean_compute > 0 ? maxima_[3] / mean_compute : 1.0;
 
   std::vector<double> moment_gap(params_);
   for (size_t r = 0; r < params_; ++r) grad_[r] = moment_gap[r] = reduced_[r] - d_[r];

@@ -13,12 +13,20 @@ run2() { "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2 "$@"
 "$pdsp" info "$work/train.h5" | grep -q "examples            6"
 common=(--data "$work/train.h5" --max-iters 15 --tol 0 --threads 1)
 "$pdsp" train "${common[@]}" --out "$work/m1.h5" --metrics "$work/m1.jsonl" > "$work/log1"
-run2 "$pdsp" train "${common[@]}" --out "$work/m2.h5" > "$work/log2"
+run2 "$pdsp" train "${common[@]}" --out "$work/m2.h5" --metrics "$work/m2.jsonl" \
+  --checkpoint-dir "$work/ckpt" --checkpoint-every 1 > "$work/log2"
 h5diff --relative=1e-9 "$work/m1.h5" "$work/m2.h5" /theta
 # The metrics file: a run line, one line per iteration, an end line.
 head -1 "$work/m1.jsonl" | grep -q '"type":"run"'
 [ "$(grep -c '"type":"iteration"' "$work/m1.jsonl")" -eq 15 ]
 tail -1 "$work/m1.jsonl" | grep -q '"type":"end"'
+# The timing breakdown: checkpoint writes show up in the next record, and the load imbalance
+# of two ranks (the largest local compute time over the mean) is at least 1.
+head -1 "$work/m2.jsonl" | grep -q '"partition_imbalance":'
+sed -n 3p "$work/m2.jsonl" | grep -qE '"seconds_io":[0-9.]*[1-9]'
+grep '"type":"iteration"' "$work/m1.jsonl" | grep -q '"seconds_io":0,'
+awk -F'"load_imbalance":' '/"type":"iteration"/ { split($2, v, /[,}]/); if (v[1] < 1) bad = 1 }
+  END { exit bad }' "$work/m2.jsonl"
 # The model carries its hyper-parameters.
 h5dump -a /epsilon "$work/m1.h5" | grep -q "(0): 1"
 

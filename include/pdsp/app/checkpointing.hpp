@@ -44,7 +44,7 @@ class CheckpointingObserver final : public TrainingObserver {
   CheckpointingObserver(RunLog& log, const CheckpointOptions& options, Checkpoint identity,
                         Communicator& comm);
 
-  void on_iteration(const IterationRecord& record) override { log_.on_iteration(record); }
+  void on_iteration(const IterationRecord& record) override;
   bool stop_requested() const override;
   std::string after_iteration(const TrainingState& state, LocalProblem& problem,
                               const IterationRecord& record, const std::string& stopping) override;
@@ -62,6 +62,7 @@ class CheckpointingObserver final : public TrainingObserver {
   std::unique_ptr<CheckpointStore> store_;
   Clock::time_point last_write_ = Clock::now();
   double last_write_seconds_ = 0;
+  double unlogged_write_seconds_ = 0;  // checkpoint writes since the last logged record
   int last_written_iteration_ = -1;
   bool requeue_ = false;
 };

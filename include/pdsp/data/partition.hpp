@@ -13,6 +13,9 @@ namespace pdsp {
 // Each boundary is placed where the cumulative cost crosses i/parts of the total, on whichever
 // side of the crossing example leaves the smaller error.
 std::vector<int64_t> partition_by_cost(const std::vector<double>& cost, int parts);
+// The largest part's cost over the mean part cost (1: perfect balance; examples are not split,
+// so one large example can make it large).
+double partition_imbalance(const std::vector<double>& cost, const std::vector<int64_t>& bounds);
 
 // Scans the file, partitions it over the ranks of `comm` and reads this rank's slice. Collective;
 // an input error on any rank is rethrown on every rank as CollectiveError.

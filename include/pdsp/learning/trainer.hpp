@@ -25,6 +25,11 @@ struct IterationRecord {
   double elapsed = 0;                     // training time so far (including runs before a resume)
   double message_updates_per_second = 0;  // lambda blocks per second over all ranks
   double seconds_messages = 0, seconds_gradient = 0, seconds_allreduce = 0, seconds_step = 0;
+  // Largest local compute time (messages and gradient) of any rank over the mean of all ranks:
+  // 1 is perfect balance; the rest of the slowest rank's time is spent waiting in the allreduce.
+  double load_imbalance = 1;
+  // Checkpoint writing since the previous record; filled in by the observer that writes them.
+  double seconds_io = 0;
 };
 
 // Everything besides the messages that the next iteration depends on: a checkpoint stores it

@@ -78,7 +78,9 @@ std::string metadata_line(const TrainConfig& config, const DatasetLayout& layout
       .add("examples", layout.num_examples())
       .add("variables", layout.num_vars())
       .add("factors", layout.num_factors())
-      .add("params", layout.num_params);
+      .add("params", layout.num_params)
+      .add("partition_imbalance",
+           partition_imbalance(layout.cost, partition_by_cost(layout.cost, comm.size())));
   return line.str();
 }
 

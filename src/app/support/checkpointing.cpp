@@ -148,6 +148,15 @@ bool CheckpointingObserver::stop_requested() const {
   return stop_signal_received();
 }
 
+void CheckpointingObserver::on_iteration(const IterationRecord& record) {
+  // A checkpoint is written after its iteration's record (it stores the metrics up to it), so
+  // its time is reported with the next record.
+  IterationRecord logged = record;
+  logged.seconds_io = unlogged_write_seconds_;
+  unlogged_write_seconds_ = 0;
+  log_.on_iteration(logged);
+}
+
 void CheckpointingObserver::write(const TrainingState& state, LocalProblem& problem) {
   const auto start = Clock::now();
   Checkpoint checkpoint = identity_;
@@ -162,6 +171,7 @@ void CheckpointingObserver::write(const TrainingState& state, LocalProblem& prob
   });
   last_write_ = Clock::now();
   last_write_seconds_ = seconds_between(start, last_write_);
+  unlogged_write_seconds_ += last_write_seconds_;
   last_written_iteration_ = state.iterations_done;
 }
 

@@ -92,6 +92,8 @@ void RunLog::on_iteration(const IterationRecord& r) {
                  .add("seconds_gradient", r.seconds_gradient)
                  .add("seconds_allreduce", r.seconds_allreduce)
                  .add("seconds_step", r.seconds_step)
+                 .add("seconds_io", r.seconds_io)
+                 .add("load_imbalance", r.load_imbalance)
                  .str());
 }
 
