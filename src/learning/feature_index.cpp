@@ -1,9 +1,67 @@
 #include "pdsp/learning/feature_index.hpp"
 
+#include <algorithm>
+
 namespace pdsp {
 
-FeatureIndex::FeatureIndex(const Dataset& data)
-    : param_ptr_(static_cast<size_t>(data.num_params) + 1, 0) {
+namespace {
+
+// Blocks of the by-rows order: at most this many, and at least this many entries each, so that
+// small data sets do not pay for the block sums.
+constexpr int64_t kMaxBlocks = 64;
+constexpr int64_t kMinBlockEntries = int64_t{1} << 14;
+
+int64_t num_entries(const Dataset& data) {
+  return data.var_features.nnz() + data.factor_features.nnz();
+}
+
+// Feature entries of the positions before position i of the potential layout.
+int64_t entries_before(const Dataset& data, int64_t i) {
+  const int64_t states = data.num_states();
+  return i <= states ? data.var_features.ptr[i]
+                     : data.var_features.nnz() + data.factor_features.ptr[i - states];
+}
+
+// Calls add(rows, first, last, position) for the rows [first, last) of one part of the layout
+// that lie in positions [begin, end); `position` is the layout position of row `first`.
+template <class Add>
+void for_each_part(const Dataset& data, int64_t begin, int64_t end, Add&& add) {
+  const int64_t states = data.num_states();
+  if (begin < states) add(data.var_features, begin, std::min(end, states), begin);
+  if (end > states) {
+    const int64_t first = std::max(begin, states);
+    add(data.factor_features, first - states, end - states, first);
+  }
+}
+
+}  // namespace
+
+FeatureIndex::FeatureIndex(const Dataset& data, Order order) : data_(data), order_(order) {
+  const int64_t entries = num_entries(data);
+  const int64_t blocks = std::clamp(entries / kMinBlockEntries, int64_t{1}, kMaxBlocks);
+  if (order_ == Order::Auto)
+    order_ = blocks * data.num_params <= entries ? Order::ByRows : Order::ByParams;
+  if (order_ == Order::ByRows) {
+    // Block b starts at the first position with at least b/blocks of the entries before it.
+    const int64_t positions = data.num_states() + data.num_table_entries();
+    block_start_.assign(static_cast<size_t>(blocks) + 1, positions);
+    block_start_[0] = 0;
+    for (int64_t b = 1; b < blocks; ++b) {
+      const int64_t target = entries * b / blocks;
+      int64_t low = block_start_[b - 1], high = positions;
+      while (low < high) {
+        const int64_t mid = low + (high - low) / 2;
+        if (entries_before(data, mid) >= target)
+          high = mid;
+        else
+          low = mid + 1;
+      }
+      block_start_[b] = low;
+    }
+    block_sums_.resize(static_cast<size_t>(blocks * data.num_params));
+    return;
+  }
+  param_ptr_.assign(static_cast<size_t>(data.num_params) + 1, 0);
   const SparseRows* parts[2] = {&data.var_features, &data.factor_features};
   const int64_t base[2] = {0, data.num_states()};
   for (const SparseRows* rows : parts)
@@ -24,6 +82,36 @@ FeatureIndex::FeatureIndex(const Dataset& data)
 }
 
 void FeatureIndex::moments(std::span<const double> weight, std::span<double> z) const {
+  if (order_ == Order::ByRows)
+    moments_by_rows(weight, z);
+  else
+    moments_by_params(weight, z);
+}
+
+void FeatureIndex::moments_by_rows(std::span<const double> weight, std::span<double> z) const {
+  const int64_t params = data_.num_params;
+  const int64_t blocks = static_cast<int64_t>(block_start_.size()) - 1;
+#pragma omp parallel for schedule(dynamic)
+  for (int64_t b = 0; b < blocks; ++b) {
+    double* sums = block_sums_.data() + b * params;
+    std::fill(sums, sums + params, 0.0);
+    for_each_part(data_, block_start_[b], block_start_[b + 1],
+                  [&](const SparseRows& rows, int64_t first, int64_t last, int64_t position) {
+                    const double* w = weight.data() + position - first;
+                    for (int64_t i = first; i < last; ++i)
+                      for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k)
+                        sums[rows.param[k]] += w[i] * rows.value[k];
+                  });
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < params; ++r) {
+    double sum = 0.0;
+    for (int64_t b = 0; b < blocks; ++b) sum += block_sums_[b * params + r];
+    z[r] = sum;
+  }
+}
+
+void FeatureIndex::moments_by_params(std::span<const double> weight, std::span<double> z) const {
   const int64_t params = static_cast<int64_t>(param_ptr_.size()) - 1;
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < params; ++r) {
@@ -68,18 +156,34 @@ void for_each_position(const Dataset& data, int64_t n, Visit&& visit) {
     visit(states + t);
 }
 
+// The position of factor a's labelled joint state among the table entries.
+int64_t labelled_entry(const Dataset& data, const FactorGraph& graph, int64_t a) {
+  int64_t t = 0;
+  for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e)
+    t += data.label[data.factor_vars[e]] * graph.slot_stride[e];
+  return data.table_offset[a] + t;
+}
+
+void add_row(const SparseRows& rows, int64_t i, std::span<double> z) {
+  for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k) z[rows.param[k]] += rows.value[k];
+}
+
 }  // namespace
+
+void ground_truth_moments(const Dataset& data, const FactorGraph& graph, std::span<double> z) {
+  std::fill(z.begin(), z.end(), 0.0);
+  for (int64_t v = 0; v < data.num_vars(); ++v)
+    add_row(data.var_features, data.state_offset[v] + data.label[v], z);
+  for (int64_t a = 0; a < data.num_factors(); ++a)
+    add_row(data.factor_features, labelled_entry(data, graph, a), z);
+}
 
 std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph) {
   std::vector<double> weight(static_cast<size_t>(data.num_states() + data.num_table_entries()),
                              0.0);
   for (int64_t v = 0; v < data.num_vars(); ++v) weight[data.state_offset[v] + data.label[v]] = 1.0;
-  for (int64_t a = 0; a < data.num_factors(); ++a) {
-    int64_t t = 0;
-    for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e)
-      t += data.label[data.factor_vars[e]] * graph.slot_stride[e];
-    weight[data.num_states() + data.table_offset[a] + t] = 1.0;
-  }
+  for (int64_t a = 0; a < data.num_factors(); ++a)
+    weight[data.num_states() + labelled_entry(data, graph, a)] = 1.0;
   return weight;
 }
 

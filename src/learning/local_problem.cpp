@@ -211,7 +211,7 @@ LocalEvaluation LocalProblem::evaluate() {
 }
 
 void LocalProblem::ground_truth_moments(std::span<double> d) const {
-  features_.moments(ground_truth_weights(data_, graph_), d);
+  pdsp::ground_truth_moments(data_, graph_, d);
 }
 
 }  // namespace pdsp

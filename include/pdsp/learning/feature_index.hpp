@@ -1,7 +1,13 @@
 #pragma once
-// The feature matrix transposed to parameter-major order. Moments z_r = sum b(i) phi_r(i) are
-// then computed one parameter at a time, each in a fixed order, so the result is the same for any
-// thread count (design.md §6: results must not depend on threads).
+// Moments z_r = sum_i b(i) phi_r(i) of the features, summed in an order fixed by the data so that
+// the result is the same for any thread count (design.md §6: results must not depend on threads).
+// Two orders, chosen by the shape of the feature matrix:
+//  - by rows: fixed blocks of rows, each summed into its own vector over all parameters, then the
+//    blocks added in order. No copy of the features; parallel even when a few shared parameters
+//    carry all the entries. Used when blocks x parameters is at most the number of entries.
+//  - by parameters: the feature matrix transposed to parameter-major order, each parameter
+//    summed on its own. Costs a copy of the features; used when parameters are many (per-site
+//    models of a few large examples), where block vectors would be larger still.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -13,21 +19,35 @@ namespace pdsp {
 
 class FeatureIndex {
  public:
-  explicit FeatureIndex(const Dataset& data);
+  enum class Order { Auto, ByRows, ByParams };
+  explicit FeatureIndex(const Dataset& data, Order order = Order::Auto);
+
   // z[r] = sum over feature entries of parameter r of weight[position] * value, where positions
   // follow the potential layout [states | table entries].
   void moments(std::span<const double> weight, std::span<double> z) const;
+  Order order() const { return order_; }
 
  private:
-  std::vector<int64_t> param_ptr_;  // [params + 1]
-  std::vector<int64_t> position_;   // [nnz]
-  std::vector<double> value_;       // [nnz]
+  void moments_by_rows(std::span<const double> weight, std::span<double> z) const;
+  void moments_by_params(std::span<const double> weight, std::span<double> z) const;
+
+  const Dataset& data_;
+  Order order_;
+  // By rows: block b covers positions [block_start_[b], block_start_[b + 1]).
+  std::vector<int64_t> block_start_;
+  mutable std::vector<double> block_sums_;  // [blocks x params] scratch of moments()
+  // By parameters: the entries of parameter r are [param_ptr_[r], param_ptr_[r + 1]).
+  std::vector<int64_t> param_ptr_;
+  std::vector<int64_t> position_;
+  std::vector<double> value_;
 };
 
-// The ground-truth labelling as weights in the potential layout: 1 at each variable's label and
-// at each factor's labelled joint state, 0 elsewhere. Its moments are d of design.md §2.
+// d of design.md §2: the feature sums at the ground-truth labelling (each variable's label and
+// each factor's labelled joint state), in row order.
+void ground_truth_moments(const Dataset& data, const FactorGraph& graph, std::span<double> z);
+// The same labelling as weights in the potential layout: 1 at each labelled position, 0
+// elsewhere (for the baselines, which need it example by example).
 std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph);
-
 // Potentials u = loss + Phi theta in the layout [states | table entries].
 void compute_potentials(const Dataset& data, std::span<const double> theta,
                         std::span<const double> loss, std::span<double> potential);
