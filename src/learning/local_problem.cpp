@@ -68,7 +68,7 @@ bool share_examples_between_threads(const Dataset& data, const FactorGraph& grap
 LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
     : data_(data),
       settings_(settings),
-      graph_(data),
+      graph_(data, settings.source),
       counting_(make_counting_numbers(data, graph_, settings.counting, settings.source)),
       general_(data, graph_, counting_, settings.epsilon),
       binary_pairwise_(
