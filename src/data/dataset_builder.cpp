@@ -23,7 +23,7 @@ void DatasetBuilder::append_rows(SparseRows& rows, const std::vector<FeatureRow>
         rows.param.push_back(param);
         rows.value.push_back(value);
       }
-    rows.ptr.push_back(rows.nnz());
+    rows.ptr.push_back(to_local_index(rows.nnz(), "feature entries", "DatasetBuilder"));
   }
 }
 
@@ -42,10 +42,11 @@ int64_t DatasetBuilder::add_factor(const std::vector<int64_t>& vars,
   if (!open_example_) throw std::logic_error("DatasetBuilder: begin_example() first");
   int64_t table = 1;
   for (int64_t v : vars) {
-    data_.factor_vars.push_back(v);
+    data_.factor_vars.push_back(to_local_index(v, "variable ids", "DatasetBuilder"));
     table *= data_.card.at(v);
   }
-  data_.factor_var_ptr.push_back(static_cast<int64_t>(data_.factor_vars.size()));
+  data_.factor_var_ptr.push_back(to_local_index(static_cast<int64_t>(data_.factor_vars.size()),
+                                                "factor-variable edges", "DatasetBuilder"));
   append_rows(data_.factor_features, table_rows, table);
   return data_.num_factors() - 1;
 }
@@ -60,7 +61,7 @@ Dataset DatasetBuilder::finish() {
   if (!any_label_) data_.label.clear();
   data_.labelled = any_label_;
   data_.file_examples = data_.num_examples();
-  data_.rebuild_offsets();
+  data_.rebuild_offsets("DatasetBuilder");
   Dataset out = std::move(data_);
   data_ = Dataset{};
   return out;

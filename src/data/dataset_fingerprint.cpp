@@ -8,7 +8,8 @@ namespace pdsp {
 namespace {
 
 // Global values of an index array stored with local offsets: add `base` back.
-std::vector<int64_t> shifted(std::span<const int64_t> local, int64_t base) {
+template <class Index>
+std::vector<int64_t> shifted(std::span<const Index> local, int64_t base) {
   std::vector<int64_t> global(local.begin(), local.end());
   for (int64_t& x : global) x += base;
   return global;
@@ -18,7 +19,7 @@ std::vector<int64_t> shifted(std::span<const int64_t> local, int64_t base) {
 // position is hashed exactly once however the rows are split.
 void add_rows(Checksum& sum, uint64_t tag, int64_t first_row, const SparseRows& rows) {
   const auto ptr =
-      shifted(std::span<const int64_t>(rows.ptr).first(rows.ptr.size() - 1), rows.first_nnz);
+      shifted(std::span<const LocalIndex>(rows.ptr).first(rows.ptr.size() - 1), rows.first_nnz);
   sum.add<int64_t>(tag, first_row, ptr);
   sum.add<int32_t>(tag + 1, rows.first_nnz, rows.param);
   sum.add<double>(tag + 2, rows.first_nnz, rows.value);
@@ -30,15 +31,16 @@ std::string dataset_fingerprint(const Dataset& d, Communicator& comm) {
   Checksum sum;
   const auto examples = std::span<const int64_t>(d.var_offset).first(d.var_offset.size() - 1);
   const auto factors = std::span<const int64_t>(d.factor_offset).first(d.factor_offset.size() - 1);
-  sum.add<int64_t>(1, d.first_example, shifted(examples, d.first_var));
-  sum.add<int64_t>(2, d.first_example, shifted(factors, d.first_factor));
+  sum.add<int64_t>(1, d.first_example, shifted<int64_t>(examples, d.first_var));
+  sum.add<int64_t>(2, d.first_example, shifted<int64_t>(factors, d.first_factor));
   sum.add<int32_t>(3, d.first_var, d.card);
   sum.add<int32_t>(4, d.first_var, d.label);
   add_rows(sum, 10, d.first_state, d.var_features);
   const auto var_ptr =
-      std::span<const int64_t>(d.factor_var_ptr).first(d.factor_var_ptr.size() - 1);
+      std::span<const LocalIndex>(d.factor_var_ptr).first(d.factor_var_ptr.size() - 1);
   sum.add<int64_t>(20, d.first_factor, shifted(var_ptr, d.first_slot));
-  sum.add<int64_t>(21, d.first_slot, shifted(d.factor_vars, d.first_var));
+  sum.add<int64_t>(21, d.first_slot,
+                   shifted(std::span<const LocalIndex>(d.factor_vars), d.first_var));
   add_rows(sum, 30, d.first_table_entry, d.factor_features);
   sum.add<double>(40, d.first_var, d.var_counting);
   sum.add<double>(41, d.first_factor, d.factor_counting);

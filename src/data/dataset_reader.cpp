@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/errors.hpp"
@@ -45,6 +46,28 @@ void check_offsets(const std::string& path, const std::string& name,
                          std::to_string(end) + " of the array it indexes");
 }
 
+// Reads entries [offset, offset + count) of a 64-bit array of global positions a block at a
+// time, passes each to check(index in the file, value), and keeps value - base as a LocalIndex:
+// the 64-bit values are never held whole, so a slice is read without a second copy.
+template <class Check>
+std::vector<LocalIndex> read_local(const h5::File& file, const std::string& name, int64_t offset,
+                                   int64_t count, int64_t base, Check&& check) {
+  constexpr int64_t kBlock = int64_t{1} << 20;
+  std::vector<LocalIndex> local(static_cast<size_t>(count));
+  for (int64_t start = 0; start < count; start += kBlock) {
+    const int64_t n = std::min(kBlock, count - start);
+    const std::vector<int64_t> block = file.read<int64_t>(name, offset + start, n);
+    for (int64_t i = 0; i < n; ++i) {
+      check(offset + start + i, block[i]);
+      if (block[i] - base > std::numeric_limits<LocalIndex>::max())
+        throw_file_error(file.path(), name, offset + start + i,
+                         "this rank's slice reaches past 2^31 - 1 entries: run on more ranks");
+      local[start + i] = static_cast<LocalIndex>(block[i] - base);
+    }
+  }
+  return local;
+}
+
 void check_optional_length(const h5::File& file, const std::string& name, int64_t expected,
                            bool& present) {
   present = file.exists(name);
@@ -79,51 +102,64 @@ void read_structure(const h5::File& file, const DatasetLayout& layout, int64_t f
       throw_file_error(path, "/vars/card", v0 + v,
                        "cardinality must be >= 1, got " + std::to_string(data.card[v]));
 
-  data.factor_var_ptr = file.read<int64_t>("/factors/var_ptr", f0, f1 - f0 + 1);
   const int64_t slots = file.length("/factors/vars");
-  if (f0 == 0 && data.factor_var_ptr[0] != 0)
-    throw_file_error(path, "/factors/var_ptr", 0, "must start at 0");
-  for (int64_t a = 0; a < f1 - f0; ++a)
-    if (data.factor_var_ptr[a + 1] <= data.factor_var_ptr[a])
-      throw_file_error(path, "/factors/var_ptr", f0 + a + 1,
-                       "must increase (every factor needs at least one variable)");
-  if (data.factor_var_ptr.front() < 0 || data.factor_var_ptr.back() > slots)
-    throw_file_error(path, "/factors/var_ptr", f1, "points past the end of /factors/vars");
-  if (f1 == layout.num_factors() && data.factor_var_ptr.back() != slots)
+  const int64_t s0 = file.read<int64_t>("/factors/var_ptr", f0, 1)[0];
+  if (f0 == 0 && s0 != 0) throw_file_error(path, "/factors/var_ptr", 0, "must start at 0");
+  if (s0 < 0 || s0 > slots)
+    throw_file_error(path, "/factors/var_ptr", f0, "points past the end of /factors/vars");
+  int64_t previous = s0;
+  data.factor_var_ptr =
+      read_local(file, "/factors/var_ptr", f0, f1 - f0 + 1, s0, [&](int64_t a, int64_t p) {
+        if (a > f0 && p <= previous)
+          throw_file_error(path, "/factors/var_ptr", a,
+                           "must increase (every factor needs at least one variable)");
+        if (p > slots)
+          throw_file_error(path, "/factors/var_ptr", a, "points past the end of /factors/vars");
+        previous = p;
+      });
+  if (f1 == layout.num_factors() && previous != slots)
     throw_file_error(path, "/factors/var_ptr", f1,
-                     "is " + std::to_string(data.factor_var_ptr.back()) + ", expected the length " +
+                     "is " + std::to_string(previous) + ", expected the length " +
                          std::to_string(slots) + " of /factors/vars");
 
-  const int64_t s0 = data.factor_var_ptr.front();
-  data.factor_vars = file.read<int64_t>("/factors/vars", s0, data.factor_var_ptr.back() - s0);
+  // Slot k (local) names variable v (global) outside the example of its factor.
+  const auto variable_outside = [&](int64_t k, int64_t v) {
+    const auto& ptr = data.factor_var_ptr;
+    const int64_t a = std::upper_bound(ptr.begin(), ptr.end(), k) - ptr.begin() - 1;
+    const auto& offsets = data.factor_offset;
+    const int64_t n = std::upper_bound(offsets.begin(), offsets.end(), a) - offsets.begin() - 1;
+    throw_file_error(path, "/factors/vars", s0 + k,
+                     "variable " + std::to_string(v) + " of factor " + std::to_string(f0 + a) +
+                         " is not in its example " + std::to_string(first + n) + " (variables " +
+                         std::to_string(v0 + data.var_offset[n]) + ".." +
+                         std::to_string(v0 + data.var_offset[n + 1] - 1) + ")");
+  };
+  // Variables outside the slice are caught while reading; outside their own example, below.
+  data.factor_vars =
+      read_local(file, "/factors/vars", s0, previous - s0, v0, [&](int64_t k, int64_t v) {
+        if (v < v0 || v >= v1) variable_outside(k - s0, v);
+      });
   data.first_slot = s0;
-  for (auto& p : data.factor_var_ptr) p -= s0;
 
   for (int64_t n = 0; n < last - first; ++n) {
-    const int64_t lo = data.var_offset[n] + v0, hi = data.var_offset[n + 1] + v0;
+    const int64_t lo = data.var_offset[n], hi = data.var_offset[n + 1];
     for (int64_t a = data.factor_offset[n]; a < data.factor_offset[n + 1]; ++a) {
       int64_t table = 1;
       for (int64_t k = data.factor_var_ptr[a]; k < data.factor_var_ptr[a + 1]; ++k) {
         const int64_t v = data.factor_vars[k];
-        if (v < lo || v >= hi)
-          throw_file_error(path, "/factors/vars", s0 + k,
-                           "variable " + std::to_string(v) + " of factor " +
-                               std::to_string(f0 + a) + " is not in its example " +
-                               std::to_string(first + n) + " (variables " + std::to_string(lo) +
-                               ".." + std::to_string(hi - 1) + ")");
+        if (v < lo || v >= hi) variable_outside(k, v0 + v);
         for (int64_t j = data.factor_var_ptr[a]; j < k; ++j)
-          if (data.factor_vars[j] == v - v0)
+          if (data.factor_vars[j] == v)
             throw_file_error(path, "/factors/vars", s0 + k,
-                             "variable " + std::to_string(v) + " appears twice in factor " +
+                             "variable " + std::to_string(v0 + v) + " appears twice in factor " +
                                  std::to_string(f0 + a));
-        data.factor_vars[k] = v - v0;
-        table *= data.card[v - v0];
+        table *= data.card[v];
         if (table > kMaxTableSize)
           throw_file_error(path, "/factors/var_ptr", f0 + a, "factor table is too large");
       }
     }
   }
-  data.rebuild_offsets();
+  data.rebuild_offsets(path);
 }
 
 // Reads the feature rows [row0, row0 + rows) of one region kind and checks them.
@@ -137,20 +173,20 @@ void read_features(const h5::File& file, const std::string& group, int64_t row0,
                      "has length " + std::to_string(file.length(group + "/feat_value")) +
                          ", expected the length " + std::to_string(nnz_total) + " of " + group +
                          "/feat_param");
-  out.ptr = file.read<int64_t>(ptr_name, row0, rows + 1);
-  if (row0 == 0 && out.ptr[0] != 0) throw_file_error(path, ptr_name, 0, "must start at 0");
-  for (int64_t i = 0; i < rows; ++i)
-    if (out.ptr[i + 1] < out.ptr[i])
-      throw_file_error(path, ptr_name, row0 + i + 1, "must not decrease");
-  if (out.ptr.front() < 0 || out.ptr.back() > nnz_total)
+  const int64_t k0 = file.read<int64_t>(ptr_name, row0, 1)[0];
+  if (row0 == 0 && k0 != 0) throw_file_error(path, ptr_name, 0, "must start at 0");
+  int64_t previous = k0;
+  out.ptr = read_local(file, ptr_name, row0, rows + 1, k0, [&](int64_t i, int64_t k) {
+    if (k < previous) throw_file_error(path, ptr_name, i, "must not decrease");
+    if (k < 0 || k > nnz_total)
+      throw_file_error(path, ptr_name, i, "points past the end of " + group + "/feat_param");
+    previous = k;
+  });
+  if (row0 + rows + 1 == file.length(ptr_name) && previous != nnz_total)
     throw_file_error(path, ptr_name, row0 + rows,
-                     "points past the end of " + group + "/feat_param");
-  if (row0 + rows + 1 == file.length(ptr_name) && out.ptr.back() != nnz_total)
-    throw_file_error(path, ptr_name, row0 + rows,
-                     "is " + std::to_string(out.ptr.back()) + ", expected the length " +
+                     "is " + std::to_string(previous) + ", expected the length " +
                          std::to_string(nnz_total) + " of " + group + "/feat_param");
-  const int64_t k0 = out.ptr.front();
-  const int64_t count = out.ptr.back() - k0;
+  const int64_t count = previous - k0;
   out.param = file.read<int32_t>(group + "/feat_param", k0, count);
   out.value = file.read<double>(group + "/feat_value", k0, count);
   for (int64_t k = 0; k < count; ++k) {
@@ -161,7 +197,6 @@ void read_features(const h5::File& file, const std::string& group, int64_t row0,
     if (!std::isfinite(out.value[k]))
       throw_file_error(path, group + "/feat_value", k0 + k, "value is not finite");
   }
-  for (auto& p : out.ptr) p -= k0;
   out.first_nnz = k0;
 }
 

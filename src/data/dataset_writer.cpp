@@ -1,8 +1,27 @@
+#include <algorithm>
+
 #include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 
 namespace pdsp {
+namespace {
+
+// The file holds 64-bit offsets (design.md §7); they are widened a block at a time so that no
+// 64-bit copy of a large array is ever held whole.
+void write_widened(h5::File& file, const std::string& name, const std::vector<LocalIndex>& local) {
+  constexpr size_t kBlock = size_t{1} << 20;
+  file.create_dataset<int64_t>(name, static_cast<int64_t>(local.size()));
+  std::vector<int64_t> block;
+  for (size_t start = 0; start < local.size(); start += kBlock) {
+    block.assign(
+        local.begin() + static_cast<std::ptrdiff_t>(start),
+        local.begin() + static_cast<std::ptrdiff_t>(std::min(local.size(), start + kBlock)));
+    file.write_slice(name, static_cast<int64_t>(start), block);
+  }
+}
+
+}  // namespace
 
 void write_dataset(const std::string& path, const Dataset& data) {
   AtomicFile output(path);
@@ -15,12 +34,12 @@ void write_dataset(const std::string& path, const Dataset& data) {
     file.write("/examples/factor_offset", data.factor_offset);
     file.write("/vars/card", data.card);
     if (data.has_labels()) file.write("/vars/label", data.label);
-    file.write("/vars/feat_ptr", data.var_features.ptr);
+    write_widened(file, "/vars/feat_ptr", data.var_features.ptr);
     file.write("/vars/feat_param", data.var_features.param);
     file.write("/vars/feat_value", data.var_features.value);
-    file.write("/factors/var_ptr", data.factor_var_ptr);
-    file.write("/factors/vars", data.factor_vars);
-    file.write("/factors/feat_ptr", data.factor_features.ptr);
+    write_widened(file, "/factors/var_ptr", data.factor_var_ptr);
+    write_widened(file, "/factors/vars", data.factor_vars);
+    write_widened(file, "/factors/feat_ptr", data.factor_features.ptr);
     file.write("/factors/feat_param", data.factor_features.param);
     file.write("/factors/feat_value", data.factor_features.value);
     if (!data.var_counting.empty()) file.write("/vars/counting", data.var_counting);

@@ -161,9 +161,10 @@ std::vector<T> part(const std::vector<T>& values, int64_t lo, int64_t hi) {
 }
 
 // Entries [lo, hi] of an offset array, shifted to start at zero.
-inline std::vector<int64_t> rebased(const std::vector<int64_t>& offsets, int64_t lo, int64_t hi) {
-  std::vector<int64_t> out;
-  for (int64_t i = lo; i <= hi; ++i) out.push_back(offsets[i] - offsets[lo]);
+template <class Index>
+std::vector<Index> rebased(const std::vector<Index>& offsets, int64_t lo, int64_t hi) {
+  std::vector<Index> out;
+  for (int64_t i = lo; i <= hi; ++i) out.push_back(static_cast<Index>(offsets[i] - offsets[lo]));
   return out;
 }
 
@@ -200,7 +201,7 @@ inline pdsp::Dataset expected_slice(const pdsp::Dataset& whole, int64_t first, i
   out.var_features = row_range(whole.var_features, s0, s1);
   out.factor_var_ptr = rebased(whole.factor_var_ptr, f0, f1);
   for (int64_t k = whole.factor_var_ptr[f0]; k < whole.factor_var_ptr[f1]; ++k)
-    out.factor_vars.push_back(whole.factor_vars[k] - v0);
+    out.factor_vars.push_back(static_cast<pdsp::LocalIndex>(whole.factor_vars[k] - v0));
   out.factor_features = row_range(whole.factor_features, t0, t1);
   out.var_counting = part(whole.var_counting, v0, v1);
   out.factor_counting = part(whole.factor_counting, f0, f1);

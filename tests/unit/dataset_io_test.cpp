@@ -252,3 +252,16 @@ TEST(DatasetIo, VarCountingWithoutFactorCountingIsAnInputError) {
 }
 
 }  // namespace
+
+TEST(LocalIndex, ValuesBeyond32BitsAreAnErrorThatNamesTheSource) {
+  EXPECT_EQ(pdsp::to_local_index(int64_t{2147483647}, "slots", "f.h5"), 2147483647);
+  try {
+    pdsp::to_local_index(int64_t{1} << 31, "factor table entries", "f.h5");
+    FAIL() << "no error";
+  } catch (const pdsp::InputError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("f.h5: factor table entries reaches 2147483648"), std::string::npos);
+    EXPECT_NE(message.find("more ranks"), std::string::npos);
+  }
+  EXPECT_THROW(pdsp::to_local_index(-1, "slots", "f.h5"), pdsp::InputError);
+}

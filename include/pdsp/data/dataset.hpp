@@ -4,13 +4,22 @@
 // of the slice in the file so that outputs can be written back in global order.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace pdsp {
 
+// Positions inside one slice (rows, slots, variables, states, table entries) are 32-bit: they
+// are the bulk of a slice's index memory, and halving them is what lets 50 million variables
+// fit one machine. A slice may therefore hold at most 2^31 - 1 of each; the file's global
+// positions stay 64-bit, and larger problems run on more ranks.
+using LocalIndex = int32_t;
+// `value` as a LocalIndex, or an InputError naming `what` and `source` when it does not fit.
+LocalIndex to_local_index(int64_t value, const std::string& what, const std::string& source);
+
 // Sparse feature rows: row i holds (param[k], value[k]) for k in [ptr[i], ptr[i+1]).
 struct SparseRows {
-  std::vector<int64_t> ptr{0};
+  std::vector<LocalIndex> ptr{0};
   std::vector<int32_t> param;
   std::vector<double> value;
   int64_t first_nnz = 0;  // global position of the first entry in the file
@@ -31,23 +40,23 @@ struct Dataset {
   int64_t first_slot = 0;     // position in /factors/vars
   int64_t file_examples = 0;  // examples in the whole file
 
-  std::vector<int64_t> var_offset{0};      // [examples + 1], local
-  std::vector<int64_t> factor_offset{0};   // [examples + 1], local
-  std::vector<int32_t> card;               // [vars]
-  std::vector<int32_t> label;              // [vars] or empty when the file has no labels
-  SparseRows var_features;                 // one row per (variable, state)
-  std::vector<int64_t> factor_var_ptr{0};  // [factors + 1]
-  std::vector<int64_t> factor_vars;        // local variable ids
-  SparseRows factor_features;              // one row per (factor, joint state)
-  std::vector<double> var_counting;        // optional, [vars]
-  std::vector<double> factor_counting;     // optional, [factors]
-  std::vector<double> var_loss;            // optional, [states]
-  bool labelled = false;                   // the file has /vars/label
-  bool counted = false;                    // the file has both counting arrays
+  std::vector<int64_t> var_offset{0};         // [examples + 1], local
+  std::vector<int64_t> factor_offset{0};      // [examples + 1], local
+  std::vector<int32_t> card;                  // [vars]
+  std::vector<int32_t> label;                 // [vars] or empty when the file has no labels
+  SparseRows var_features;                    // one row per (variable, state)
+  std::vector<LocalIndex> factor_var_ptr{0};  // [factors + 1]
+  std::vector<LocalIndex> factor_vars;        // local variable ids
+  SparseRows factor_features;                 // one row per (factor, joint state)
+  std::vector<double> var_counting;           // optional, [vars]
+  std::vector<double> factor_counting;        // optional, [factors]
+  std::vector<double> var_loss;               // optional, [states]
+  bool labelled = false;                      // the file has /vars/label
+  bool counted = false;                       // the file has both counting arrays
 
   // Derived on load: prefix sums of the cardinalities and of the table sizes.
-  std::vector<int64_t> state_offset{0};  // [vars + 1]
-  std::vector<int64_t> table_offset{0};  // [factors + 1]
+  std::vector<LocalIndex> state_offset{0};  // [vars + 1]
+  std::vector<LocalIndex> table_offset{0};  // [factors + 1]
 
   int64_t num_examples() const { return static_cast<int64_t>(var_offset.size()) - 1; }
   int64_t num_vars() const { return static_cast<int64_t>(card.size()); }
@@ -60,8 +69,9 @@ struct Dataset {
   bool has_labels() const { return labelled; }
   bool has_counting() const { return counted; }
 
-  // Recomputes state_offset and table_offset from card and the factor lists.
-  void rebuild_offsets();
+  // Recomputes state_offset and table_offset from card and the factor lists; `source` names the
+  // data in the error thrown when they outgrow LocalIndex.
+  void rebuild_offsets(const std::string& source = "data set");
 };
 
 }  // namespace pdsp

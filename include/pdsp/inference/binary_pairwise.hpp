@@ -51,12 +51,12 @@ class BinaryPairwiseKernels final : public Kernels {
   void variable_scores(int64_t first, int64_t last, const double* potential, const double* lambda,
                        Workspace& w) const;
 
-  const int64_t* factor_vars_;  // the two variables of factor a at 2a, 2a + 1
+  const LocalIndex* factor_vars_;  // the two variables of factor a at 2a, 2a + 1
   const FactorGraph& graph_;
   const CountingNumbers& counting_;
   double epsilon_;
   double shared_factor_counting_ = 0;  // c_a of every factor when they are all equal, else 0
-  int64_t states_;  // where the factor tables start in the potentials
+  int64_t states_;                     // where the factor tables start in the potentials
 };
 
 }  // namespace pdsp
