@@ -16,7 +16,7 @@ Colouring colour_variables(const Dataset& data, const FactorGraph& graph) {
     int32_t colours = 0;
     for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) {
       for (int64_t i = graph.var_slot_ptr[v]; i < graph.var_slot_ptr[v + 1]; ++i) {
-        const int64_t a = graph.slot_factor[graph.var_slots[i]];
+        const int64_t a = graph.factor_of(graph.var_slots[i]);
         for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e) {
           const int32_t c = colour[data.factor_vars[e]];
           if (c >= 0) taken_by[c] = v;

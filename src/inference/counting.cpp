@@ -56,7 +56,7 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
   for (int64_t v = 0; v < vars; ++v) {
     double total = c.var[v];
     for (int64_t i = graph.var_slot_ptr[v]; i < graph.var_slot_ptr[v + 1]; ++i)
-      total += c.factor[graph.slot_factor[graph.var_slots[i]]];
+      total += c.factor[graph.factor_of(graph.var_slots[i])];
     // The message update divides by chat_v: it must be positive (design.md §3); a variable in
     // no factor has no message to update.
     if (!(total > 0.0) && graph.degree(v) > 0) {

@@ -16,18 +16,17 @@ void MeanField::reset(int64_t n, double* belief) const {
 
 void MeanField::expected_factor_score(int64_t e, const double* potential, const double* belief,
                                       double* out, Workspace& w) const {
-  const int64_t a = graph_.slot_factor[e];
+  const int64_t a = graph_.factor_of(e);
   const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
   const double* u = potential + data_.num_states() + data_.table_offset[a];
   std::copy(u, u + size, w.table.data());
   for (int64_t j = data_.factor_var_ptr[a]; j < data_.factor_var_ptr[a + 1]; ++j) {
     if (j == e) continue;
     const int64_t v = data_.factor_vars[j];
-    scale_along_slot(w.table.data(), size, data_.card[v], graph_.slot_stride[j],
+    scale_along_slot(w.table.data(), size, data_.card[v], graph_.stride_of(j),
                      belief + data_.state_offset[v]);
   }
-  sum_along_slot(w.table.data(), size, data_.card[data_.factor_vars[e]], graph_.slot_stride[e],
-                 out);
+  sum_along_slot(w.table.data(), size, data_.card[data_.factor_vars[e]], graph_.stride_of(e), out);
 }
 
 void MeanField::factor_belief(int64_t a, double* belief) const {
@@ -36,7 +35,7 @@ void MeanField::factor_belief(int64_t a, double* belief) const {
   std::fill(b, b + size, 1.0);
   for (int64_t j = data_.factor_var_ptr[a]; j < data_.factor_var_ptr[a + 1]; ++j) {
     const int64_t v = data_.factor_vars[j];
-    scale_along_slot(b, size, data_.card[v], graph_.slot_stride[j], belief + data_.state_offset[v]);
+    scale_along_slot(b, size, data_.card[v], graph_.stride_of(j), belief + data_.state_offset[v]);
   }
 }
 

@@ -23,8 +23,8 @@ void MessagePassing::factor_scores(int64_t a, const double* potential, const dou
   std::copy(u, u + size, out);
   for (int64_t e = data_.factor_var_ptr[a]; e < data_.factor_var_ptr[a + 1]; ++e) {
     if (e == skip) continue;
-    add_along_slot(out, size, data_.card[data_.factor_vars[e]], graph_.slot_stride[e],
-                   lambda + graph_.message_offset[e]);
+    add_along_slot(out, size, data_.card[data_.factor_vars[e]], graph_.stride_of(e),
+                   lambda + graph_.message_offset(e));
   }
 }
 
@@ -34,7 +34,7 @@ void MessagePassing::var_scores(int64_t v, const double* potential, const double
   const double* u = potential + data_.state_offset[v];
   std::copy(u, u + card, out);
   for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {
-    const double* message = lambda + graph_.message_offset[graph_.var_slots[i]];
+    const double* message = lambda + graph_.message_offset(graph_.var_slots[i]);
     for (int64_t s = 0; s < card; ++s) out[s] -= message[s];
   }
 }
@@ -52,11 +52,11 @@ double MessagePassing::update_variable(int64_t v, const double* potential, doubl
   std::copy(u, u + card, total);
   for (int64_t i = 0; i < degree; ++i) {
     const int64_t e = graph_.var_slots[first + i];
-    const int64_t a = graph_.slot_factor[e];
+    const int64_t a = graph_.factor_of(e);
     const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
     factor_scores(a, potential, lambda, e, w.table.data());
     double* mu = w.mu.data() + i * card;
-    smax_along_slot(w.table.data(), size, card, graph_.slot_stride[e], tau_factor(a), mu);
+    smax_along_slot(w.table.data(), size, card, graph_.stride_of(e), tau_factor(a), mu);
     for (int64_t s = 0; s < card; ++s) total[s] += mu[s];
   }
 
@@ -64,9 +64,9 @@ double MessagePassing::update_variable(int64_t v, const double* potential, doubl
   double change = 0.0;
   for (int64_t i = 0; i < degree; ++i) {
     const int64_t e = graph_.var_slots[first + i];
-    const double weight = counting_.factor[graph_.slot_factor[e]] / counting_.block[v];
+    const double weight = counting_.factor[graph_.factor_of(e)] / counting_.block[v];
     const double* mu = w.mu.data() + i * card;
-    double* message = lambda + graph_.message_offset[e];
+    double* message = lambda + graph_.message_offset(e);
     double mean = 0.0;
     for (int64_t s = 0; s < card; ++s) mean += weight * total[s] - mu[s];
     mean /= static_cast<double>(card);
@@ -146,10 +146,10 @@ void MessagePassing::var_belief(int64_t v, const double* potential, const double
   std::fill(out, out + card, 0.0);
   for (int64_t i = 0; i < degree; ++i) {
     const int64_t e = graph_.var_slots[first + i];
-    const int64_t a = graph_.slot_factor[e];
+    const int64_t a = graph_.factor_of(e);
     const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
     sum_along_slot(belief + data_.num_states() + data_.table_offset[a], size, card,
-                   graph_.slot_stride[e], w.state.data());
+                   graph_.stride_of(e), w.state.data());
     for (int64_t s = 0; s < card; ++s) out[s] += w.state[s] / static_cast<double>(degree);
   }
 }
@@ -185,9 +185,9 @@ BeliefTerms MessagePassing::variable_beliefs(int64_t first, int64_t last, const 
       for (int64_t s = 0; s < card; ++s) terms.dual += b[s] * loss[data_.state_offset[v] + s];
     for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {
       const int64_t e = graph_.var_slots[i];
-      const int64_t a = graph_.slot_factor[e];
+      const int64_t a = graph_.factor_of(e);
       sum_along_slot(belief + states + data_.table_offset[a],
-                     data_.table_offset[a + 1] - data_.table_offset[a], card, graph_.slot_stride[e],
+                     data_.table_offset[a + 1] - data_.table_offset[a], card, graph_.stride_of(e),
                      w.state.data());
       for (int64_t s = 0; s < card; ++s)
         terms.violation = std::max(terms.violation, std::abs(w.state[s] - b[s]));

@@ -160,7 +160,7 @@ void for_each_position(const Dataset& data, int64_t n, Visit&& visit) {
 int64_t labelled_entry(const Dataset& data, const FactorGraph& graph, int64_t a) {
   int64_t t = 0;
   for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e)
-    t += data.label[data.factor_vars[e]] * graph.slot_stride[e];
+    t += data.label[data.factor_vars[e]] * graph.stride_of(e);
   return data.table_offset[a] + t;
 }
 

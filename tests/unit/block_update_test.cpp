@@ -49,7 +49,7 @@ TEST_P(BlockUpdateTest, IsTheExactMinimiserOverTheBlock) {
       std::vector<double> perturbed = lambda;
       for (int64_t i = graph.var_slot_ptr[v]; i < graph.var_slot_ptr[v + 1]; ++i) {
         const int64_t e = graph.var_slots[i];
-        for (int64_t k = graph.message_offset[e]; k < graph.message_offset[e + 1]; ++k)
+        for (int64_t k = graph.message_offset(e); k < graph.message_offset(e + 1); ++k)
           perturbed[k] += 1e-3 * normal(rng);
       }
       EXPECT_GE(F(perturbed), after - 1e-12) << "variable " << v << " trial " << trial;

@@ -1,8 +1,13 @@
 #pragma once
 // Index of the edges ("slots") between factors and their variables, built once per data slice.
 // Slot e is position k of factor a's variable list (e = factor_var_ptr[a] + k); the message
-// lambda_{v->a} of that edge lives at message_offset[e] in one flat arena, so the messages of
+// lambda_{v->a} of that edge lives at message_offset(e) in one flat arena, so the messages of
 // a rank are one array in global example order.
+//
+// On a regular graph (every factor of the same arity, every variable of the same cardinality:
+// grids, chains) the factor, the table stride and the arena offset of a slot follow from its
+// number, and the three per-slot arrays are not stored: at 50 million variables they would take
+// 2.4 GB. Per-slot values are 32-bit (LocalIndex, see dataset.hpp).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,28 +16,40 @@
 
 namespace pdsp {
 
-// Per-slot arrays hold 32-bit values: they are the largest index arrays of a rank, and halving
-// them matters at 50 million variables. A rank's slice may therefore hold at most 2^31 - 1
-// slots, factors and message entries (the constructor says so and names the data set);
-// larger problems run on more ranks.
-using SlotIndex = int32_t;
-
-struct FactorGraph {
+class FactorGraph {
+ public:
+  enum class Form { Auto, Explicit };  // Explicit: keep the arrays even on a regular graph
   // `source` names the data in the error thrown when the slice is too large.
-  explicit FactorGraph(const Dataset& data, const std::string& source = "data set");
+  explicit FactorGraph(const Dataset& data, const std::string& source = "data set",
+                       Form form = Form::Auto);
 
-  std::vector<SlotIndex> slot_factor;     // [slots] factor of each slot
-  std::vector<SlotIndex> slot_stride;     // [slots] stride of the slot's variable in its table
-  std::vector<SlotIndex> message_offset;  // [slots + 1]
-  std::vector<int64_t> var_slot_ptr;      // [vars + 1] CSR: the slots of each variable
-  std::vector<SlotIndex> var_slots;       // [slots]
+  int64_t num_slots() const { return num_slots_; }
+  int64_t num_message_entries() const { return num_message_entries_; }
+  bool is_regular() const { return arity_ > 0; }
+  // The factor of slot e, the stride of its variable in that factor's table, and the first
+  // entry of its message in the arena (message_offset(num_slots()) is the arena's size).
+  int64_t factor_of(int64_t e) const { return arity_ > 0 ? e / arity_ : slot_factor_[e]; }
+  int64_t stride_of(int64_t e) const {
+    return arity_ > 0 ? regular_stride_[e % arity_] : slot_stride_[e];
+  }
+  int64_t message_offset(int64_t e) const { return arity_ > 0 ? e * card_ : message_offset_[e]; }
+  int64_t degree(int64_t v) const { return var_slot_ptr[v + 1] - var_slot_ptr[v]; }
+
+  std::vector<int64_t> var_slot_ptr;  // [vars + 1] CSR: the slots of each variable
+  std::vector<LocalIndex> var_slots;  // [slots]
   int64_t max_table = 1;
   int64_t max_card = 1;
   int64_t max_degree = 0;
 
-  int64_t num_slots() const { return static_cast<int64_t>(slot_factor.size()); }
-  int64_t num_message_entries() const { return message_offset.back(); }
-  int64_t degree(int64_t v) const { return var_slot_ptr[v + 1] - var_slot_ptr[v]; }
+ private:
+  int64_t num_slots_ = 0;
+  int64_t num_message_entries_ = 0;
+  int64_t arity_ = 0;                       // > 0 on a regular graph: the arity of every factor
+  int64_t card_ = 0;                        // the cardinality of every variable of a regular graph
+  std::vector<int64_t> regular_stride_;     // [arity] the strides of a regular graph's tables
+  std::vector<LocalIndex> slot_factor_;     // [slots], empty on a regular graph
+  std::vector<LocalIndex> slot_stride_;     // [slots], empty on a regular graph
+  std::vector<LocalIndex> message_offset_;  // [slots + 1], empty on a regular graph
 };
 
 }  // namespace pdsp
