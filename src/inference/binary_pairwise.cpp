@@ -14,8 +14,8 @@ bool BinaryPairwiseKernels::applies(const Dataset& data, const CountingNumbers& 
   if (!(epsilon > 0) || !std::all_of(data.card.begin(), data.card.end(), binary)) return false;
   for (int64_t a = 0; a < data.num_factors(); ++a)
     if (data.arity(a) != 2) return false;
-  return std::all_of(counting.factor.begin(), counting.factor.end(), positive) &&
-         std::none_of(counting.var.begin(), counting.var.end(), zero);
+  return !counting.factor.any_of([&](double c) { return !positive(c); }) &&
+         !counting.var.any_of(zero);
 }
 
 BinaryPairwiseKernels::BinaryPairwiseKernels(const Dataset& data, const FactorGraph& graph,
@@ -24,11 +24,7 @@ BinaryPairwiseKernels::BinaryPairwiseKernels(const Dataset& data, const FactorGr
       graph_(graph),
       counting_(counting),
       epsilon_(epsilon),
-      states_(data.num_states()) {
-  const auto& c = counting.factor;
-  if (!c.empty() && std::all_of(c.begin(), c.end(), [&](double x) { return x == c[0]; }))
-    shared_factor_counting_ = c[0];
-}
+      states_(data.num_states()) {}
 
 void BinaryPairwiseKernels::export_messages(const double* state, double* arena) const {
   for (int64_t e = 0; e < graph_.num_slots(); ++e) {
@@ -51,10 +47,10 @@ double BinaryPairwiseKernels::update_variables(std::span<const int64_t> vars,
   double* lane_d = w.lane_d.data();
   const double* table = potential + states_;
   // c_a, read per factor only when they differ (uniform and Bethe counting share one value).
-  const double shared = shared_factor_counting_;
-  const double* factor_counting = shared > 0 ? nullptr : counting_.factor.data();
-  const auto c_factor = [factor_counting, shared](int64_t e) {
-    return factor_counting != nullptr ? factor_counting[e >> 1] : shared;
+  const double* shared = counting_.factor.shared();
+  const RegionNumbers& factor_counting = counting_.factor;
+  const auto c_factor = [shared, &factor_counting](int64_t e) {
+    return shared != nullptr ? *shared : factor_counting[e >> 1];
   };
   // Gather: per message block, tau_a A, tau_a B, the offset u(1,0) - u(0,0), and tau_a.
   int64_t lanes = 0;
@@ -124,14 +120,14 @@ inline double max4(double x0, double x1, double x2, double x3) {
 }  // namespace
 
 double BinaryPairwiseKernels::factor_objective(int64_t first, int64_t last, const double* potential,
-                                               const double* lambda, Workspace&) const {
+                                               const double* lambda, Workspace& w) const {
   const double* table = potential + states_;
-  const double* counting = counting_.factor.data();
+  const double* counting = counting_.factor.range(first, last, w.lane_a);
   const double epsilon = epsilon_;
   double objective = 0.0;
 #pragma omp simd reduction(+ : objective)
   for (int64_t a = first; a < last; ++a) {
-    const double tau = epsilon * counting[a];
+    const double tau = epsilon * counting[a - first];
     double x0, x1, x2, x3;
     pair_scores(table + 4 * a, lambda + 2 * a, x0, x1, x2, x3);
     const double top = max4(x0, x1, x2, x3);
@@ -144,16 +140,16 @@ double BinaryPairwiseKernels::factor_objective(int64_t first, int64_t last, cons
 
 BeliefTerms BinaryPairwiseKernels::factor_beliefs(int64_t first, int64_t last,
                                                   const double* potential, const double* lambda,
-                                                  double* belief, Workspace&) const {
+                                                  double* belief, Workspace& w) const {
   const double* table = potential + states_;
-  const double* counting = counting_.factor.data();
+  const double* counting = counting_.factor.range(first, last, w.lane_a);
   const double epsilon = epsilon_;
   double* b = belief + states_;
   double objective = 0.0;
   double dual = 0.0;
 #pragma omp simd reduction(+ : objective, dual)
   for (int64_t a = first; a < last; ++a) {
-    const double tau = epsilon * counting[a];
+    const double tau = epsilon * counting[a - first];
     double x0, x1, x2, x3;
     pair_scores(table + 4 * a, lambda + 2 * a, x0, x1, x2, x3);
     const double top = max4(x0, x1, x2, x3);
@@ -202,7 +198,7 @@ double BinaryPairwiseKernels::variable_objective(int64_t first, int64_t last,
   variable_scores(first, last, potential, lambda, w);
   const double* x0 = w.lane_a.data();
   const double* x1 = w.lane_b.data();
-  const double* counting = counting_.var.data() + first;
+  const double* counting = counting_.var.range(first, last, w.lane_c);
   const double epsilon = epsilon_;
   double objective = 0.0;
   // smax_tau(x0, x1) = (the score with the larger x / tau) + tau log(1 + exp(-|x1 - x0| / |tau|))
@@ -222,14 +218,14 @@ BeliefTerms BinaryPairwiseKernels::variable_beliefs(int64_t first, int64_t last,
   variable_scores(first, last, potential, lambda, w);
   const double* x0 = w.lane_a.data();
   const double* x1 = w.lane_b.data();
-  const double* counting = counting_.var.data();
+  const double* counting = counting_.var.range(first, last, w.lane_c);
   const double epsilon = epsilon_;
   double objective = 0.0;
   double dual = 0.0;
 #pragma omp simd reduction(+ : objective, dual)
   for (int64_t j = 0; j < last - first; ++j) {
     const int64_t v = first + j;
-    const double tau = epsilon * counting[v];
+    const double tau = epsilon * counting[j];
     const double z = (x1[j] - x0[j]) / tau;
     const double other = std::exp(-std::abs(z));  // odds of the less likely state
     const double log_sum = std::log1p(other);

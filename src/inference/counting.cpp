@@ -1,10 +1,30 @@
 #include "pdsp/inference/counting.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "pdsp/data/errors.hpp"
 
 namespace pdsp {
+
+RegionNumbers::RegionNumbers(std::vector<double> values)
+    : size_(static_cast<int64_t>(values.size())) {
+  const bool all_equal = !values.empty() && std::all_of(values.begin(), values.end(),
+                                                        [&](double x) { return x == values[0]; });
+  if (all_equal)
+    shared_ = values[0];
+  else
+    values_ = std::move(values);
+}
+
+const double* RegionNumbers::range(int64_t first, int64_t last, std::vector<double>& lane) const {
+  if (!values_.empty()) return values_.data() + first;
+  // Chunks fit the workspace lanes; only whole-range calls (tests, one example) grow them.
+  if (static_cast<int64_t>(lane.size()) < last - first)
+    lane.resize(static_cast<size_t>(last - first));
+  std::fill(lane.begin(), lane.begin() + (last - first), shared_);
+  return lane.data();
+}
 
 CountingMode parse_counting_mode(const std::string& text) {
   if (text == "auto") return CountingMode::Auto;
@@ -40,17 +60,19 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
   const int64_t vars = data.num_vars();
   switch (mode) {
     case CountingMode::File:
-      c.var = data.var_counting;
-      c.factor = data.factor_counting;
+      c.var = RegionNumbers(data.var_counting);
+      c.factor = RegionNumbers(data.factor_counting);
       break;
-    case CountingMode::Bethe:
-      c.factor.assign(static_cast<size_t>(data.num_factors()), 1.0);
-      c.var.resize(static_cast<size_t>(vars));
-      for (int64_t v = 0; v < vars; ++v) c.var[v] = 1.0 - static_cast<double>(graph.degree(v));
+    case CountingMode::Bethe: {
+      std::vector<double> var(static_cast<size_t>(vars));
+      for (int64_t v = 0; v < vars; ++v) var[v] = 1.0 - static_cast<double>(graph.degree(v));
+      c.var = RegionNumbers(std::move(var));
+      c.factor = RegionNumbers(std::vector<double>(static_cast<size_t>(data.num_factors()), 1.0));
       break;
+    }
     default:
-      c.var.assign(static_cast<size_t>(vars), 1.0);
-      c.factor.assign(static_cast<size_t>(data.num_factors()), 1.0);
+      c.var = RegionNumbers(std::vector<double>(static_cast<size_t>(vars), 1.0));
+      c.factor = RegionNumbers(std::vector<double>(static_cast<size_t>(data.num_factors()), 1.0));
   }
   c.block.resize(static_cast<size_t>(vars));
   for (int64_t v = 0; v < vars; ++v) {

@@ -11,9 +11,7 @@ namespace pdsp {
 MessagePassing::MessagePassing(const Dataset& data, const FactorGraph& graph,
                                const CountingNumbers& counting, double epsilon)
     : data_(data), graph_(graph), counting_(counting), epsilon_(epsilon) {
-  if (epsilon_ > 0.0)
-    has_kinks_ =
-        std::any_of(counting_.var.begin(), counting_.var.end(), [](double c) { return c == 0.0; });
+  if (epsilon_ > 0.0) has_kinks_ = counting_.var.any_of([](double c) { return c == 0.0; });
 }
 
 void MessagePassing::factor_scores(int64_t a, const double* potential, const double* lambda,

@@ -29,15 +29,13 @@ std::vector<double> make_loss(const Dataset& data, const ProblemSettings& settin
 // one and the update stops minimising F (design.md §3).
 void require_max_product_counting(const Dataset& data, const CountingNumbers& c,
                                   const std::string& source) {
-  for (size_t a = 0; a < c.factor.size(); ++a)
+  for (int64_t a = 0; a < c.factor.size(); ++a)
     if (!(c.factor[a] > 0))
-      throw InputError(source + ": /factors/counting[" +
-                       std::to_string(data.first_factor + static_cast<int64_t>(a)) +
+      throw InputError(source + ": /factors/counting[" + std::to_string(data.first_factor + a) +
                        "]: --epsilon 0 needs every c_a > 0 (use --counting uniform)");
-  for (size_t v = 0; v < c.var.size(); ++v)
+  for (int64_t v = 0; v < c.var.size(); ++v)
     if (c.var[v] < 0)
-      throw InputError(source + ": /vars/counting[" +
-                       std::to_string(data.first_var + static_cast<int64_t>(v)) +
+      throw InputError(source + ": /vars/counting[" + std::to_string(data.first_var + v) +
                        "]: --epsilon 0 needs every c_v >= 0 (" + counting_mode_name(c.mode) +
                        " gives " + std::to_string(c.var[v]) + "; use --counting uniform)");
 }
@@ -97,8 +95,7 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
 bool LocalProblem::is_saddle_problem() const {
   const auto negative = [](double c) { return c < 0; };
   return settings_.epsilon > 0 &&
-         (std::any_of(counting_.var.begin(), counting_.var.end(), negative) ||
-          std::any_of(counting_.factor.begin(), counting_.factor.end(), negative));
+         (counting_.var.any_of(negative) || counting_.factor.any_of(negative));
 }
 
 std::string LocalProblem::kernel_name() const {

@@ -55,8 +55,7 @@ class BinaryPairwiseKernels final : public Kernels {
   const FactorGraph& graph_;
   const CountingNumbers& counting_;
   double epsilon_;
-  double shared_factor_counting_ = 0;  // c_a of every factor when they are all equal, else 0
-  int64_t states_;                     // where the factor tables start in the potentials
+  int64_t states_;  // where the factor tables start in the potentials
 };
 
 }  // namespace pdsp

@@ -1,5 +1,6 @@
 #pragma once
 // Counting numbers (fractional entropy weights) c_v and c_a of every region (design.md §1).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,10 +14,37 @@ enum class CountingMode { Auto, File, Uniform, Bethe };
 CountingMode parse_counting_mode(const std::string& text);  // throws InputError
 std::string counting_mode_name(CountingMode mode);
 
+// One number per region, kept as a single number when all are equal (uniform counting numbers,
+// and every c_a of Bethe's): at 50 million variables the vectors would take 1.2 GB.
+class RegionNumbers {
+ public:
+  RegionNumbers() = default;
+  explicit RegionNumbers(std::vector<double> values);
+  double operator[](int64_t i) const { return values_.empty() ? shared_ : values_[i]; }
+  int64_t size() const { return size_; }
+  // The number every region has, or nullptr when they differ.
+  const double* shared() const { return values_.empty() ? &shared_ : nullptr; }
+  // The numbers of regions [first, last) as an array: the stored ones, or `lane` filled with
+  // the shared one (for SIMD loops).
+  const double* range(int64_t first, int64_t last, std::vector<double>& lane) const;
+  template <class Predicate>
+  bool any_of(Predicate&& p) const {
+    if (values_.empty()) return size_ > 0 && p(shared_);
+    for (double x : values_)
+      if (p(x)) return true;
+    return false;
+  }
+
+ private:
+  std::vector<double> values_;  // empty when all are `shared_`
+  double shared_ = 0;
+  int64_t size_ = 0;
+};
+
 struct CountingNumbers {
-  std::vector<double> var;     // c_v
-  std::vector<double> factor;  // c_a
-  std::vector<double> block;   // chat_v = c_v + sum_{a in N(v)} c_a, > 0 for every variable
+  RegionNumbers var;          // c_v
+  RegionNumbers factor;       // c_a
+  std::vector<double> block;  // chat_v = c_v + sum_{a in N(v)} c_a, > 0 for every variable
   CountingMode mode = CountingMode::Uniform;  // the mode actually used (Auto resolved)
 };
 
