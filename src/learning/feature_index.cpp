@@ -6,10 +6,13 @@ namespace pdsp {
 
 namespace {
 
-// Blocks of the by-rows order: at most this many, and at least this many entries each, so that
-// small data sets do not pay for the block sums.
+// Blocks of the by-rows order: at most kMaxBlocks, at least kMinBlockEntries entries each (small
+// data sets do not pay for the block sums), and at least kEntriesPerBlockSum entries per block
+// and parameter: zeroing and adding the block sums then costs at most 1/8 of a pass over the
+// entries. Fewer entries per parameter than that, and the transposed copy is the better order.
 constexpr int64_t kMaxBlocks = 64;
 constexpr int64_t kMinBlockEntries = int64_t{1} << 14;
+constexpr int64_t kEntriesPerBlockSum = 8;
 
 int64_t num_entries(const Dataset& data) {
   return data.var_features.nnz() + data.factor_features.nnz();
@@ -38,9 +41,11 @@ void for_each_part(const Dataset& data, int64_t begin, int64_t end, Add&& add) {
 
 FeatureIndex::FeatureIndex(const Dataset& data, Order order) : data_(data), order_(order) {
   const int64_t entries = num_entries(data);
-  const int64_t blocks = std::clamp(entries / kMinBlockEntries, int64_t{1}, kMaxBlocks);
+  const int64_t blocks = std::clamp(
+      std::min(entries / kMinBlockEntries, entries / (kEntriesPerBlockSum * data.num_params)),
+      int64_t{1}, kMaxBlocks);
   if (order_ == Order::Auto)
-    order_ = blocks * data.num_params <= entries ? Order::ByRows : Order::ByParams;
+    order_ = kEntriesPerBlockSum * data.num_params <= entries ? Order::ByRows : Order::ByParams;
   if (order_ == Order::ByRows) {
     // Block b starts at the first position with at least b/blocks of the entries before it.
     const int64_t positions = data.num_states() + data.num_table_entries();

@@ -4,7 +4,7 @@
 // Two orders, chosen by the shape of the feature matrix:
 //  - by rows: fixed blocks of rows, each summed into its own vector over all parameters, then the
 //    blocks added in order. No copy of the features; parallel even when a few shared parameters
-//    carry all the entries. Used when blocks x parameters is at most the number of entries.
+//    carry all the entries. Used when there are at least 8 entries per parameter.
 //  - by parameters: the feature matrix transposed to parameter-major order, each parameter
 //    summed on its own. Costs a copy of the features; used when parameters are many (per-site
 //    models of a few large examples), where block vectors would be larger still.
