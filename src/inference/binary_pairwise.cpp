@@ -38,7 +38,7 @@ void BinaryPairwiseKernels::import_messages(const double* arena, double* state) 
     state[e] = 0.5 * (arena[2 * e + 1] - arena[2 * e]);
 }
 
-double BinaryPairwiseKernels::update_variables(std::span<const int64_t> vars,
+double BinaryPairwiseKernels::update_variables(std::span<const LocalIndex> vars,
                                                const double* potential, double* lambda,
                                                Workspace& w) const {
   double* lane_a = w.lane_a.data();

@@ -40,7 +40,7 @@ Colouring colour_variables(const Dataset& data, const FactorGraph& graph) {
     }
     result.order.resize(static_cast<size_t>(start + data.var_offset[n + 1] - data.var_offset[n]));
     for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v)
-      result.order[start + fill[colour[v]]++] = v;
+      result.order[start + fill[colour[v]]++] = static_cast<LocalIndex>(v);
     result.example_class_ptr.push_back(static_cast<int64_t>(result.class_ptr.size()) - 1);
   }
   return result;

@@ -100,7 +100,7 @@ void MessagePassing::import_messages(const double* arena, double* state) const {
   std::copy(arena, arena + graph_.num_message_entries(), state);
 }
 
-double MessagePassing::update_variables(std::span<const int64_t> vars, const double* potential,
+double MessagePassing::update_variables(std::span<const LocalIndex> vars, const double* potential,
                                         double* lambda, Workspace& w) const {
   double change = 0.0;
   for (int64_t v : vars) change = std::max(change, update_variable(v, potential, lambda, w));

@@ -153,7 +153,7 @@ void LocalProblem::set_theta(std::span<const double> theta) {
 }
 
 double LocalProblem::sweep(int count) {
-  const std::span<const int64_t> order(colouring_.order);
+  const std::span<const LocalIndex> order(colouring_.order);
   for (int i = 0; i < count; ++i)
     run(sweep_plan_, [&](int64_t c, int64_t, Workspace& w) {
       const WorkPlan::Chunk& chunk = sweep_plan_.chunks[c];

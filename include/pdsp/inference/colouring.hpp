@@ -15,13 +15,14 @@
 namespace pdsp {
 
 struct Colouring {
-  std::vector<int64_t> order;              // [vars] variables grouped by example, then colour
+  std::vector<LocalIndex> order;           // [vars] variables grouped by example, then colour
   std::vector<int64_t> class_ptr{0};       // [classes + 1] class c is order[class_ptr[c]..)
   std::vector<int64_t> example_class_ptr;  // [examples + 1] classes of example n
 
   int64_t num_classes(int64_t n) const { return example_class_ptr[n + 1] - example_class_ptr[n]; }
-  std::span<const int64_t> members(int64_t c) const {
-    return std::span<const int64_t>(order).subspan(class_ptr[c], class_ptr[c + 1] - class_ptr[c]);
+  std::span<const LocalIndex> members(int64_t c) const {
+    return std::span<const LocalIndex>(order).subspan(class_ptr[c],
+                                                      class_ptr[c + 1] - class_ptr[c]);
   }
 };
 

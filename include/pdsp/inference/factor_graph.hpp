@@ -35,8 +35,8 @@ class FactorGraph {
   int64_t message_offset(int64_t e) const { return arity_ > 0 ? e * card_ : message_offset_[e]; }
   int64_t degree(int64_t v) const { return var_slot_ptr[v + 1] - var_slot_ptr[v]; }
 
-  std::vector<int64_t> var_slot_ptr;  // [vars + 1] CSR: the slots of each variable
-  std::vector<LocalIndex> var_slots;  // [slots]
+  std::vector<LocalIndex> var_slot_ptr;  // [vars + 1] CSR: the slots of each variable
+  std::vector<LocalIndex> var_slots;     // [slots]
   int64_t max_table = 1;
   int64_t max_card = 1;
   int64_t max_degree = 0;

@@ -48,7 +48,7 @@ class Kernels {
   // Lemma 3 for every variable of `vars`, which must not share a factor with each other (one
   // colour class): each update is the exact minimiser of F over its block. Returns the largest
   // change of a message entry.
-  virtual double update_variables(std::span<const int64_t> vars, const double* potential,
+  virtual double update_variables(std::span<const LocalIndex> vars, const double* potential,
                                   double* lambda, Workspace& w) const = 0;
   // The smax terms of F for factors [first, last) and for variables [first, last).
   virtual double factor_objective(int64_t first, int64_t last, const double* potential,

@@ -31,7 +31,7 @@ class MessagePassing final : public Kernels {
   void export_messages(const double* state, double* arena) const override;
   void import_messages(const double* arena, double* state) const override;
   bool variables_first() const override { return false; }
-  double update_variables(std::span<const int64_t> vars, const double* potential, double* lambda,
+  double update_variables(std::span<const LocalIndex> vars, const double* potential, double* lambda,
                           Workspace& w) const override;
   double factor_objective(int64_t first, int64_t last, const double* potential,
                           const double* lambda, Workspace& w) const override;
