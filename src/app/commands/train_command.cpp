@@ -27,7 +27,12 @@ struct TrainOptions {
   TrainConfig config;
   std::string counting = "auto";
   CheckpointOptions checkpoints;
+  double seconds_load = 0;  // scanning the file and reading this rank's slice
 };
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 void declare_flags(Arguments& flags, TrainOptions& o) {
   TrainConfig& c = o.config;
@@ -68,8 +73,10 @@ void declare_flags(Arguments& flags, TrainOptions& o) {
   flags.required("--out");
 }
 
-std::string metadata_line(const TrainConfig& config, const DatasetLayout& layout,
+// `seconds_setup`: building the local problem (slot index, counting numbers, colouring, plans).
+std::string metadata_line(const TrainOptions& o, const DatasetLayout& layout, double seconds_setup,
                           Communicator& comm) {
+  const TrainConfig& config = o.config;
   JsonLine line;
   line.add("type", "run").add("program", "pdsp train");
   for (const auto& [name, value] : config.fields()) line.add(name, value);
@@ -80,7 +87,9 @@ std::string metadata_line(const TrainConfig& config, const DatasetLayout& layout
       .add("factors", layout.num_factors())
       .add("params", layout.num_params)
       .add("partition_imbalance",
-           partition_imbalance(layout.cost, partition_by_cost(layout.cost, comm.size())));
+           partition_imbalance(layout.cost, partition_by_cost(layout.cost, comm.size())))
+      .add("seconds_load", o.seconds_load)
+      .add("seconds_setup", seconds_setup);
   return line.str();
 }
 
@@ -95,12 +104,14 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
                               Communicator& comm, bool& requeue) {
   TrainConfig& config = o.config;
   std::unique_ptr<LocalProblem> problem;
+  const auto setup_start = std::chrono::steady_clock::now();
   run_collectively(comm, [&] {
     problem = std::make_unique<LocalProblem>(
         slice, ProblemSettings{config.epsilon, config.counting, config.loss_weight, true,
                                config.data, config.kernels == "auto"});
     config.counting = problem->counting().mode;
   });
+  const double seconds_setup = seconds_since(setup_start);
 
   Checkpoint identity;
   identity.config_line = config.to_line();
@@ -113,7 +124,7 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
   std::unique_ptr<RunLog> log;
   run_collectively(comm, [&] {
     log = std::make_unique<RunLog>(
-        comm.is_root(), config.metrics, metadata_line(config, layout, comm),
+        comm.is_root(), config.metrics, metadata_line(o, layout, seconds_setup, comm),
         resumed ? resumed->metrics_bytes : -1, resumed ? resumed->metrics_checksum : "");
   });
   CheckpointingObserver observer(*log, o.checkpoints, identity, comm);
@@ -130,6 +141,7 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
   const TrainConfig& config = o.config;
   BaselineConfig baseline;
   std::unique_ptr<ApproximateCrf> crf;
+  const auto setup_start = std::chrono::steady_clock::now();
   run_collectively(comm, [&] {
     parse_baseline_learner(config.learner, baseline);
     if (!o.checkpoints.directory.empty() || !o.checkpoints.resume.empty())
@@ -140,6 +152,7 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
     crf = std::make_unique<ApproximateCrf>(slice, baseline.inference, config.inference_sweeps,
                                            config.inference_tol);
   });
+  const double seconds_setup = seconds_since(setup_start);
   baseline.C = config.C;
   baseline.max_iters = config.max_iters;
   baseline.tol = config.tol;
@@ -149,7 +162,7 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
   std::unique_ptr<RunLog> log;
   run_collectively(comm, [&] {
     log = std::make_unique<RunLog>(comm.is_root(), config.metrics,
-                                   metadata_line(config, layout, comm));
+                                   metadata_line(o, layout, seconds_setup, comm));
   });
   const TrainResult result = train_crf_baseline(*crf, baseline, comm, *log);
   log->finish(result, largest_peak_memory(comm));
@@ -178,13 +191,14 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
   const auto started = std::chrono::steady_clock::now();
   DatasetLayout layout;
   const Dataset slice = load_rank_slice(config.data, comm, &layout);
+  o.seconds_load = seconds_since(started);
   if (comm.is_root())
     std::printf(
         "pdsp train: %lld examples, %lld variables, %lld factors, %lld parameters on "
-        "%d rank(s) x %d thread(s)\n%s\n",
+        "%d rank(s) x %d thread(s), read in %.2f s\n%s\n",
         static_cast<long long>(layout.num_examples()), static_cast<long long>(layout.num_vars()),
         static_cast<long long>(layout.num_factors()), static_cast<long long>(layout.num_params),
-        comm.size(), omp_get_max_threads(), config.to_line().c_str());
+        comm.size(), omp_get_max_threads(), o.seconds_load, config.to_line().c_str());
 
   const bool primal_dual = config.learner == "primal-dual";
   bool requeue = false;
@@ -209,9 +223,8 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
     attributes.emplace_back("stop_reason", result.stop_reason);
     attributes.emplace_back("ranks", std::to_string(comm.size()));
     write_model(config.out, result.state.theta, attributes);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::printf("model written to %s (this process ran %.3f s)\n", config.out.c_str(), seconds);
+    std::printf("model written to %s (this process ran %.3f s)\n", config.out.c_str(),
+                seconds_since(started));
   });
   // The stop reason is the same on every rank (it came through the allreduce); the local signal
   // flag is not.
