@@ -85,11 +85,17 @@ for ranks in 1 2; do
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting bethe
   expect_error 2 "m.h5: output directory does not exist" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/nowhere/m.h5"
   expect_error 2 "given for two different outputs" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --test "$work/g.h5"
+  expect_error 2 "\-\-sizes: \-\-params per-site needs a single image size" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8x8,16x16
+  expect_error 2 "\-\-sizes: '0x8' has a height or width below 1" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8x8,0x8 --params shared
+  expect_error 2 "\-\-sizes: '8' is not HxW" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8 --params shared
+  expect_error 2 "\-\-sizes: '8xy' is not HxW with integer H and W" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8xy --params shared
+  expect_error 2 "\-\-sizes: '65536x65536' is too large" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 65536x65536 --params shared
 done
 expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting file
 
 [ "$before" = "$(md5sum "$work/train.h5")" ] || { echo "FAIL: the input file changed"; failures=$((failures + 1)); }
 [ ! -e "$work/m.h5" ] || { echo "FAIL: a failed run left a model file"; failures=$((failures + 1)); }
+[ ! -e "$work/g.h5" ] || { echo "FAIL: a rejected gen denoise wrote a data file"; failures=$((failures + 1)); }
 ls "$work"/*.tmp.* 2> /dev/null && { echo "FAIL: temporary files left behind"; failures=$((failures + 1)); }
 echo "bad input: $failures failure(s)"
 [ $failures -eq 0 ]

@@ -22,7 +22,7 @@ head -1 "$work/m1.jsonl" | grep -q '"type":"run"'
 tail -1 "$work/m1.jsonl" | grep -q '"type":"end"'
 # The timing breakdown: checkpoint writes show up in the next record, and the load imbalance
 # of two ranks (the largest local compute time over the mean) is at least 1.
-head -1 "$work/m2.jsonl" | grep -q '"partition_imbalance":'
+head -1 "$work/m2.jsonl" | grep '"partition_imbalance":' | grep '"seconds_load":' | grep -q '"seconds_setup":'
 sed -n 3p "$work/m2.jsonl" | grep -qE '"seconds_io":[0-9.]*[1-9]'
 grep '"type":"iteration"' "$work/m1.jsonl" | grep -q '"seconds_io":0,'
 awk -F'"load_imbalance":' '/"type":"iteration"/ { split($2, v, /[,}]/); if (v[1] < 1) bad = 1 }
@@ -56,4 +56,13 @@ for learner in lbp-lbfgs mf-sgd; do
   h5diff --relative=1e-9 "$work/b1.h5" "$work/b2.h5" /theta
   "$pdsp" predict --data "$work/shared.h5" --model "$work/b1.h5" --out "$work/pb.h5" | grep -q "to convergence"
 done
+# Uneven example sizes (--sizes): copies cycle through the sizes; 1 and 2 ranks agree.
+"$pdsp" gen denoise --train "$work/uneven.h5" --sizes 4x4,12x12 --train-copies 5 --params shared \
+  | grep -q "5 copies of 4x4,12x12"
+"$pdsp" info "$work/uneven.h5" > "$work/uneven_info"
+grep -q "\[16, 32)  3" "$work/uneven_info"
+grep -q "\[128, 256)  2" "$work/uneven_info"
+"$pdsp" train --data "$work/uneven.h5" --out "$work/u1.h5" --max-iters 10 --tol 0 > /dev/null
+run2 "$pdsp" train --data "$work/uneven.h5" --out "$work/u2.h5" --max-iters 10 --tol 0 > /dev/null
+h5diff --relative=1e-9 "$work/u1.h5" "$work/u2.h5" /theta
 echo "end-to-end: ok"

@@ -15,9 +15,18 @@ namespace pdsp {
 enum class Noise { Gaussian, Bimodal, Flip };
 enum class Parameterization { Shared, PerSite };
 
+struct ImageSize {
+  int height = 0;
+  int width = 0;
+  bool operator==(const ImageSize&) const = default;
+};
+
 struct DenoiseOptions {
   int height = 64;
   int width = 64;
+  // When not empty, replaces height and width: copy i of every base image is rendered at
+  // sizes[i % sizes.size()]. Per-site parameters need a single size.
+  std::vector<ImageSize> sizes;
   std::vector<int> images{1};  // base images, 1..kNumBaseImages
   int copies = 40;             // noisy copies per base image
   Noise noise = Noise::Gaussian;
@@ -28,6 +37,9 @@ struct DenoiseOptions {
 };
 
 inline constexpr int kNumBaseImages = 4;
+// The largest image, in pixels: training one would need far more memory than any node has
+// (about 450 bytes per pixel), so a mistyped size fails at once instead of exhausting memory.
+inline constexpr int64_t kMaxImagePixels = int64_t{1} << 30;
 
 // Ground truth labels (0/1) of base image `index` at the given size, row-major.
 std::vector<int32_t> base_image(int index, int height, int width);
@@ -37,9 +49,20 @@ std::vector<int32_t> base_image(int index, int height, int width);
 // edge, then its down edge).
 int64_t denoise_num_params(const DenoiseOptions& options);
 
+// The image sizes the copies cycle through: options.sizes, or {height x width} when it is empty.
+std::vector<ImageSize> denoise_sizes(const DenoiseOptions& options);
+
+// Throws an InputError naming the flag (--height/--width, --sizes, --params) when the options
+// cannot be generated: a size below 1 or above kMaxImagePixels, per-site parameters with more
+// than one size or too many of them. generate_denoise calls it.
+void check_denoise_options(const DenoiseOptions& options);
+
 Dataset generate_denoise(const DenoiseOptions& options);
 
 Noise parse_noise(const std::string& text);
 Parameterization parse_parameterization(const std::string& text);
+// "16x16,32x32,256x256" -> sizes; a malformed, zero, negative or too large size is an
+// InputError naming --sizes and the item.
+std::vector<ImageSize> parse_image_sizes(const std::string& text);
 
 }  // namespace pdsp

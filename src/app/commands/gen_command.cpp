@@ -40,6 +40,7 @@ int run_gen(const std::vector<std::string>& args, Communicator& comm) {
     });
   }
   std::string train = "", test = "", images = "1", noise = "gaussian", params = "per-site";
+  std::string sizes = "";
   DenoiseOptions options;
   int train_copies = 40, test_copies = 10, seed = 1;
   Arguments flags(
@@ -50,6 +51,8 @@ int run_gen(const std::vector<std::string>& args, Communicator& comm) {
   flags.add("--test", &test, "test file to write (optional)");
   flags.add("--height", &options.height, "image height");
   flags.add("--width", &options.width, "image width");
+  flags.add("--sizes", &sizes,
+            "HxW list, e.g. 16x16,256x256: copy i gets size i mod k (overrides --height/--width)");
   flags.add("--images", &images, "base images, comma-separated from 1..4");
   flags.add("--train-copies", &train_copies, "noisy training copies per base image");
   flags.add("--test-copies", &test_copies, "noisy test copies per base image");
@@ -65,17 +68,26 @@ int run_gen(const std::vector<std::string>& args, Communicator& comm) {
     options.images = parse_image_list(images);
     options.noise = parse_noise(noise);
     options.params = parse_parameterization(params);
+    if (!sizes.empty()) options.sizes = parse_image_sizes(sizes);
     if (train_copies < 1) throw InputError("--train-copies: must be >= 1");
     if (test_copies < 1) throw InputError("--test-copies: must be >= 1");
     if (!(options.sigma >= 0)) throw InputError("--sigma: must be >= 0");
     if (!(options.flip >= 0 && options.flip <= 1)) throw InputError("--flip: must be in [0, 1]");
+    options.copies = train_copies;
+    check_denoise_options(options);
     check_outputs({train, test}, {});
     if (!comm.is_root()) return;  // one writer
-    options.copies = train_copies;
     options.seed = static_cast<uint64_t>(seed);
     write_dataset(train, generate_denoise(options));
-    std::printf("wrote %s: %zu image(s) x %d copies of %dx%d, %lld parameters\n", train.c_str(),
-                options.images.size(), train_copies, options.height, options.width,
+    std::string size_text;
+    for (const ImageSize& size : denoise_sizes(options)) {
+      if (!size_text.empty()) size_text += ',';
+      size_text += std::to_string(size.height);
+      size_text += 'x';
+      size_text += std::to_string(size.width);
+    }
+    std::printf("wrote %s: %zu image(s) x %d copies of %s, %lld parameters\n", train.c_str(),
+                options.images.size(), train_copies, size_text.c_str(),
                 static_cast<long long>(denoise_num_params(options)));
     if (test.empty()) return;
     options.copies = test_copies;
