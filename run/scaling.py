@@ -138,6 +138,14 @@ def plots(manifest, warmup, cores, outdir):
 
     os.makedirs(outdir, exist_ok=True)
     written = []
+
+    def save(fig, name):
+        fig.tight_layout()
+        path = os.path.join(outdir, name)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
     colours = ["tab:blue", "tab:orange", "tab:red", "tab:green", "tab:purple"]
 
     strong = load(manifest, warmup, cores, "strong")
@@ -170,11 +178,7 @@ def plots(manifest, warmup, cores, outdir):
         right.set_xlabel("ranks x threads (grey: oversubscribed)")
         right.set_ylabel(f"efficiency T1 / (p Tp) [%], p <= {cores}")
         right.set_title("strong scaling: efficiency (labels: speed-up)")
-        fig.tight_layout()
-        path = os.path.join(outdir, "strong.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        save(fig, "strong.png")
 
     weak = load(manifest, warmup, cores, "weak")
     if weak:
@@ -199,11 +203,7 @@ def plots(manifest, warmup, cores, outdir):
         ax.set_ylabel("ms per iteration (median)")
         ax.set_title("weak scaling")
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        path = os.path.join(outdir, "weak.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        save(fig, "weak.png")
 
     uneven = load(manifest, warmup, cores, "uneven")
     if uneven:
@@ -224,11 +224,7 @@ def plots(manifest, warmup, cores, outdir):
         right.set_title("uneven example sizes: load imbalance")
         if right.get_legend_handles_labels()[0]:
             right.legend(fontsize=8)
-        fig.tight_layout()
-        path = os.path.join(outdir, "uneven.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        save(fig, "uneven.png")
 
     busy = [f"{run.study} {run.layout}" for run in strong + weak + uneven if run.other > BUSY]
     if busy:
