@@ -2,6 +2,8 @@
 # End to end through the command line: generate, inspect, train under 1 and 2 ranks, predict,
 # and check that 1 and 2 ranks give the same model and the same predictions.
 set -euo pipefail
+# Pipelines end in `grep > /dev/null`, not `grep -q`: grep -q exits at the first match, and
+# with pipefail the writer's SIGPIPE would then fail the test at random.
 pdsp=$1
 mpirun=$2
 work=$(mktemp -d)
@@ -10,25 +12,25 @@ run2() { "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2 "$@"
 
 "$pdsp" gen denoise --train "$work/train.h5" --test "$work/test.h5" --height 16 --width 16 \
   --train-copies 6 --test-copies 3 --seed 5
-"$pdsp" info "$work/train.h5" | grep -q "examples            6"
+"$pdsp" info "$work/train.h5" | grep "examples            6" > /dev/null
 common=(--data "$work/train.h5" --max-iters 15 --tol 0 --threads 1)
 "$pdsp" train "${common[@]}" --out "$work/m1.h5" --metrics "$work/m1.jsonl" > "$work/log1"
 run2 "$pdsp" train "${common[@]}" --out "$work/m2.h5" --metrics "$work/m2.jsonl" \
   --checkpoint-dir "$work/ckpt" --checkpoint-every 1 > "$work/log2"
 h5diff --relative=1e-9 "$work/m1.h5" "$work/m2.h5" /theta
 # The metrics file: a run line, one line per iteration, an end line.
-head -1 "$work/m1.jsonl" | grep -q '"type":"run"'
+head -1 "$work/m1.jsonl" | grep '"type":"run"' > /dev/null
 [ "$(grep -c '"type":"iteration"' "$work/m1.jsonl")" -eq 15 ]
-tail -1 "$work/m1.jsonl" | grep -q '"type":"end"'
+tail -1 "$work/m1.jsonl" | grep '"type":"end"' > /dev/null
 # The timing breakdown: checkpoint writes show up in the next record, and the load imbalance
 # of two ranks (the largest local compute time over the mean) is at least 1.
-head -1 "$work/m2.jsonl" | grep '"partition_imbalance":' | grep '"seconds_load":' | grep -q '"seconds_setup":'
-sed -n 3p "$work/m2.jsonl" | grep -qE '"seconds_io":[0-9.]*[1-9]'
-grep '"type":"iteration"' "$work/m1.jsonl" | grep -q '"seconds_io":0,'
+head -1 "$work/m2.jsonl" | grep '"partition_imbalance":' | grep '"seconds_load":' | grep '"seconds_setup":' > /dev/null
+sed -n 3p "$work/m2.jsonl" | grep -E '"seconds_io":[0-9.]*[1-9]' > /dev/null
+grep '"type":"iteration"' "$work/m1.jsonl" | grep '"seconds_io":0,' > /dev/null
 awk -F'"load_imbalance":' '/"type":"iteration"/ { split($2, v, /[,}]/); if (v[1] < 1) bad = 1 }
   END { exit bad }' "$work/m2.jsonl"
 # The model carries its hyper-parameters.
-h5dump -a /epsilon "$work/m1.h5" | grep -q "(0): 1"
+h5dump -a /epsilon "$work/m1.h5" | grep "(0): 1" > /dev/null
 
 "$pdsp" predict --data "$work/test.h5" --model "$work/m1.h5" --out "$work/p1.h5" > "$work/plog1"
 run2 "$pdsp" predict --data "$work/test.h5" --model "$work/m1.h5" --out "$work/p2.h5" > "$work/plog2"
@@ -54,11 +56,11 @@ for learner in lbp-lbfgs mf-sgd; do
   "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2 "$pdsp" train \
     --data "$work/shared.h5" --out "$work/b2.h5" --learner $learner --max-iters 5 > /dev/null
   h5diff --relative=1e-9 "$work/b1.h5" "$work/b2.h5" /theta
-  "$pdsp" predict --data "$work/shared.h5" --model "$work/b1.h5" --out "$work/pb.h5" | grep -q "to convergence"
+  "$pdsp" predict --data "$work/shared.h5" --model "$work/b1.h5" --out "$work/pb.h5" | grep "to convergence" > /dev/null
 done
 # Uneven example sizes (--sizes): copies cycle through the sizes; 1 and 2 ranks agree.
 "$pdsp" gen denoise --train "$work/uneven.h5" --sizes 4x4,12x12 --train-copies 5 --params shared \
-  | grep -q "5 copies of 4x4,12x12"
+  | grep "5 copies of 4x4,12x12" > /dev/null
 "$pdsp" info "$work/uneven.h5" > "$work/uneven_info"
 grep -q "\[16, 32)  3" "$work/uneven_info"
 grep -q "\[128, 256)  2" "$work/uneven_info"
