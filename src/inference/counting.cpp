@@ -17,7 +17,7 @@ RegionNumbers::RegionNumbers(std::vector<double> values)
     values_ = std::move(values);
 }
 
-const double* RegionNumbers::range(int64_t first, int64_t last, std::vector<double>& lane) const {
+const double* RegionNumbers::range(int64_t first, int64_t last, ScratchVector& lane) const {
   if (!values_.empty()) return values_.data() + first;
   // Chunks fit the workspace lanes; only whole-range calls (tests, one example) grow them.
   if (static_cast<int64_t>(lane.size()) < last - first)

@@ -10,7 +10,7 @@ Workspace::Workspace(const FactorGraph& graph)
       state(static_cast<size_t>(graph.max_card)) {
   // A sweep chunk holds at least one variable, so a variable of larger degree widens it.
   const auto lanes = static_cast<size_t>(std::max({kChunkSlots, kChunkRegions, graph.max_degree}));
-  for (std::vector<double>* lane : {&lane_a, &lane_b, &lane_c, &lane_d}) lane->resize(lanes);
+  for (ScratchVector* lane : {&lane_a, &lane_b, &lane_c, &lane_d}) lane->resize(lanes);
 }
 
 void BeliefTerms::add(const BeliefTerms& other) {

@@ -12,7 +12,7 @@ TEST(RegionNumbers, EqualNumbersAreKeptOnceAndReadAsBefore) {
   EXPECT_EQ(*equal.shared(), 0.5);
   EXPECT_EQ(equal.size(), 5);
   EXPECT_EQ(equal[4], 0.5);
-  std::vector<double> lane(2);  // too short: range() grows it
+  ScratchVector lane(2);  // too short: range() grows it
   const double* values = equal.range(1, 4, lane);
   EXPECT_EQ(std::vector<double>(values, values + 3), std::vector<double>(3, 0.5));
   EXPECT_TRUE(equal.any_of([](double c) { return c > 0.4; }));
@@ -23,7 +23,7 @@ TEST(RegionNumbers, DifferentNumbersAreStored) {
   const RegionNumbers mixed({1.0, -2.0, 3.0});
   EXPECT_EQ(mixed.shared(), nullptr);
   EXPECT_EQ(mixed[1], -2.0);
-  std::vector<double> lane;
+  ScratchVector lane;
   const double* values = mixed.range(1, 3, lane);
   EXPECT_EQ(values[0], -2.0);
   EXPECT_EQ(values[1], 3.0);

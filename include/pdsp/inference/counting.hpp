@@ -6,6 +6,7 @@
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/inference/factor_graph.hpp"
+#include "pdsp/inference/scratch.hpp"
 
 namespace pdsp {
 
@@ -26,7 +27,7 @@ class RegionNumbers {
   const double* shared() const { return values_.empty() ? &shared_ : nullptr; }
   // The numbers of regions [first, last) as an array: the stored ones, or `lane` filled with
   // the shared one (for SIMD loops).
-  const double* range(int64_t first, int64_t last, std::vector<double>& lane) const;
+  const double* range(int64_t first, int64_t last, ScratchVector& lane) const;
   template <class Predicate>
   bool any_of(Predicate&& p) const {
     if (values_.empty()) return size_ > 0 && p(shared_);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pdsp/inference/factor_graph.hpp"
+#include "pdsp/inference/scratch.hpp"
 
 namespace pdsp {
 
@@ -17,14 +18,15 @@ namespace pdsp {
 inline constexpr int64_t kChunkSlots = 2048;    // sweeps: message blocks per chunk
 inline constexpr int64_t kChunkRegions = 1024;  // evaluations: variables or factors per chunk
 
-// Scratch memory of one thread, sized once so that hot loops never allocate.
+// Scratch memory of one thread, sized once so that hot loops never allocate, and on cache lines
+// of its own.
 struct Workspace {
   explicit Workspace(const FactorGraph& graph);
-  std::vector<double> table;  // one factor table
-  std::vector<double> mu;     // mu_{a->v} of every factor of one variable
-  std::vector<double> state;  // one variable's states
+  ScratchVector table;  // one factor table
+  ScratchVector mu;     // mu_{a->v} of every factor of one variable
+  ScratchVector state;  // one variable's states
   // Structure-of-arrays lanes of the specialised kernels: one entry per slot or region of a chunk.
-  std::vector<double> lane_a, lane_b, lane_c, lane_d;
+  ScratchVector lane_a, lane_b, lane_c, lane_d;
 };
 
 // What the beliefs of a range of regions contribute to the logged quantities.
