@@ -7,5 +7,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/release/tests/pdsp_kernel_bench ] || bash run/build.sh
 for threads in 1 "$(nproc)"; do
-  OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=passive build/release/tests/pdsp_kernel_bench "${1:-64}" "${2:-40}" "${3:-20}"
+  OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=active build/release/tests/pdsp_kernel_bench "${1:-64}" "${2:-40}" "${3:-20}"
 done
