@@ -55,6 +55,20 @@ void check_denoise_options(const DenoiseOptions& o) {
       throw InputError(std::string(flag) + ": more than 2^30 pixels in one image");
   }
   if (o.copies < 0) throw InputError("copies: must be >= 0");
+  // The file is built in memory with 32-bit indices (LocalIndex): its factor table entries, four
+  // per edge and the largest of its arrays, must stay below 2^31.
+  const std::vector<ImageSize> sizes = denoise_sizes(o);
+  int64_t entries = 0;
+  for (int64_t copy = 0; copy < o.copies && entries <= INT32_MAX; ++copy) {
+    const ImageSize& size = sizes[static_cast<size_t>(copy) % sizes.size()];
+    entries += 4 * static_cast<int64_t>(o.images.size()) *
+               (int64_t{size.height} * (size.width - 1) + int64_t{size.height - 1} * size.width);
+  }
+  if (entries > INT32_MAX)
+    throw InputError("--train-copies/--test-copies: one file would hold at least " +
+                     std::to_string(entries) +
+                     " factor table entries, more than the 2^31 - 1 pdsp gen writes at once; "
+                     "generate fewer copies (about 260 million pixels per file)");
   if (o.params != Parameterization::PerSite) return;
   if (o.sizes.size() > 1)
     throw InputError("--sizes: --params per-site needs a single image size (got " +

@@ -19,9 +19,6 @@ RegionNumbers::RegionNumbers(std::vector<double> values)
 
 const double* RegionNumbers::range(int64_t first, int64_t last, ScratchVector& lane) const {
   if (!values_.empty()) return values_.data() + first;
-  // Chunks fit the workspace lanes; only whole-range calls (tests, one example) grow them.
-  if (static_cast<int64_t>(lane.size()) < last - first)
-    lane.resize(static_cast<size_t>(last - first));
   std::fill(lane.begin(), lane.begin() + (last - first), shared_);
   return lane.data();
 }
@@ -67,12 +64,12 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
       std::vector<double> var(static_cast<size_t>(vars));
       for (int64_t v = 0; v < vars; ++v) var[v] = 1.0 - static_cast<double>(graph.degree(v));
       c.var = RegionNumbers(std::move(var));
-      c.factor = RegionNumbers(std::vector<double>(static_cast<size_t>(data.num_factors()), 1.0));
+      c.factor = RegionNumbers(data.num_factors(), 1.0);
       break;
     }
     default:
-      c.var = RegionNumbers(std::vector<double>(static_cast<size_t>(vars), 1.0));
-      c.factor = RegionNumbers(std::vector<double>(static_cast<size_t>(data.num_factors()), 1.0));
+      c.var = RegionNumbers(vars, 1.0);
+      c.factor = RegionNumbers(data.num_factors(), 1.0);
   }
   c.block.resize(static_cast<size_t>(vars));
   for (int64_t v = 0; v < vars; ++v) {

@@ -41,9 +41,10 @@ void for_each_part(const Dataset& data, int64_t begin, int64_t end, Add&& add) {
 
 FeatureIndex::FeatureIndex(const Dataset& data, Order order) : data_(data), order_(order) {
   const int64_t entries = num_entries(data);
-  const int64_t blocks = std::clamp(
-      std::min(entries / kMinBlockEntries, entries / (kEntriesPerBlockSum * data.num_params)),
-      int64_t{1}, kMaxBlocks);
+  const int64_t blocks =
+      std::clamp(std::min(entries / kMinBlockEntries,
+                          entries / (kEntriesPerBlockSum * std::max<int64_t>(1, data.num_params))),
+                 int64_t{1}, kMaxBlocks);
   if (order_ == Order::Auto)
     order_ = kEntriesPerBlockSum * data.num_params <= entries ? Order::ByRows : Order::ByParams;
   if (order_ == Order::ByRows) {

@@ -90,6 +90,7 @@ for ranks in 1 2; do
   expect_error 2 "\-\-sizes: '8' is not HxW" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8 --params shared
   expect_error 2 "\-\-sizes: '8xy' is not HxW with integer H and W" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8xy --params shared
   expect_error 2 "\-\-sizes: '65536x65536' is too large" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 65536x65536 --params shared
+  expect_error 2 "\-\-train-copies/\-\-test-copies: one file would hold at least" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --height 8000 --width 8000 --train-copies 9 --params shared
 done
 expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting file
 

@@ -71,8 +71,8 @@ TEST(FeatureIndex, ChoosesRowsForFewParametersAndParametersForMany) {
   // Per-site over many copies: each parameter has many entries, block sums stay small.
   EXPECT_EQ(FeatureIndex(denoise(32, 24, Parameterization::PerSite)).order(),
             FeatureIndex::Order::ByRows);
-  // Per-site on one 128x128 image: 65,280 parameters, 162,816 entries, 9 blocks. The block sums
-  // would cost more than the transposed copy.
+  // Per-site on one 128x128 image: 65,280 parameters, 162,816 entries, 2.5 per parameter:
+  // fewer than 8, so block sums would cost more than the transposed copy.
   EXPECT_EQ(FeatureIndex(denoise(128, 1, Parameterization::PerSite)).order(),
             FeatureIndex::Order::ByParams);
 }

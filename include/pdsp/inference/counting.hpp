@@ -21,12 +21,14 @@ class RegionNumbers {
  public:
   RegionNumbers() = default;
   explicit RegionNumbers(std::vector<double> values);
+  RegionNumbers(int64_t size, double value) : shared_(value), size_(size) {}
   double operator[](int64_t i) const { return values_.empty() ? shared_ : values_[i]; }
   int64_t size() const { return size_; }
   // The number every region has, or nullptr when they differ.
   const double* shared() const { return values_.empty() ? &shared_ : nullptr; }
   // The numbers of regions [first, last) as an array: the stored ones, or `lane` filled with
-  // the shared one (for SIMD loops).
+  // the shared one (for SIMD loops). The range must fit the lane, as the chunks of a work plan
+  // fit the workspace's lanes.
   const double* range(int64_t first, int64_t last, ScratchVector& lane) const;
   template <class Predicate>
   bool any_of(Predicate&& p) const {

@@ -27,7 +27,8 @@ struct IterationRecord {
   double seconds_messages = 0, seconds_gradient = 0, seconds_allreduce = 0, seconds_step = 0;
   // Largest local compute time (messages and gradient) of any rank over the mean of all ranks:
   // 1 is perfect balance; the rest of the slowest rank's time is spent waiting in the allreduce.
-  double load_imbalance = 1;
+  // NaN (null in the metrics) where it is not measured: the likelihood baselines.
+  double load_imbalance = NAN;
   // Checkpoint writing since the previous record; filled in by the observer that writes them.
   double seconds_io = 0;
 };

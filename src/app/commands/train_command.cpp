@@ -27,7 +27,7 @@ struct TrainOptions {
   TrainConfig config;
   std::string counting = "auto";
   CheckpointOptions checkpoints;
-  double seconds_load = 0;  // scanning the file and reading this rank's slice
+  double seconds_load = 0;  // scanning the file and reading the slices (the slowest rank)
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -73,7 +73,8 @@ void declare_flags(Arguments& flags, TrainOptions& o) {
   flags.required("--out");
 }
 
-// `seconds_setup`: building the local problem (slot index, counting numbers, colouring, plans).
+// `seconds_setup`: building the local problems (slot index, counting numbers, colouring, plans),
+// the slowest rank's.
 std::string metadata_line(const TrainOptions& o, const DatasetLayout& layout, double seconds_setup,
                           Communicator& comm) {
   const TrainConfig& config = o.config;
@@ -93,10 +94,14 @@ std::string metadata_line(const TrainOptions& o, const DatasetLayout& layout, do
   return line.str();
 }
 
+double largest_over_ranks(double value, Communicator& comm) {
+  double largest[1] = {value};
+  comm.allreduce({}, largest);
+  return largest[0];
+}
+
 double largest_peak_memory(Communicator& comm) {
-  double peak[1] = {static_cast<double>(peak_resident_bytes())};
-  comm.allreduce({}, peak);
-  return peak[0];
+  return largest_over_ranks(static_cast<double>(peak_resident_bytes()), comm);
 }
 
 // The primal-dual trainer with checkpoints. Sets `requeue` when it stopped to be run again.
@@ -111,7 +116,7 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
                                config.data, config.kernels == "auto"});
     config.counting = problem->counting().mode;
   });
-  const double seconds_setup = seconds_since(setup_start);
+  const double seconds_setup = largest_over_ranks(seconds_since(setup_start), comm);
 
   Checkpoint identity;
   identity.config_line = config.to_line();
@@ -152,7 +157,7 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
     crf = std::make_unique<ApproximateCrf>(slice, baseline.inference, config.inference_sweeps,
                                            config.inference_tol);
   });
-  const double seconds_setup = seconds_since(setup_start);
+  const double seconds_setup = largest_over_ranks(seconds_since(setup_start), comm);
   baseline.C = config.C;
   baseline.max_iters = config.max_iters;
   baseline.tol = config.tol;
@@ -191,7 +196,7 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
   const auto started = std::chrono::steady_clock::now();
   DatasetLayout layout;
   const Dataset slice = load_rank_slice(config.data, comm, &layout);
-  o.seconds_load = seconds_since(started);
+  o.seconds_load = largest_over_ranks(seconds_since(started), comm);
   if (comm.is_root())
     std::printf(
         "pdsp train: %lld examples, %lld variables, %lld factors, %lld parameters on "
