@@ -27,6 +27,9 @@ tail -1 "$work/m1.jsonl" | grep '"type":"end"' > /dev/null
 head -1 "$work/m2.jsonl" | grep '"partition_imbalance":' | grep '"seconds_load":' | grep '"seconds_setup":' > /dev/null
 sed -n 3p "$work/m2.jsonl" | grep -E '"seconds_io":[0-9.]*[1-9]' > /dev/null
 grep '"type":"iteration"' "$work/m1.jsonl" | grep '"seconds_io":0,' > /dev/null
+# The end line has the whole run's checkpoint writing, the last write included.
+tail -1 "$work/m2.jsonl" | grep -E '"type":"end".*"seconds_io":[0-9.]*[1-9]' > /dev/null
+tail -1 "$work/m1.jsonl" | grep '"seconds_io":0}' > /dev/null
 awk -F'"load_imbalance":' '/"type":"iteration"/ { split($2, v, /[,}]/); if (v[1] < 1) bad = 1 }
   END { exit bad }' "$work/m2.jsonl"
 # The model carries its hyper-parameters.

@@ -50,6 +50,8 @@ class CheckpointingObserver final : public TrainingObserver {
                               const IterationRecord& record, const std::string& stopping) override;
   // True when the run stopped early with a checkpoint to continue from (exit kExitRequeue).
   bool requeue() const { return requeue_; }
+  // Seconds spent writing checkpoints in this process.
+  double seconds_writing() const { return total_write_seconds_; }
 
  private:
   void write(const TrainingState& state, LocalProblem& problem);
@@ -63,6 +65,7 @@ class CheckpointingObserver final : public TrainingObserver {
   Clock::time_point last_write_ = Clock::now();
   double last_write_seconds_ = 0;
   double unlogged_write_seconds_ = 0;  // checkpoint writes since the last logged record
+  double total_write_seconds_ = 0;
   int last_written_iteration_ = -1;
   bool requeue_ = false;
 };

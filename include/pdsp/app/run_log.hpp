@@ -19,7 +19,9 @@ class RunLog final : public TrainingObserver {
   void on_iteration(const IterationRecord& record) override;
   // The summary line and the metrics file's last record; `peak_bytes` is the largest peak
   // resident memory of any rank.
-  void finish(const TrainResult& result, double peak_bytes);
+  // `seconds_io`: checkpoint writing over the whole run, the last write included (NaN, null in
+  // the metrics, when the run has no checkpoints).
+  void finish(const TrainResult& result, double peak_bytes, double seconds_io);
   // Length and checksum of the metrics file so far (-1 / "" without one); root rank only.
   int64_t bytes() const { return metrics_.is_open() ? bytes_ : -1; }
   std::string checksum() const { return metrics_.is_open() ? checksum_.hex() : ""; }

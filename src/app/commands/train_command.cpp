@@ -1,6 +1,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -135,7 +136,7 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
   CheckpointingObserver observer(*log, o.checkpoints, identity, comm);
   const TrainResult result =
       train(*problem, config, comm, observer, resumed ? resumed->state : TrainingState{});
-  log->finish(result, largest_peak_memory(comm));
+  log->finish(result, largest_peak_memory(comm), observer.seconds_writing());
   requeue = observer.requeue();
   return result;
 }
@@ -170,7 +171,7 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
                                    metadata_line(o, layout, seconds_setup, comm));
   });
   const TrainResult result = train_crf_baseline(*crf, baseline, comm, *log);
-  log->finish(result, largest_peak_memory(comm));
+  log->finish(result, largest_peak_memory(comm), NAN);
   return result;
 }
 

@@ -172,6 +172,7 @@ void CheckpointingObserver::write(const TrainingState& state, LocalProblem& prob
   last_write_ = Clock::now();
   last_write_seconds_ = seconds_between(start, last_write_);
   unlogged_write_seconds_ += last_write_seconds_;
+  total_write_seconds_ += last_write_seconds_;
   last_written_iteration_ = state.iterations_done;
 }
 

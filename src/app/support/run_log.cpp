@@ -97,7 +97,7 @@ void RunLog::on_iteration(const IterationRecord& r) {
                  .str());
 }
 
-void RunLog::finish(const TrainResult& result, double peak_bytes) {
+void RunLog::finish(const TrainResult& result, double peak_bytes, double seconds_io) {
   if (!root_) return;
   std::printf("stopped after %d iterations: %s (F = %.12g); peak memory %.1f MiB per rank\n",
               result.state.iterations_done, result.stop_reason.c_str(), result.objective,
@@ -109,6 +109,7 @@ void RunLog::finish(const TrainResult& result, double peak_bytes) {
                    .add("stop_reason", result.stop_reason)
                    .add("F", result.objective)
                    .add("peak_resident_bytes", peak_bytes)
+                   .add("seconds_io", seconds_io)
                    .str());
 }
 
