@@ -181,8 +181,11 @@ BeliefTerms BinaryPairwiseKernels::factor_beliefs(int64_t first, int64_t last,
   return {objective, dual, violation};
 }
 
-void BinaryPairwiseKernels::variable_scores(int64_t first, int64_t last, const double* potential,
-                                            const double* lambda, Workspace& w) const {
+BinaryPairwiseKernels::VariableLanes BinaryPairwiseKernels::variable_lanes(int64_t first,
+                                                                           int64_t last,
+                                                                           const double* potential,
+                                                                           const double* lambda,
+                                                                           Workspace& w) const {
   for (int64_t v = first; v < last; ++v) {
     double sum = 0.0;  // sum_a h_{v->a}: lambda_{v->a} = (-h, h)
     for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i)
@@ -190,15 +193,13 @@ void BinaryPairwiseKernels::variable_scores(int64_t first, int64_t last, const d
     w.lane_a[v - first] = potential[2 * v] + sum;
     w.lane_b[v - first] = potential[2 * v + 1] - sum;
   }
+  return {w.lane_a.data(), w.lane_b.data(), counting_.var.range(first, last, w.lane_c)};
 }
 
 double BinaryPairwiseKernels::variable_objective(int64_t first, int64_t last,
                                                  const double* potential, const double* lambda,
                                                  Workspace& w) const {
-  variable_scores(first, last, potential, lambda, w);
-  const double* x0 = w.lane_a.data();
-  const double* x1 = w.lane_b.data();
-  const double* counting = counting_.var.range(first, last, w.lane_c);
+  const auto [x0, x1, counting] = variable_lanes(first, last, potential, lambda, w);
   const double epsilon = epsilon_;
   double objective = 0.0;
   // smax_tau(x0, x1) = (the score with the larger x / tau) + tau log(1 + exp(-|x1 - x0| / |tau|))
@@ -215,10 +216,7 @@ BeliefTerms BinaryPairwiseKernels::variable_beliefs(int64_t first, int64_t last,
                                                     const double* potential, const double* lambda,
                                                     const double* loss, double* belief,
                                                     Workspace& w) const {
-  variable_scores(first, last, potential, lambda, w);
-  const double* x0 = w.lane_a.data();
-  const double* x1 = w.lane_b.data();
-  const double* counting = counting_.var.range(first, last, w.lane_c);
+  const auto [x0, x1, counting] = variable_lanes(first, last, potential, lambda, w);
   const double epsilon = epsilon_;
   double objective = 0.0;
   double dual = 0.0;

@@ -46,10 +46,15 @@ class BinaryPairwiseKernels final : public Kernels {
                                Workspace& w) const override;
 
  private:
-  // Writes u_v(s) - sum_a lambda_{v->a}(s) of variables [first, last) into lanes a (s = 0) and
-  // b (s = 1).
-  void variable_scores(int64_t first, int64_t last, const double* potential, const double* lambda,
-                       Workspace& w) const;
+  // What the variable terms of [first, last) read, indexed from 0: the scores
+  // u_v(s) - sum_a lambda_{v->a}(s) of s = 0 and s = 1 (lanes a and b) and tau_v / eps.
+  struct VariableLanes {
+    const double* x0;
+    const double* x1;
+    const double* counting;
+  };
+  VariableLanes variable_lanes(int64_t first, int64_t last, const double* potential,
+                               const double* lambda, Workspace& w) const;
 
   const LocalIndex* factor_vars_;  // the two variables of factor a at 2a, 2a + 1
   const FactorGraph& graph_;
