@@ -12,6 +12,7 @@ bytes it must stream at the last-level-cache bandwidth; its limit is the larger 
   moments   one pass over the feature entries (param, value, position) and the beliefs;
   trial     potentials (feature rows times theta) plus the objective (as beliefs, no writes).
 Usage: cost_model.py DATA.h5 LIMITS.txt TRIALS_PER_ITERATION [THREADS_KEY: 1|all]
+                     [MESSAGE_PRECISION: double|single (binary pairwise messages in float)]
 Prints: limit_ms sweep_ms beliefs_ms moments_ms trial_ms
 """
 import sys
@@ -29,6 +30,7 @@ def limits(path, key):
 def main():
     data, limit_file, trials = sys.argv[1], sys.argv[2], float(sys.argv[3])
     key = sys.argv[4] if len(sys.argv) > 4 else "1"
+    single = len(sys.argv) > 5 and sys.argv[5] == "single"
     L = limits(limit_file, key)
     with h5py.File(data, "r") as f:
         card = f["/vars/card"][...].astype(np.int64)
@@ -42,7 +44,7 @@ def main():
     vars_, factors = len(card), len(arity)
     binary_pairwise = bool((card == 2).all() and (arity == 2).all())
     if binary_pairwise:
-        sweep_exp, sweep_log, message_bytes = 2 * slots, slots, 8 * slots
+        sweep_exp, sweep_log, message_bytes = 2 * slots, slots, (4 if single else 8) * slots
     else:
         sweep_exp, sweep_log = int((table * arity).sum()), int(slot_card.sum())
         message_bytes = 8 * int(slot_card.sum())

@@ -6,8 +6,8 @@
 
 namespace pdsp {
 
-bool BinaryPairwiseKernels::applies(const Dataset& data, const CountingNumbers& counting,
-                                    double epsilon) {
+bool binary_pairwise_kernels_apply(const Dataset& data, const CountingNumbers& counting,
+                                   double epsilon) {
   const auto binary = [](int32_t card) { return card == 2; };
   const auto positive = [](double c) { return c > 0; };
   const auto zero = [](double c) { return c == 0; };
@@ -18,29 +18,44 @@ bool BinaryPairwiseKernels::applies(const Dataset& data, const CountingNumbers& 
          !counting.var.any_of(zero);
 }
 
-BinaryPairwiseKernels::BinaryPairwiseKernels(const Dataset& data, const FactorGraph& graph,
-                                             const CountingNumbers& counting, double epsilon)
+template <class Message>
+BinaryPairwiseKernels<Message>::BinaryPairwiseKernels(const Dataset& data, const FactorGraph& graph,
+                                                      const CountingNumbers& counting,
+                                                      double epsilon)
     : factor_vars_(data.factor_vars.data()),
       graph_(graph),
       counting_(counting),
       epsilon_(epsilon),
       states_(data.num_states()) {}
 
-void BinaryPairwiseKernels::export_messages(const double* state, double* arena) const {
+template <class Message>
+MessageState BinaryPairwiseKernels<Message>::make_message_state() const {
+  return std::vector<Message>(static_cast<size_t>(graph_.num_slots()), Message{0});
+}
+
+template <class Message>
+void BinaryPairwiseKernels<Message>::export_messages(const MessageState& state,
+                                                     double* arena) const {
+  const Message* h = std::get<std::vector<Message>>(state).data();
   for (int64_t e = 0; e < graph_.num_slots(); ++e) {
-    arena[2 * e] = -state[e];
-    arena[2 * e + 1] = state[e];
+    arena[2 * e] = -double{h[e]};
+    arena[2 * e + 1] = h[e];
   }
 }
 
-void BinaryPairwiseKernels::import_messages(const double* arena, double* state) const {
+template <class Message>
+void BinaryPairwiseKernels<Message>::import_messages(const double* arena,
+                                                     MessageState& state) const {
+  Message* h = std::get<std::vector<Message>>(state).data();
   for (int64_t e = 0; e < graph_.num_slots(); ++e)
-    state[e] = 0.5 * (arena[2 * e + 1] - arena[2 * e]);
+    h[e] = static_cast<Message>(0.5 * (arena[2 * e + 1] - arena[2 * e]));
 }
 
-double BinaryPairwiseKernels::update_variables(std::span<const LocalIndex> vars,
-                                               const double* potential, double* lambda,
-                                               Workspace& w) const {
+template <class Message>
+double BinaryPairwiseKernels<Message>::update_variables(std::span<const LocalIndex> vars,
+                                                        const double* potential,
+                                                        MessageState& state, Workspace& w) const {
+  Message* lambda = std::get<std::vector<Message>>(state).data();
   double* lane_a = w.lane_a.data();
   double* lane_b = w.lane_b.data();
   double* lane_c = w.lane_c.data();
@@ -91,8 +106,8 @@ double BinaryPairwiseKernels::update_variables(std::span<const LocalIndex> vars,
     const double scale = total / counting_.block[v];
     for (int64_t i = begin; i < end; ++i, ++lanes) {
       const int64_t e = graph_.var_slots[i];
-      const double half = 0.5 * (c_factor(e) * scale - lane_a[lanes]);
-      change = std::max(change, std::abs(half - lambda[e]));
+      const auto half = static_cast<Message>(0.5 * (c_factor(e) * scale - lane_a[lanes]));
+      change = std::max(change, std::abs(double{half} - double{lambda[e]}));
       lambda[e] = half;
     }
   }
@@ -103,7 +118,8 @@ namespace {
 
 // The four scores x(t) = u_a(t) + lambda_{first->a}(t_first) + lambda_{second->a}(t_second) of
 // the factor whose table is `u` and whose messages are h = (h_first, h_second).
-inline void pair_scores(const double* u, const double* h, double& x0, double& x1, double& x2,
+template <class Message>
+inline void pair_scores(const double* u, const Message* h, double& x0, double& x1, double& x2,
                         double& x3) {
   x0 = u[0] - h[0] - h[1];
   x1 = u[1] - h[0] + h[1];
@@ -119,8 +135,12 @@ inline double max4(double x0, double x1, double x2, double x3) {
 
 }  // namespace
 
-double BinaryPairwiseKernels::factor_objective(int64_t first, int64_t last, const double* potential,
-                                               const double* lambda, Workspace& w) const {
+template <class Message>
+double BinaryPairwiseKernels<Message>::factor_objective(int64_t first, int64_t last,
+                                                        const double* potential,
+                                                        const MessageState& state,
+                                                        Workspace& w) const {
+  const Message* lambda = std::get<std::vector<Message>>(state).data();
   const double* table = potential + states_;
   const double* counting = counting_.factor.range(first, last, w.lane_a);
   const double epsilon = epsilon_;
@@ -138,9 +158,12 @@ double BinaryPairwiseKernels::factor_objective(int64_t first, int64_t last, cons
   return objective;
 }
 
-BeliefTerms BinaryPairwiseKernels::factor_beliefs(int64_t first, int64_t last,
-                                                  const double* potential, const double* lambda,
-                                                  double* belief, Workspace& w) const {
+template <class Message>
+BeliefTerms BinaryPairwiseKernels<Message>::factor_beliefs(int64_t first, int64_t last,
+                                                           const double* potential,
+                                                           const MessageState& state,
+                                                           double* belief, Workspace& w) const {
+  const Message* lambda = std::get<std::vector<Message>>(state).data();
   const double* table = potential + states_;
   const double* counting = counting_.factor.range(first, last, w.lane_a);
   const double epsilon = epsilon_;
@@ -181,11 +204,10 @@ BeliefTerms BinaryPairwiseKernels::factor_beliefs(int64_t first, int64_t last,
   return {objective, dual, violation};
 }
 
-BinaryPairwiseKernels::VariableLanes BinaryPairwiseKernels::variable_lanes(int64_t first,
-                                                                           int64_t last,
-                                                                           const double* potential,
-                                                                           const double* lambda,
-                                                                           Workspace& w) const {
+template <class Message>
+typename BinaryPairwiseKernels<Message>::VariableLanes
+BinaryPairwiseKernels<Message>::variable_lanes(int64_t first, int64_t last, const double* potential,
+                                               const Message* lambda, Workspace& w) const {
   for (int64_t v = first; v < last; ++v) {
     double sum = 0.0;  // sum_a h_{v->a}: lambda_{v->a} = (-h, h)
     for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i)
@@ -196,10 +218,13 @@ BinaryPairwiseKernels::VariableLanes BinaryPairwiseKernels::variable_lanes(int64
   return {w.lane_a.data(), w.lane_b.data(), counting_.var.range(first, last, w.lane_c)};
 }
 
-double BinaryPairwiseKernels::variable_objective(int64_t first, int64_t last,
-                                                 const double* potential, const double* lambda,
-                                                 Workspace& w) const {
-  const auto [x0, x1, counting] = variable_lanes(first, last, potential, lambda, w);
+template <class Message>
+double BinaryPairwiseKernels<Message>::variable_objective(int64_t first, int64_t last,
+                                                          const double* potential,
+                                                          const MessageState& state,
+                                                          Workspace& w) const {
+  const auto [x0, x1, counting] =
+      variable_lanes(first, last, potential, std::get<std::vector<Message>>(state).data(), w);
   const double epsilon = epsilon_;
   double objective = 0.0;
   // smax_tau(x0, x1) = (the score with the larger x / tau) + tau log(1 + exp(-|x1 - x0| / |tau|))
@@ -212,11 +237,14 @@ double BinaryPairwiseKernels::variable_objective(int64_t first, int64_t last,
   return objective;
 }
 
-BeliefTerms BinaryPairwiseKernels::variable_beliefs(int64_t first, int64_t last,
-                                                    const double* potential, const double* lambda,
-                                                    const double* loss, double* belief,
-                                                    Workspace& w) const {
-  const auto [x0, x1, counting] = variable_lanes(first, last, potential, lambda, w);
+template <class Message>
+BeliefTerms BinaryPairwiseKernels<Message>::variable_beliefs(int64_t first, int64_t last,
+                                                             const double* potential,
+                                                             const MessageState& state,
+                                                             const double* loss, double* belief,
+                                                             Workspace& w) const {
+  const auto [x0, x1, counting] =
+      variable_lanes(first, last, potential, std::get<std::vector<Message>>(state).data(), w);
   const double epsilon = epsilon_;
   double objective = 0.0;
   double dual = 0.0;
@@ -239,5 +267,8 @@ BeliefTerms BinaryPairwiseKernels::variable_beliefs(int64_t first, int64_t last,
       dual += belief[2 * v] * loss[2 * v] + belief[2 * v + 1] * loss[2 * v + 1];
   return {objective, dual, 0.0};
 }
+
+template class BinaryPairwiseKernels<double>;
+template class BinaryPairwiseKernels<float>;
 
 }  // namespace pdsp

@@ -92,19 +92,51 @@ void MessagePassing::resolve_kinks_example(int64_t n, const double* potential, d
     if (counting_.var[v] == 0.0) update_variable(v, potential, lambda, w);
 }
 
-void MessagePassing::export_messages(const double* state, double* arena) const {
-  std::copy(state, state + graph_.num_message_entries(), arena);
+MessageState MessagePassing::make_message_state() const {
+  return std::vector<double>(static_cast<size_t>(graph_.num_message_entries()), 0.0);
 }
 
-void MessagePassing::import_messages(const double* arena, double* state) const {
-  std::copy(arena, arena + graph_.num_message_entries(), state);
+void MessagePassing::export_messages(const MessageState& state, double* arena) const {
+  const std::vector<double>& own = std::get<std::vector<double>>(state);
+  std::copy(own.begin(), own.end(), arena);
+}
+
+void MessagePassing::import_messages(const double* arena, MessageState& state) const {
+  std::vector<double>& own = std::get<std::vector<double>>(state);
+  std::copy(arena, arena + own.size(), own.begin());
 }
 
 double MessagePassing::update_variables(std::span<const LocalIndex> vars, const double* potential,
-                                        double* lambda, Workspace& w) const {
+                                        MessageState& lambda, Workspace& w) const {
+  double* arena = std::get<std::vector<double>>(lambda).data();
   double change = 0.0;
-  for (int64_t v : vars) change = std::max(change, update_variable(v, potential, lambda, w));
+  for (int64_t v : vars) change = std::max(change, update_variable(v, potential, arena, w));
   return change;
+}
+
+double MessagePassing::factor_objective(int64_t first, int64_t last, const double* potential,
+                                        const MessageState& lambda, Workspace& w) const {
+  return factor_objective(first, last, potential, std::get<std::vector<double>>(lambda).data(), w);
+}
+
+double MessagePassing::variable_objective(int64_t first, int64_t last, const double* potential,
+                                          const MessageState& lambda, Workspace& w) const {
+  return variable_objective(first, last, potential, std::get<std::vector<double>>(lambda).data(),
+                            w);
+}
+
+BeliefTerms MessagePassing::factor_beliefs(int64_t first, int64_t last, const double* potential,
+                                           const MessageState& lambda, double* belief,
+                                           Workspace& w) const {
+  return factor_beliefs(first, last, potential, std::get<std::vector<double>>(lambda).data(),
+                        belief, w);
+}
+
+BeliefTerms MessagePassing::variable_beliefs(int64_t first, int64_t last, const double* potential,
+                                             const MessageState& lambda, const double* loss,
+                                             double* belief, Workspace& w) const {
+  return variable_beliefs(first, last, potential, std::get<std::vector<double>>(lambda).data(),
+                          loss, belief, w);
 }
 
 double MessagePassing::factor_objective(int64_t first, int64_t last, const double* potential,

@@ -40,9 +40,24 @@ void require_max_product_counting(const Dataset& data, const CountingNumbers& c,
                        " gives " + std::to_string(c.var[v]) + "; use --counting uniform)");
 }
 
-}  // namespace
-
-namespace {
+// The binary pairwise kernels in the precision asked for, or null where they do not apply.
+std::unique_ptr<Kernels> make_binary_pairwise_kernels(const Dataset& data, const FactorGraph& graph,
+                                                      const CountingNumbers& counting,
+                                                      const ProblemSettings& settings) {
+  const bool single = settings.message_precision == MessagePrecision::Single;
+  if (!settings.specialised_kernels ||
+      !binary_pairwise_kernels_apply(data, counting, settings.epsilon)) {
+    if (single)
+      throw InputError(settings.source +
+                       ": --message-precision single needs the binary pairwise kernels (binary "
+                       "variables, pairwise factors, eps > 0, every c_a > 0 and c_v != 0); this "
+                       "problem runs the general kernels, which keep double messages");
+    return nullptr;
+  }
+  if (single)
+    return std::make_unique<BinaryPairwiseKernels<float>>(data, graph, counting, settings.epsilon);
+  return std::make_unique<BinaryPairwiseKernels<double>>(data, graph, counting, settings.epsilon);
+}
 
 // Threads share examples colour class by colour class when whole examples cannot keep them
 // busy: when the largest example holds more than a (2 x threads)-th of the work.
@@ -69,12 +84,8 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       graph_(data, settings.source),
       counting_(make_counting_numbers(data, graph_, settings.counting, settings.source)),
       general_(data, graph_, counting_, settings.epsilon),
-      binary_pairwise_(
-          settings.specialised_kernels &&
-                  BinaryPairwiseKernels::applies(data, counting_, settings.epsilon)
-              ? std::make_unique<BinaryPairwiseKernels>(data, graph_, counting_, settings.epsilon)
-              : nullptr),
-      kernels_(binary_pairwise_ ? static_cast<const Kernels*>(binary_pairwise_.get()) : &general_),
+      binary_pairwise_(make_binary_pairwise_kernels(data, graph_, counting_, settings)),
+      kernels_(binary_pairwise_ ? binary_pairwise_.get() : &general_),
       colouring_(colour_variables(data, graph_)),
       sweep_plan_(plan_sweep(colouring_, graph_)),
       evaluation_plan_(plan_evaluation(data, kernels_->variables_first())),
@@ -82,7 +93,7 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       features_(data),
       loss_(make_loss(data, settings)),
       potential_(static_cast<size_t>(data.num_states() + data.num_table_entries()), 0.0),
-      lambda_(static_cast<size_t>(kernels_->message_state_size()), 0.0),
+      lambda_(kernels_->make_message_state()),
       belief_(potential_.size(), 0.0),
       chunk_value_(
           static_cast<size_t>(std::max(sweep_plan_.num_chunks(), evaluation_plan_.num_chunks()))),
@@ -99,7 +110,9 @@ bool LocalProblem::is_saddle_problem() const {
 }
 
 std::string LocalProblem::kernel_name() const {
+  const bool single = settings_.message_precision == MessagePrecision::Single;
   return std::string(binary_pairwise_ ? "binary-pairwise" : "general") +
+         (single ? ", single-precision messages" : "") +
          (threads_inside_examples_ ? ", threads inside examples" : ", threads over examples");
 }
 
@@ -141,11 +154,11 @@ std::vector<double> LocalProblem::messages() const {
 
 void LocalProblem::save_messages(std::vector<double>& arena) const {
   arena.resize(static_cast<size_t>(graph_.num_message_entries()));
-  kernels_->export_messages(lambda_.data(), arena.data());
+  kernels_->export_messages(lambda_, arena.data());
 }
 
 void LocalProblem::set_messages(std::span<const double> arena) {
-  kernels_->import_messages(arena.data(), lambda_.data());
+  kernels_->import_messages(arena.data(), lambda_);
 }
 
 void LocalProblem::set_theta(std::span<const double> theta) {
@@ -157,9 +170,8 @@ double LocalProblem::sweep(int count) {
   for (int i = 0; i < count; ++i)
     run(sweep_plan_, [&](int64_t c, int64_t, Workspace& w) {
       const WorkPlan::Chunk& chunk = sweep_plan_.chunks[c];
-      chunk_value_[c] =
-          kernels_->update_variables(order.subspan(chunk.begin, chunk.end - chunk.begin),
-                                     potential_.data(), lambda_.data(), w);
+      chunk_value_[c] = kernels_->update_variables(
+          order.subspan(chunk.begin, chunk.end - chunk.begin), potential_.data(), lambda_, w);
     });
   const auto last = chunk_value_.begin() + sweep_plan_.num_chunks();
   return sweep_plan_.chunks.empty() ? 0.0 : *std::max_element(chunk_value_.begin(), last);
@@ -170,10 +182,10 @@ void LocalProblem::resolve_kinks() {
   // c_v = 0 only occurs with the general kernels; variables with it may share factors, so each
   // example re-solves them in variable order.
   const int64_t examples = data_.num_examples();
+  double* arena = std::get<std::vector<double>>(lambda_).data();
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t n = 0; n < examples; ++n)
-    general_.resolve_kinks_example(n, potential_.data(), lambda_.data(),
-                                   workspaces_[omp_get_thread_num()]);
+    general_.resolve_kinks_example(n, potential_.data(), arena, workspaces_[omp_get_thread_num()]);
 }
 
 bool LocalProblem::factors_in(int64_t phase) const {
@@ -183,11 +195,10 @@ bool LocalProblem::factors_in(int64_t phase) const {
 double LocalProblem::objective() {
   run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
     const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
-    chunk_value_[c] = factors_in(phase)
-                          ? kernels_->factor_objective(chunk.begin, chunk.end, potential_.data(),
-                                                       lambda_.data(), w)
-                          : kernels_->variable_objective(chunk.begin, chunk.end, potential_.data(),
-                                                         lambda_.data(), w);
+    chunk_value_[c] =
+        factors_in(phase)
+            ? kernels_->factor_objective(chunk.begin, chunk.end, potential_.data(), lambda_, w)
+            : kernels_->variable_objective(chunk.begin, chunk.end, potential_.data(), lambda_, w);
   });
   return sum_of_chunks(evaluation_plan_);
 }
@@ -198,9 +209,9 @@ LocalEvaluation LocalProblem::evaluate() {
     const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
     chunk_terms_[c] = factors_in(phase)
                           ? kernels_->factor_beliefs(chunk.begin, chunk.end, potential_.data(),
-                                                     lambda_.data(), belief_.data(), w)
+                                                     lambda_, belief_.data(), w)
                           : kernels_->variable_beliefs(chunk.begin, chunk.end, potential_.data(),
-                                                       lambda_.data(), loss, belief_.data(), w);
+                                                       lambda_, loss, belief_.data(), w);
   });
   BeliefTerms total;
   for (const BeliefTerms& terms : chunk_terms_) total.add(terms);

@@ -41,6 +41,14 @@ void TrainConfig::validate() const {
           "must be in [1, 200] (each trial halves the step)");
   require(threads >= 0, "--threads", "must be >= 0");
   require(kernels == "auto" || kernels == "general", "--kernels", "must be auto or general");
+  require(message_precision == "double" || message_precision == "single", "--message-precision",
+          "must be double or single");
+  if (message_precision == "single") {
+    require(kernels == "auto", "--message-precision",
+            "single needs --kernels auto (the general kernels keep double messages)");
+    require(learner == "primal-dual", "--message-precision",
+            "single applies to the primal-dual learner only");
+  }
   require(inference_sweeps >= 1, "--inference-sweeps", "must be >= 1");
   require(std::isfinite(inference_tol) && inference_tol >= 0, "--inference-tol", "must be >= 0");
   if (learner != "primal-dual") require(p == 2.0, "--p", "the likelihood baselines use p = 2");
@@ -61,6 +69,7 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::fields() const {
           {"step", number(initial_step)},
           {"max_step_trials", std::to_string(max_step_trials)},
           {"kernels", kernels},
+          {"message_precision", message_precision},
           {"inference_sweeps", std::to_string(inference_sweeps)},
           {"inference_tol", number(inference_tol)}};
 }

@@ -1,6 +1,7 @@
 // Times each phase of one outer iteration on the denoising problem, in memory (no files, no
-// MPI), for the general and the specialised kernels: a sweep, the beliefs, the moments, the
-// potentials of a trial and the objective of a trial. Run by run/bench_kernels.sh, which puts
+// MPI), for the general and the specialised kernels (messages in double and in single
+// precision): a sweep, the beliefs, the moments, the potentials of a trial and the objective of a
+// trial. Run by run/bench_kernels.sh, which puts
 // the times next to the machine limits of run/limit_probe.sh.
 //   pdsp_kernel_bench [SIZE] [IMAGES] [REPEATS] [all|specialised]
 #include <omp.h>
@@ -45,11 +46,20 @@ int main(int argc, char** argv) {
               omp_get_max_threads(), repeats);
   std::printf("%-16s %10s %10s %10s %10s %10s\n", "kernels", "sweep", "beliefs", "moments",
               "potentials", "objective");
-  for (const bool specialised : {false, true}) {
-    if (only_specialised && !specialised) continue;
+  struct Row {
+    const char* name;
+    bool specialised;
+    pdsp::MessagePrecision precision;
+  };
+  const Row rows[] = {{"general", false, pdsp::MessagePrecision::Double},
+                      {"binary-pairwise", true, pdsp::MessagePrecision::Double},
+                      {"binary, float32", true, pdsp::MessagePrecision::Single}};
+  for (const Row& row : rows) {
+    if (only_specialised && !row.specialised) continue;
     pdsp::ProblemSettings settings;
     settings.source = "generated";
-    settings.specialised_kernels = specialised;
+    settings.specialised_kernels = row.specialised;
+    settings.message_precision = row.precision;
     pdsp::LocalProblem problem(data, settings);
     problem.set_theta(theta);
     problem.sweep(3);  // messages away from zero, as in training
@@ -60,9 +70,8 @@ int main(int argc, char** argv) {
         1e3 * best_seconds(repeats, [&] { problem.set_theta(theta); }),
         1e3 * best_seconds(repeats, [&] { problem.objective(); }),
     };
-    std::printf("%-16s %10.3f %10.3f %10.3f %10.3f %10.3f\n",
-                problem.kernel_name().substr(0, problem.kernel_name().find(',')).c_str(), ms[0],
-                ms[1], ms[2], ms[3], ms[4]);
+    std::printf("%-16s %10.3f %10.3f %10.3f %10.3f %10.3f\n", row.name, ms[0], ms[1], ms[2], ms[3],
+                ms[4]);
   }
   return 0;
 }

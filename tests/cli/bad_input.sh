@@ -83,6 +83,9 @@ for ranks in 1 2; do
   expect_error 2 "train.h5: output would overwrite the input file" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --metrics "$work/train.h5"
   expect_error 2 "training diverged at iteration 1" $ranks -- "$pdsp" train --data "$work/huge.h5" --out "$work/m.h5"
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting bethe
+  expect_error 2 "\-\-message-precision: must be double or single" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision half
+  expect_error 2 "\-\-message-precision: single needs \-\-kernels auto" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision single --kernels general
+  expect_error 2 "train.h5: \-\-message-precision single needs the binary pairwise kernels" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision single --epsilon 0
   expect_error 2 "m.h5: output directory does not exist" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/nowhere/m.h5"
   expect_error 2 "given for two different outputs" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --test "$work/g.h5"
   expect_error 2 "\-\-sizes: \-\-params per-site needs a single image size" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8x8,16x16

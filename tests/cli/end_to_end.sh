@@ -41,6 +41,14 @@ grep -q "per-variable error" "$work/plog1"
 h5diff --relative=1e-8 "$work/p1.h5" "$work/p2.h5" /prediction/marginal
 h5diff "$work/p1.h5" "$work/p2.h5" /prediction/label
 
+# Single-precision messages: on 2 ranks, the same model as double precision up to float round-off
+# and the same test labels; the run says which kernels ran.
+run2 "$pdsp" train "${common[@]}" --out "$work/ms.h5" --message-precision single > "$work/logs"
+grep "single-precision messages" "$work/logs" > /dev/null
+h5diff --relative=1e-5 "$work/m1.h5" "$work/ms.h5" /theta
+"$pdsp" predict --data "$work/test.h5" --model "$work/ms.h5" --out "$work/ps.h5" > /dev/null
+h5diff "$work/p1.h5" "$work/ps.h5" /prediction/label
+
 # More ranks than examples: a rank with an empty slice takes part in every collective.
 "$pdsp" gen denoise --train "$work/one.h5" --height 8 --width 8 --train-copies 1 --params shared > /dev/null
 "$pdsp" train --data "$work/one.h5" --out "$work/one1.h5" --max-iters 10 --tol 0 > /dev/null

@@ -13,6 +13,12 @@
 // - Lemma 3 then sets 2 h_{v->a} = (c_a / chat_v) (u_v(1) - u_v(0) + sum_b Dmu_b) - Dmu_a.
 // With all factors pairwise, slot e of factor a is 2a + k, its partner is e ^ 1, and the
 // factor's table starts at 4a.
+// The messages may be kept in single precision (Message = float): half the memory traffic of the
+// messages, with every sum and exp/log still in double. The objective is evaluated exactly at the
+// stored messages, and a block update rounded to float is off its minimum by a second-order
+// amount, so F, the beliefs and the step search see no change beyond round-off
+// (docs/benchmarks.md has the measurement). Potentials stay double: their rounding would enter F
+// directly and the step search compares F values that differ by little.
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/factor_graph.hpp"
@@ -20,29 +26,32 @@
 
 namespace pdsp {
 
+// The problems these kernels cover: every variable binary, every factor of arity 2, eps > 0,
+// every c_a > 0 and no c_v == 0 (those need the tie rules of the general kernels).
+bool binary_pairwise_kernels_apply(const Dataset& data, const CountingNumbers& counting,
+                                   double epsilon);
+
+template <class Message>
 class BinaryPairwiseKernels final : public Kernels {
  public:
-  // The problems these kernels cover: every variable binary, every factor of arity 2, eps > 0,
-  // every c_a > 0 and no c_v == 0 (those need the tie rules of the general kernels).
-  static bool applies(const Dataset& data, const CountingNumbers& counting, double epsilon);
-
   BinaryPairwiseKernels(const Dataset& data, const FactorGraph& graph,
                         const CountingNumbers& counting, double epsilon);
 
-  int64_t message_state_size() const override { return graph_.num_slots(); }
-  void export_messages(const double* state, double* arena) const override;
-  void import_messages(const double* arena, double* state) const override;
+  MessageState make_message_state() const override;
+  void export_messages(const MessageState& state, double* arena) const override;
+  void import_messages(const double* arena, MessageState& state) const override;
   bool variables_first() const override { return true; }
-  double update_variables(std::span<const LocalIndex> vars, const double* potential, double* lambda,
-                          Workspace& w) const override;
+  double update_variables(std::span<const LocalIndex> vars, const double* potential,
+                          MessageState& lambda, Workspace& w) const override;
   double factor_objective(int64_t first, int64_t last, const double* potential,
-                          const double* lambda, Workspace& w) const override;
+                          const MessageState& lambda, Workspace& w) const override;
   double variable_objective(int64_t first, int64_t last, const double* potential,
-                            const double* lambda, Workspace& w) const override;
+                            const MessageState& lambda, Workspace& w) const override;
   BeliefTerms factor_beliefs(int64_t first, int64_t last, const double* potential,
-                             const double* lambda, double* belief, Workspace& w) const override;
+                             const MessageState& lambda, double* belief,
+                             Workspace& w) const override;
   BeliefTerms variable_beliefs(int64_t first, int64_t last, const double* potential,
-                               const double* lambda, const double* loss, double* belief,
+                               const MessageState& lambda, const double* loss, double* belief,
                                Workspace& w) const override;
 
  private:
@@ -54,7 +63,7 @@ class BinaryPairwiseKernels final : public Kernels {
     const double* counting;
   };
   VariableLanes variable_lanes(int64_t first, int64_t last, const double* potential,
-                               const double* lambda, Workspace& w) const;
+                               const Message* lambda, Workspace& w) const;
 
   const LocalIndex* factor_vars_;  // the two variables of factor a at 2a, 2a + 1
   const FactorGraph& graph_;
@@ -62,5 +71,8 @@ class BinaryPairwiseKernels final : public Kernels {
   double epsilon_;
   int64_t states_;  // where the factor tables start in the potentials
 };
+
+extern template class BinaryPairwiseKernels<double>;
+extern template class BinaryPairwiseKernels<float>;
 
 }  // namespace pdsp

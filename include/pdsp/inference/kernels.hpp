@@ -6,6 +6,7 @@
 // share one layout: [every (v, s) | every (a, t)]. Below, `lambda` is the message state.
 #include <cstdint>
 #include <span>
+#include <variant>
 #include <vector>
 
 #include "pdsp/inference/factor_graph.hpp"
@@ -17,6 +18,12 @@ namespace pdsp {
 // fill SIMD lanes, small enough that a chunk's scratch stays in the L1/L2 cache.
 inline constexpr int64_t kChunkSlots = 2048;    // sweeps: message blocks per chunk
 inline constexpr int64_t kChunkRegions = 1024;  // evaluations: variables or factors per chunk
+
+// The messages in the form and precision the kernels keep them in (the "message state"): the
+// general kernels keep FactorGraph's arena in double precision; the binary kernels one number per
+// message block, in double or, on request, single precision.
+using MessageState = std::variant<std::vector<double>, std::vector<float>>;
+enum class MessagePrecision { Double, Single };
 
 // Scratch memory of one thread, sized once so that hot loops never allocate, and on cache lines
 // of its own.
@@ -40,35 +47,35 @@ struct BeliefTerms {
 class Kernels {
  public:
   virtual ~Kernels() = default;
-  // The kernels keep the messages in their own form (the "message state"): the general ones in
-  // FactorGraph's arena, the binary ones as one number per message block. Checkpoints and
-  // outputs use the arena; these convert.
-  virtual int64_t message_state_size() const = 0;
-  virtual void export_messages(const double* state, double* arena) const = 0;
-  virtual void import_messages(const double* arena, double* state) const = 0;
+  // A message state of all-zero messages. Checkpoints and outputs use FactorGraph's arena in
+  // double precision; export and import convert.
+  virtual MessageState make_message_state() const = 0;
+  virtual void export_messages(const MessageState& state, double* arena) const = 0;
+  virtual void import_messages(const double* arena, MessageState& state) const = 0;
 
   // Lemma 3 for every variable of `vars`, which must not share a factor with each other (one
   // colour class): each update is the exact minimiser of F over its block. Returns the largest
   // change of a message entry.
   virtual double update_variables(std::span<const LocalIndex> vars, const double* potential,
-                                  double* lambda, Workspace& w) const = 0;
+                                  MessageState& lambda, Workspace& w) const = 0;
   // The smax terms of F for factors [first, last) and for variables [first, last).
   virtual double factor_objective(int64_t first, int64_t last, const double* potential,
-                                  const double* lambda, Workspace& w) const = 0;
+                                  const MessageState& lambda, Workspace& w) const = 0;
   virtual double variable_objective(int64_t first, int64_t last, const double* potential,
-                                    const double* lambda, Workspace& w) const = 0;
+                                    const MessageState& lambda, Workspace& w) const = 0;
   // Beliefs are computed in two passes, one over factors and one over variables; the second
   // reads the beliefs of the first to find the marginalisation violation (and the general
   // kernels' variable beliefs at c_v = 0 read their factors'). True: variables go first.
   virtual bool variables_first() const = 0;
   // Beliefs of factors [first, last), written into `belief`, with their objective and entropy.
   virtual BeliefTerms factor_beliefs(int64_t first, int64_t last, const double* potential,
-                                     const double* lambda, double* belief, Workspace& w) const = 0;
+                                     const MessageState& lambda, double* belief,
+                                     Workspace& w) const = 0;
   // Beliefs of variables [first, last), with their objective, entropy and loss terms. `loss`
   // holds e_v(s) per state, or is null without loss augmentation.
   virtual BeliefTerms variable_beliefs(int64_t first, int64_t last, const double* potential,
-                                       const double* lambda, const double* loss, double* belief,
-                                       Workspace& w) const = 0;
+                                       const MessageState& lambda, const double* loss,
+                                       double* belief, Workspace& w) const = 0;
 };
 
 }  // namespace pdsp

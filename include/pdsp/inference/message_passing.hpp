@@ -27,21 +27,33 @@ class MessagePassing final : public Kernels {
                              Workspace& w) const;
   bool has_kinks() const { return has_kinks_; }
 
-  int64_t message_state_size() const override { return graph_.num_message_entries(); }
-  void export_messages(const double* state, double* arena) const override;
-  void import_messages(const double* arena, double* state) const override;
+  MessageState make_message_state() const override;
+  void export_messages(const MessageState& state, double* arena) const override;
+  void import_messages(const double* arena, MessageState& state) const override;
   bool variables_first() const override { return false; }
-  double update_variables(std::span<const LocalIndex> vars, const double* potential, double* lambda,
-                          Workspace& w) const override;
+  double update_variables(std::span<const LocalIndex> vars, const double* potential,
+                          MessageState& lambda, Workspace& w) const override;
   double factor_objective(int64_t first, int64_t last, const double* potential,
-                          const double* lambda, Workspace& w) const override;
+                          const MessageState& lambda, Workspace& w) const override;
   double variable_objective(int64_t first, int64_t last, const double* potential,
-                            const double* lambda, Workspace& w) const override;
+                            const MessageState& lambda, Workspace& w) const override;
   BeliefTerms factor_beliefs(int64_t first, int64_t last, const double* potential,
-                             const double* lambda, double* belief, Workspace& w) const override;
+                             const MessageState& lambda, double* belief,
+                             Workspace& w) const override;
+  BeliefTerms variable_beliefs(int64_t first, int64_t last, const double* potential,
+                               const MessageState& lambda, const double* loss, double* belief,
+                               Workspace& w) const override;
+
+  // The same on a plain arena (the baselines and the tests keep one).
+  double factor_objective(int64_t first, int64_t last, const double* potential,
+                          const double* lambda, Workspace& w) const;
+  double variable_objective(int64_t first, int64_t last, const double* potential,
+                            const double* lambda, Workspace& w) const;
+  BeliefTerms factor_beliefs(int64_t first, int64_t last, const double* potential,
+                             const double* lambda, double* belief, Workspace& w) const;
   BeliefTerms variable_beliefs(int64_t first, int64_t last, const double* potential,
                                const double* lambda, const double* loss, double* belief,
-                               Workspace& w) const override;
+                               Workspace& w) const;
 
   // The same for every region of example n (used by the baselines and the tests).
   double example_objective(int64_t n, const double* potential, const double* lambda,

@@ -28,6 +28,9 @@ struct ProblemSettings {
   bool loss_augmented = true;       // training adds e_v(s); prediction does not
   std::string source;               // data file, for error messages
   bool specialised_kernels = true;  // false: always the general kernels (for comparisons)
+  // Single: the binary pairwise kernels keep their messages in float (an InputError where they
+  // do not apply: the general kernels keep double).
+  MessagePrecision message_precision = MessagePrecision::Double;
 };
 
 struct LocalEvaluation {
@@ -85,8 +88,8 @@ class LocalProblem {
   FactorGraph graph_;
   CountingNumbers counting_;
   MessagePassing general_;
-  std::unique_ptr<BinaryPairwiseKernels> binary_pairwise_;  // null when it does not apply
-  const Kernels* kernels_;                                  // the one of the two that runs
+  std::unique_ptr<Kernels> binary_pairwise_;  // null when they do not apply
+  const Kernels* kernels_;                    // the ones that run
   Colouring colouring_;
   WorkPlan sweep_plan_;
   WorkPlan evaluation_plan_;
@@ -94,7 +97,7 @@ class LocalProblem {
   FeatureIndex features_;
   std::vector<double> loss_;              // [states], empty without loss augmentation
   std::vector<double> potential_;         // [states + table entries]
-  std::vector<double> lambda_;            // message state of the kernels
+  MessageState lambda_;                   // message state of the kernels
   std::vector<double> belief_;            // [states + table entries]
   std::vector<double> chunk_value_;       // per chunk of the plan that ran last
   std::vector<BeliefTerms> chunk_terms_;  // per chunk of the evaluation plan

@@ -54,6 +54,8 @@ void declare_flags(Arguments& flags, TrainOptions& o) {
   flags.add("--threads", &c.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)");
   flags.add("--kernels", &c.kernels,
             "auto (specialised kernels where they apply) | general (for comparisons)");
+  flags.add("--message-precision", &c.message_precision,
+            "double | single (binary pairwise kernels only: float messages, less memory traffic)");
   flags.add("--metrics", &c.metrics, "JSONL metrics file (first line: run metadata)");
   flags.add("--learner", &c.learner,
             "primal-dual | lbp-sgd | lbp-lbfgs | mf-sgd | mf-lbfgs (likelihood baselines)");
@@ -114,10 +116,15 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
   run_collectively(comm, [&] {
     problem = std::make_unique<LocalProblem>(
         slice, ProblemSettings{config.epsilon, config.counting, config.loss_weight, true,
-                               config.data, config.kernels == "auto"});
+                               config.data, config.kernels == "auto",
+                               config.message_precision == "single" ? MessagePrecision::Single
+                                                                    : MessagePrecision::Double});
     config.counting = problem->counting().mode;
   });
   const double seconds_setup = largest_over_ranks(seconds_since(setup_start), comm);
+  if (comm.is_root())
+    std::printf("kernels (rank 0): %s; set up in %.2f s\n", problem->kernel_name().c_str(),
+                seconds_setup);
 
   Checkpoint identity;
   identity.config_line = config.to_line();
