@@ -3,20 +3,14 @@
 #include <LBFGS.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 
 #include "pdsp/data/errors.hpp"
+#include "pdsp/util/clock.hpp"
 
 namespace pdsp {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // The likelihood objective over all ranks, with the per-example pieces SGD needs.
 class Likelihood {

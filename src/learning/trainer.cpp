@@ -1,19 +1,13 @@
 #include "pdsp/learning/trainer.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <numeric>
 
 #include "pdsp/learning/regularizer.hpp"
+#include "pdsp/util/clock.hpp"
 
 namespace pdsp {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 double dot(std::span<const double> a, std::span<const double> b) {
   return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);

@@ -1,7 +1,6 @@
 #pragma once
 // Checkpointing of a training run: when to write (every N iterations, every S seconds, at the
 // end, on a stop signal, before the wall-time limit), and resuming from the newest valid file.
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,6 +8,7 @@
 #include "pdsp/app/run_log.hpp"
 #include "pdsp/learning/checkpoint.hpp"
 #include "pdsp/learning/checkpoint_store.hpp"
+#include "pdsp/util/clock.hpp"
 
 namespace pdsp {
 
@@ -56,7 +56,6 @@ class CheckpointingObserver final : public TrainingObserver {
  private:
   void write(const TrainingState& state, LocalProblem& problem);
 
-  using Clock = std::chrono::steady_clock;
   RunLog& log_;
   const CheckpointOptions& options_;
   Checkpoint identity_;

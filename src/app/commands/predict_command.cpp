@@ -1,4 +1,3 @@
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -13,6 +12,7 @@
 #include "pdsp/learning/approximate_crf.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/train_config.hpp"
+#include "pdsp/util/clock.hpp"
 
 namespace pdsp {
 namespace {
@@ -119,7 +119,7 @@ int run_predict(const std::vector<std::string>& args, Communicator& comm) {
   });
   use_threads(f.threads);
 
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = Clock::now();
   DatasetLayout layout;
   const Dataset slice = load_rank_slice(f.data, comm, &layout);
   run_collectively(comm, [&] {
@@ -143,8 +143,7 @@ int run_predict(const std::vector<std::string>& args, Communicator& comm) {
       counts[1] += 1;
     }
   comm.allreduce_sum(std::span<double>(counts));
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds = seconds_since(started);
   if (comm.is_root()) {
     std::printf("pdsp predict: %s, %.3f s\n", how.c_str(), seconds);
     if (counts[1] > 0)

@@ -1,6 +1,5 @@
 #include <omp.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -20,6 +19,7 @@
 #include "pdsp/data/partition.hpp"
 #include "pdsp/learning/crf_baselines.hpp"
 #include "pdsp/learning/trainer.hpp"
+#include "pdsp/util/clock.hpp"
 
 namespace pdsp {
 namespace {
@@ -30,10 +30,6 @@ struct TrainOptions {
   CheckpointOptions checkpoints;
   double seconds_load = 0;  // scanning the file and reading the slices (the slowest rank)
 };
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 void declare_flags(Arguments& flags, TrainOptions& o) {
   TrainConfig& c = o.config;
@@ -112,7 +108,7 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
                               Communicator& comm, bool& requeue) {
   TrainConfig& config = o.config;
   std::unique_ptr<LocalProblem> problem;
-  const auto setup_start = std::chrono::steady_clock::now();
+  const auto setup_start = Clock::now();
   run_collectively(comm, [&] {
     problem = std::make_unique<LocalProblem>(
         slice, ProblemSettings{config.epsilon, config.counting, config.loss_weight, true,
@@ -154,7 +150,7 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
   const TrainConfig& config = o.config;
   BaselineConfig baseline;
   std::unique_ptr<ApproximateCrf> crf;
-  const auto setup_start = std::chrono::steady_clock::now();
+  const auto setup_start = Clock::now();
   run_collectively(comm, [&] {
     parse_baseline_learner(config.learner, baseline);
     if (!o.checkpoints.directory.empty() || !o.checkpoints.resume.empty())
@@ -201,7 +197,7 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
   use_threads(config.threads);
   install_stop_signals(comm.is_root());
 
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = Clock::now();
   DatasetLayout layout;
   const Dataset slice = load_rank_slice(config.data, comm, &layout);
   o.seconds_load = largest_over_ranks(seconds_since(started), comm);

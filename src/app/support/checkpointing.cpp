@@ -8,14 +8,10 @@
 #include "pdsp/app/process_clock.hpp"
 #include "pdsp/app/stop_signals.hpp"
 #include "pdsp/data/errors.hpp"
+#include "pdsp/util/clock.hpp"
 
 namespace pdsp {
 namespace {
-
-double seconds_between(std::chrono::steady_clock::time_point a,
-                       std::chrono::steady_clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
 
 // Starts the message of a refusal (as opposed to damage, which a resume skips).
 constexpr const char* kRefusal = "cannot resume: ";
