@@ -9,11 +9,14 @@ bytes it must stream at the last-level-cache bandwidth; its limit is the larger 
             reading and writing the messages;
   beliefs   one soft-max per region (|Y_a| exp + 1 log per factor, K_v exp + 1 log per
             variable), reading potentials and messages, writing the beliefs;
-  moments   one pass over the feature entries (param, value, position) and the beliefs;
-  trial     potentials (feature rows times theta) plus the objective (as beliefs, no writes).
+  moments   one pass over the feature rows (12 bytes per entry, a 4-byte pointer per row) and
+            the beliefs;
+  trial     potentials (feature rows times theta plus the loss, written) plus the objective
+            (as beliefs, no writes).
 Usage: cost_model.py DATA.h5 LIMITS.txt TRIALS_PER_ITERATION [THREADS_KEY: 1|all]
                      [MESSAGE_PRECISION: double|single (binary pairwise messages in float)]
-Prints: limit_ms sweep_ms beliefs_ms moments_ms trial_ms
+Prints: limit_ms sweep_ms beliefs_ms moments_ms trial_ms potentials_ms objective_ms
+(a trial is its potentials plus its objective)
 """
 import sys
 
@@ -57,12 +60,17 @@ def main():
 
     sweep = phase(sweep_exp, sweep_log, potential_bytes + 2 * message_bytes)
     beliefs = phase(region_exp, region_log, 2 * potential_bytes + message_bytes)
-    moments = phase(0, 0, 24 * nnz)
-    potentials = phase(0, 0, 20 * nnz + 16 * (states + tables))
+    # Feature rows in memory: 12 bytes per entry (int32 parameter, double value) and a 4-byte row
+    # pointer per position of the layout; the loss is one double per state.
+    positions = states + tables
+    feature_bytes = 12 * nnz + 4 * positions
+    moments = phase(0, 0, feature_bytes + 8 * positions)  # the features and the beliefs
+    potentials = phase(0, 0, feature_bytes + 8 * positions + 8 * states)  # + write, + loss
     objective = phase(region_exp, region_log, potential_bytes + message_bytes)
     trial = potentials + objective
     total = sweep + beliefs + moments + trials * trial
-    print(" ".join(f"{1e3 * x:.3f}" for x in (total, sweep, beliefs, moments, trial)))
+    print(" ".join(f"{1e3 * x:.3f}" for x in
+                   (total, sweep, beliefs, moments, trial, potentials, objective)))
 
 
 if __name__ == "__main__":

@@ -8,12 +8,18 @@ MANIFEST has one tab-separated line per run: study, layout (RxT), ranks, threads
 metrics file, the average number of cores other processes kept busy during the run. The first
 WARMUP iterations of every run are discarded; every time is the median over the rest. A field
 the metrics do not have (seconds_io, load_imbalance, partition_imbalance in older builds) is
-printed as "-".
+printed as "-". The "limit" column is run/cost_model.py for the run's data file, its median
+number of step-search trials and the cores it used, at the machine limits in build/limits.txt
+(run/limit_probe.sh; "-" when that file does not exist).
 """
 import json
 import os
 import statistics
+import subprocess
 import sys
+
+LIMITS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "limits.txt")
+COST_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cost_model.py")
 
 PHASES = [("messages", "seconds_messages"), ("gradient", "seconds_gradient"),
           ("allreduce", "seconds_allreduce"), ("step", "seconds_step"), ("io", "seconds_io")]
@@ -51,6 +57,15 @@ class Run:
 
     def phase_ms(self):
         return [None if self.median(key) is None else 1e3 * self.median(key) for _, key in PHASES]
+
+    def limit_ms(self):
+        """The cost model's milliseconds per iteration at this machine's limits, or None."""
+        data, trials = self.run.get("data"), self.median("step_trials")
+        if not os.path.exists(LIMITS) or not data or not os.path.exists(data) or trials is None:
+            return None
+        key = "1" if self.cores == 1 else "all"
+        out = subprocess.check_output([sys.executable, COST_MODEL, data, LIMITS, str(trials), key])
+        return float(out.split()[0])
 
 
 def load(manifest, warmup, cores, study=None):
@@ -105,7 +120,9 @@ def table(study, manifest, warmup, cores):
           "load imb = max over ranks / mean of local compute seconds (messages + gradient), median")
     print("# phases: median ms of seconds_messages, _gradient, _allreduce, _step, _io "
           "(checkpoint writing); other = cores other processes kept busy during the run")
-    head = f"{'ranks x T':<9} {'examples':>8} {'ms/iter':>8} "
+    print("# limit = run/cost_model.py at build/limits.txt for the run's data, trials and cores "
+          "(all cores for more than one); % limit = limit / ms")
+    head = f"{'ranks x T':<9} {'examples':>8} {'ms/iter':>8} {'limit':>7} {'% limit':>7} "
     if study == "weak":
         head += f"{'eff':>6} {'core eff':>8} "
     else:
@@ -117,7 +134,9 @@ def table(study, manifest, warmup, cores):
     print(head + " note")
     for run in runs:
         speedup = base.ms / run.ms
-        row = f"{run.layout:<9} {run.examples:>8} {run.ms:8.2f} "
+        limit = run.limit_ms()
+        row = f"{run.layout:<9} {run.examples:>8} {run.ms:8.2f} " + fmt(limit, ".2f", 7) + " "
+        row += pct(None if limit is None else limit / run.ms, 7) + " "
         if study == "weak":
             row += f"{100 * speedup:5.0f}% {100 * speedup * run.ranks / run.cores:7.0f}% "
         else:
