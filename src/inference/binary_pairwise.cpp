@@ -117,20 +117,24 @@ double BinaryPairwiseKernels<Message>::update_variables(std::span<const LocalInd
 namespace {
 
 // The four scores x(t) = u_a(t) + lambda_{first->a}(t_first) + lambda_{second->a}(t_second) of
-// the factor whose table is `u` and whose messages are h = (h_first, h_second).
+// the factor whose table is `u` and whose messages are h = (h_first, h_second), as
+// y(t) = (x(t) - top) / tau; returns top = max_t x(t).
 template <class Message>
-inline void pair_scores(const double* u, const Message* h, double& x0, double& x1, double& x2,
-                        double& x3) {
-  x0 = u[0] - h[0] - h[1];
-  x1 = u[1] - h[0] + h[1];
-  x2 = u[2] + h[0] - h[1];
-  x3 = u[3] + h[0] + h[1];
-}
-
-inline double max4(double x0, double x1, double x2, double x3) {
-  const double a = x0 > x1 ? x0 : x1;
-  const double b = x2 > x3 ? x2 : x3;
-  return a > b ? a : b;
+inline double scaled_pair_scores(const double* u, const Message* h, double tau, double& y0,
+                                 double& y1, double& y2, double& y3) {
+  const double x0 = u[0] - h[0] - h[1];
+  const double x1 = u[1] - h[0] + h[1];
+  const double x2 = u[2] + h[0] - h[1];
+  const double x3 = u[3] + h[0] + h[1];
+  const double top = std::max(std::max(x0, x1), std::max(x2, x3));
+  // One division per factor, not four: the divider is the slowest unit of the factor loops
+  // (beliefs and objective 15-20% faster).
+  const double inverse_tau = 1.0 / tau;
+  y0 = (x0 - top) * inverse_tau;
+  y1 = (x1 - top) * inverse_tau;
+  y2 = (x2 - top) * inverse_tau;
+  y3 = (x3 - top) * inverse_tau;
+  return top;
 }
 
 }  // namespace
@@ -148,14 +152,9 @@ double BinaryPairwiseKernels<Message>::factor_objective(int64_t first, int64_t l
 #pragma omp simd reduction(+ : objective)
   for (int64_t a = first; a < last; ++a) {
     const double tau = epsilon * counting[a - first];
-    double x0, x1, x2, x3;
-    pair_scores(table + 4 * a, lambda + 2 * a, x0, x1, x2, x3);
-    const double top = max4(x0, x1, x2, x3);
-    // One division per factor, not four: the divider is the slowest unit of this loop (beliefs
-    // and objective 15-20% faster).
-    const double inverse_tau = 1.0 / tau;
-    const double sum = std::exp((x0 - top) * inverse_tau) + std::exp((x1 - top) * inverse_tau) +
-                       std::exp((x2 - top) * inverse_tau) + std::exp((x3 - top) * inverse_tau);
+    double y0, y1, y2, y3;
+    const double top = scaled_pair_scores(table + 4 * a, lambda + 2 * a, tau, y0, y1, y2, y3);
+    const double sum = std::exp(y0) + std::exp(y1) + std::exp(y2) + std::exp(y3);
     objective += top + tau * std::log(sum);
   }
   return objective;
@@ -176,12 +175,8 @@ BeliefTerms BinaryPairwiseKernels<Message>::factor_beliefs(int64_t first, int64_
 #pragma omp simd reduction(+ : objective, dual)
   for (int64_t a = first; a < last; ++a) {
     const double tau = epsilon * counting[a - first];
-    double x0, x1, x2, x3;
-    pair_scores(table + 4 * a, lambda + 2 * a, x0, x1, x2, x3);
-    const double top = max4(x0, x1, x2, x3);
-    const double inverse_tau = 1.0 / tau;
-    const double y0 = (x0 - top) * inverse_tau, y1 = (x1 - top) * inverse_tau;
-    const double y2 = (x2 - top) * inverse_tau, y3 = (x3 - top) * inverse_tau;
+    double y0, y1, y2, y3;
+    const double top = scaled_pair_scores(table + 4 * a, lambda + 2 * a, tau, y0, y1, y2, y3);
     const double e0 = std::exp(y0), e1 = std::exp(y1), e2 = std::exp(y2), e3 = std::exp(y3);
     const double sum = e0 + e1 + e2 + e3;
     const double log_sum = std::log(sum);
