@@ -5,6 +5,19 @@
 #include "pdsp/inference/vector_math.hpp"
 
 namespace pdsp {
+namespace {
+
+// The binary kernels' message state: one number per slot, in the precision they were built for.
+template <class Message>
+const Message* messages_of(const MessageState& state) {
+  return std::get<std::vector<Message>>(state).data();
+}
+template <class Message>
+Message* messages_of(MessageState& state) {
+  return std::get<std::vector<Message>>(state).data();
+}
+
+}  // namespace
 
 bool binary_pairwise_kernels_apply(const Dataset& data, const CountingNumbers& counting,
                                    double epsilon) {
@@ -36,7 +49,7 @@ MessageState BinaryPairwiseKernels<Message>::make_message_state() const {
 template <class Message>
 void BinaryPairwiseKernels<Message>::export_messages(const MessageState& state,
                                                      double* arena) const {
-  const Message* h = std::get<std::vector<Message>>(state).data();
+  const Message* h = messages_of<Message>(state);
   for (int64_t e = 0; e < graph_.num_slots(); ++e) {
     arena[2 * e] = -double{h[e]};
     arena[2 * e + 1] = h[e];
@@ -46,7 +59,7 @@ void BinaryPairwiseKernels<Message>::export_messages(const MessageState& state,
 template <class Message>
 void BinaryPairwiseKernels<Message>::import_messages(const double* arena,
                                                      MessageState& state) const {
-  Message* h = std::get<std::vector<Message>>(state).data();
+  Message* h = messages_of<Message>(state);
   for (int64_t e = 0; e < graph_.num_slots(); ++e)
     h[e] = static_cast<Message>(0.5 * (arena[2 * e + 1] - arena[2 * e]));
 }
@@ -55,7 +68,7 @@ template <class Message>
 double BinaryPairwiseKernels<Message>::update_variables(std::span<const LocalIndex> vars,
                                                         const double* potential,
                                                         MessageState& state, Workspace& w) const {
-  Message* lambda = std::get<std::vector<Message>>(state).data();
+  Message* lambda = messages_of<Message>(state);
   double* lane_a = w.lane_a.data();
   double* lane_b = w.lane_b.data();
   double* lane_c = w.lane_c.data();
@@ -144,7 +157,7 @@ double BinaryPairwiseKernels<Message>::factor_objective(int64_t first, int64_t l
                                                         const double* potential,
                                                         const MessageState& state,
                                                         Workspace& w) const {
-  const Message* lambda = std::get<std::vector<Message>>(state).data();
+  const Message* lambda = messages_of<Message>(state);
   const double* table = potential + states_;
   const double* counting = counting_.factor.range(first, last, w.lane_a);
   const double epsilon = epsilon_;
@@ -165,7 +178,7 @@ BeliefTerms BinaryPairwiseKernels<Message>::factor_beliefs(int64_t first, int64_
                                                            const double* potential,
                                                            const MessageState& state,
                                                            double* belief, Workspace& w) const {
-  const Message* lambda = std::get<std::vector<Message>>(state).data();
+  const Message* lambda = messages_of<Message>(state);
   const double* table = potential + states_;
   const double* counting = counting_.factor.range(first, last, w.lane_a);
   const double epsilon = epsilon_;
@@ -223,7 +236,7 @@ double BinaryPairwiseKernels<Message>::variable_objective(int64_t first, int64_t
                                                           const MessageState& state,
                                                           Workspace& w) const {
   const auto [x0, x1, counting] =
-      variable_lanes(first, last, potential, std::get<std::vector<Message>>(state).data(), w);
+      variable_lanes(first, last, potential, messages_of<Message>(state), w);
   const double epsilon = epsilon_;
   double objective = 0.0;
   // smax_tau(x0, x1) = (the score with the larger x / tau) + tau log(1 + exp(-|x1 - x0| / |tau|))
@@ -243,7 +256,7 @@ BeliefTerms BinaryPairwiseKernels<Message>::variable_beliefs(int64_t first, int6
                                                              const double* loss, double* belief,
                                                              Workspace& w) const {
   const auto [x0, x1, counting] =
-      variable_lanes(first, last, potential, std::get<std::vector<Message>>(state).data(), w);
+      variable_lanes(first, last, potential, messages_of<Message>(state), w);
   const double epsilon = epsilon_;
   double objective = 0.0;
   double dual = 0.0;

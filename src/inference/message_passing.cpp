@@ -7,6 +7,14 @@
 #include "pdsp/inference/table_ops.hpp"
 
 namespace pdsp {
+namespace {
+
+// The general kernels' message state is the arena itself.
+const double* arena_of(const MessageState& state) {
+  return std::get<std::vector<double>>(state).data();
+}
+
+}  // namespace
 
 MessagePassing::MessagePassing(const Dataset& data, const FactorGraph& graph,
                                const CountingNumbers& counting, double epsilon)
@@ -116,27 +124,24 @@ double MessagePassing::update_variables(std::span<const LocalIndex> vars, const 
 
 double MessagePassing::factor_objective(int64_t first, int64_t last, const double* potential,
                                         const MessageState& lambda, Workspace& w) const {
-  return factor_objective(first, last, potential, std::get<std::vector<double>>(lambda).data(), w);
+  return factor_objective(first, last, potential, arena_of(lambda), w);
 }
 
 double MessagePassing::variable_objective(int64_t first, int64_t last, const double* potential,
                                           const MessageState& lambda, Workspace& w) const {
-  return variable_objective(first, last, potential, std::get<std::vector<double>>(lambda).data(),
-                            w);
+  return variable_objective(first, last, potential, arena_of(lambda), w);
 }
 
 BeliefTerms MessagePassing::factor_beliefs(int64_t first, int64_t last, const double* potential,
                                            const MessageState& lambda, double* belief,
                                            Workspace& w) const {
-  return factor_beliefs(first, last, potential, std::get<std::vector<double>>(lambda).data(),
-                        belief, w);
+  return factor_beliefs(first, last, potential, arena_of(lambda), belief, w);
 }
 
 BeliefTerms MessagePassing::variable_beliefs(int64_t first, int64_t last, const double* potential,
                                              const MessageState& lambda, const double* loss,
                                              double* belief, Workspace& w) const {
-  return variable_beliefs(first, last, potential, std::get<std::vector<double>>(lambda).data(),
-                          loss, belief, w);
+  return variable_beliefs(first, last, potential, arena_of(lambda), loss, belief, w);
 }
 
 double MessagePassing::factor_objective(int64_t first, int64_t last, const double* potential,

@@ -148,9 +148,8 @@ TEST_P(BinaryPairwiseTest, BlockUpdatesEqualTheGeneralKernels) {
 TEST_P(BinaryPairwiseTest, ObjectiveBeliefsAndDualTermsEqualTheGeneralKernels) {
   const double relative = GetParam().relative_tolerance();
   const double tolerance = GetParam().single() ? 1e-6 : 1e-13;  // beliefs, violation
-  EXPECT_EQ(std::holds_alternative<std::vector<float>>(Both(GetParam()).state),
-            GetParam().single());
   Both both(GetParam());
+  EXPECT_EQ(std::holds_alternative<std::vector<float>>(both.state), GetParam().single());
   Workspace& w = both.workspace;
   const Dataset& data = both.data;
   const double* u = both.potential.data();

@@ -44,17 +44,6 @@ class MessagePassing final : public Kernels {
                                const MessageState& lambda, const double* loss, double* belief,
                                Workspace& w) const override;
 
-  // The same on a plain arena (the baselines and the tests keep one).
-  double factor_objective(int64_t first, int64_t last, const double* potential,
-                          const double* lambda, Workspace& w) const;
-  double variable_objective(int64_t first, int64_t last, const double* potential,
-                            const double* lambda, Workspace& w) const;
-  BeliefTerms factor_beliefs(int64_t first, int64_t last, const double* potential,
-                             const double* lambda, double* belief, Workspace& w) const;
-  BeliefTerms variable_beliefs(int64_t first, int64_t last, const double* potential,
-                               const double* lambda, const double* loss, double* belief,
-                               Workspace& w) const;
-
   // The same for every region of example n (used by the baselines and the tests).
   double example_objective(int64_t n, const double* potential, const double* lambda,
                            Workspace& w) const;
@@ -65,6 +54,16 @@ class MessagePassing final : public Kernels {
   double tau_factor(int64_t a) const { return epsilon_ * counting_.factor[a]; }
 
  private:
+  // The overrides above on a plain arena, which the example methods use too.
+  double factor_objective(int64_t first, int64_t last, const double* potential,
+                          const double* lambda, Workspace& w) const;
+  double variable_objective(int64_t first, int64_t last, const double* potential,
+                            const double* lambda, Workspace& w) const;
+  BeliefTerms factor_beliefs(int64_t first, int64_t last, const double* potential,
+                             const double* lambda, double* belief, Workspace& w) const;
+  BeliefTerms variable_beliefs(int64_t first, int64_t last, const double* potential,
+                               const double* lambda, const double* loss, double* belief,
+                               Workspace& w) const;
   // u_a(t) + sum over the factor's slots other than `skip` of lambda (skip < 0: all slots).
   void factor_scores(int64_t a, const double* potential, const double* lambda, int64_t skip,
                      double* out) const;
