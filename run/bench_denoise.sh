@@ -49,18 +49,17 @@ for layout in 1x1 1x2 2x1 2x2; do
     --out "$work/p.h5" --threads "$threads" | awk '/per-variable error/ {print $3}')
   test_err=$("${MPIRUN[@]}" -np "$ranks" "$pdsp" predict --data "$work/test.h5" --model "$work/m.h5" \
     --out "$work/p.h5" --threads "$threads" | awk '/per-variable error/ {print $3}')
-  key=all
-  [ $((ranks * threads)) -eq 1 ] && key=1
-  /usr/bin/python3 - "$work/m.jsonl" "$work/train.h5" "$key" "$layout" "$train_err" "$test_err" "$note" "$precision" <<'PY'
+  /usr/bin/python3 - "$work/m.jsonl" "$work/train.h5" "$((ranks * threads))" "$layout" "$train_err" "$test_err" "$note" "$precision" <<'PY'
 import json, subprocess, sys
-metrics, data, key, layout, train_err, test_err, note, precision = sys.argv[1:]
+metrics, data, cores, layout, train_err, test_err, note, precision = sys.argv[1:]
 rows = [json.loads(l) for l in open(metrics)]
 its = [r for r in rows if r["type"] == "iteration"][1:]
 end = [r for r in rows if r["type"] == "end"][0]
 mean = lambda k: sum(r[k] for r in its) / len(its)
 trials = mean("step_trials")
 limit = float(subprocess.check_output(
-    ["/usr/bin/python3", "run/cost_model.py", data, "build/limits.txt", str(trials), key, precision]).split()[0])
+    ["/usr/bin/python3", "run/cost_model.py", data, "build/limits.txt", str(trials), "--cores", cores,
+     "--precision", precision]).split()[0])
 ms = 1e3 * mean("seconds")
 print(f'{layout:<9} {ms:8.2f} {limit:8.2f} {100 * limit / ms:6.0f}% {1e3 * mean("seconds_messages"):7.2f} '
       f'{1e3 * mean("seconds_gradient"):7.2f} {1e3 * mean("seconds_allreduce"):7.2f} {1e3 * mean("seconds_step"):7.2f} '

@@ -17,13 +17,11 @@ trap 'rm -rf "$work"' EXIT
 build/release/pdsp gen denoise --train "$work/data.h5" --height "$size" --width "$size" \
   --train-copies "$images" --params per-site > /dev/null
 for threads in 1 "$(nproc)"; do
-  key=all
-  [ "$threads" -eq 1 ] && key=1
   OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=active build/release/tests/pdsp_kernel_bench "$size" "$images" "${3:-20}" |
     tee "$work/table"
   # cost_model.py prints: total sweep beliefs moments trial potentials objective
   read -r _ sweep beliefs moments _ potentials objective < <(/usr/bin/python3 run/cost_model.py \
-    "$work/data.h5" build/limits.txt 1 "$key")
+    "$work/data.h5" build/limits.txt 1 --cores "$threads")
   printf '%-16s %10.3f %10.3f %10.3f %10.3f %10.3f\n' "limit" "$sweep" "$beliefs" "$moments" \
     "$potentials" "$objective"
   awk -v l="$sweep $beliefs $moments $potentials $objective" '$1 == "binary-pairwise" {

@@ -3,7 +3,9 @@
 machine's limits (run/limit_probe.sh), for a data set and a number of step-search trials.
 
 Each phase of an iteration is bound either by transcendental throughput (exp, log) or by the
-bytes it must stream at the last-level-cache bandwidth; its limit is the larger of the two:
+bytes it must stream at the measured read bandwidth (of a 32 MiB buffer by default, which is
+what a working set of tens of MiB sees; of a 512 MiB buffer with --bandwidth memory, for data
+sets far larger than the caches); its limit is the larger of the two:
   sweep     every message block: the mu of its factor (2 exp + 1 log per block for binary
             pairwise factors; |Y_a| exp and K_v log in general), reading the potentials and
             reading and writing the messages;
@@ -12,29 +14,47 @@ bytes it must stream at the last-level-cache bandwidth; its limit is the larger 
   moments   one pass over the feature rows (12 bytes per entry, a 4-byte pointer per row) and
             the beliefs;
   trial     potentials (feature rows times theta plus the loss, written) plus the objective
-            (as beliefs, no writes).
-Usage: cost_model.py DATA.h5 LIMITS.txt TRIALS_PER_ITERATION [THREADS_KEY: 1|all]
-                     [MESSAGE_PRECISION: double|single (binary pairwise messages in float)]
+            (as beliefs, no writes); with --saddle also a sweep, which a trial re-runs when some
+            counting number is negative (--counting bethe on a grid).
+Usage: cost_model.py DATA.h5 LIMITS.txt TRIALS_PER_ITERATION [--cores N]
+                     [--precision double|single] [--bandwidth cache|memory] [--saddle]
+  --cores       cores the run uses (ranks x threads): 1 takes the one-core rates, more the
+                all-core rates of the probe
+  --precision   single: binary pairwise messages stored in float (--message-precision single)
 Prints: limit_ms sweep_ms beliefs_ms moments_ms trial_ms potentials_ms objective_ms
-(a trial is its potentials plus its objective)
+(a trial is its potentials plus its objective, plus a sweep with --saddle)
 """
-import sys
+import argparse
 
 import h5py
 import numpy as np
 
 
-def limits(path, key):
+def limits(path, cores, bandwidth):
+    """The probe's rates for one core or for all cores, with the read bandwidth chosen."""
     values = dict(line.split() for line in open(path))
-    return {name: float(values[f"{name}_{key}"]) for name in
-            ("exp_per_s", "log_per_s", "cache_read_bytes_per_s")}
+    key = "1" if cores == 1 else "all"
+    return {"exp_per_s": float(values[f"exp_per_s_{key}"]),
+            "log_per_s": float(values[f"log_per_s_{key}"]),
+            "read_bytes_per_s": float(values[f"{bandwidth}_read_bytes_per_s_{key}"])}
+
+
+def arguments():
+    parser = argparse.ArgumentParser(description="Time per outer iteration at this machine's limits.")
+    parser.add_argument("data")
+    parser.add_argument("limits")
+    parser.add_argument("trials", type=float)
+    parser.add_argument("--cores", type=int, default=1)
+    parser.add_argument("--precision", choices=("double", "single"), default="double")
+    parser.add_argument("--bandwidth", choices=("cache", "memory"), default="cache")
+    parser.add_argument("--saddle", action="store_true")
+    return parser.parse_args()
 
 
 def main():
-    data, limit_file, trials = sys.argv[1], sys.argv[2], float(sys.argv[3])
-    key = sys.argv[4] if len(sys.argv) > 4 else "1"
-    single = len(sys.argv) > 5 and sys.argv[5] == "single"
-    L = limits(limit_file, key)
+    args = arguments()
+    data, trials, single = args.data, args.trials, args.precision == "single"
+    L = limits(args.limits, args.cores, args.bandwidth)
     with h5py.File(data, "r") as f:
         card = f["/vars/card"][...].astype(np.int64)
         var_ptr = f["/factors/var_ptr"][...].astype(np.int64)
@@ -56,7 +76,7 @@ def main():
 
     def phase(exps, logs, bytes_):
         return max(exps / L["exp_per_s"] + logs / L["log_per_s"],
-                   bytes_ / L["cache_read_bytes_per_s"])
+                   bytes_ / L["read_bytes_per_s"])
 
     sweep = phase(sweep_exp, sweep_log, potential_bytes + 2 * message_bytes)
     beliefs = phase(region_exp, region_log, 2 * potential_bytes + message_bytes)
@@ -67,7 +87,7 @@ def main():
     moments = phase(0, 0, feature_bytes + 8 * positions)  # the features and the beliefs
     potentials = phase(0, 0, feature_bytes + 8 * positions + 8 * states)  # + write, + loss
     objective = phase(region_exp, region_log, potential_bytes + message_bytes)
-    trial = potentials + objective
+    trial = potentials + objective + (sweep if args.saddle else 0)
     total = sweep + beliefs + moments + trials * trial
     print(" ".join(f"{1e3 * x:.3f}" for x in
                    (total, sweep, beliefs, moments, trial, potentials, objective)))

@@ -63,8 +63,8 @@ class Run:
         data, trials = self.run.get("data"), self.median("step_trials")
         if not os.path.exists(LIMITS) or not data or not os.path.exists(data) or trials is None:
             return None
-        key = "1" if self.cores == 1 else "all"
-        out = subprocess.check_output([sys.executable, COST_MODEL, data, LIMITS, str(trials), key])
+        out = subprocess.check_output(
+            [sys.executable, COST_MODEL, data, LIMITS, str(trials), "--cores", str(self.cores)])
         return float(out.split()[0])
 
 
