@@ -6,7 +6,6 @@
 //   pdsp_kernel_bench [SIZE] [IMAGES] [REPEATS] [all|specialised]
 #include <omp.h>
 
-#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -14,16 +13,16 @@
 
 #include "pdsp/gen/denoise.hpp"
 #include "pdsp/learning/local_problem.hpp"
+#include "pdsp/util/clock.hpp"
 
 namespace {
 
 double best_seconds(int repeats, const std::function<void()>& work) {
   double best = 1e30;
   for (int r = 0; r < repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = pdsp::Clock::now();
     work();
-    best = std::min(
-        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(best, pdsp::seconds_since(start));
   }
   return best;
 }

@@ -6,7 +6,6 @@
 //   pdsp_limit_probe [OUTPUT_FILE]
 #include <omp.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -14,14 +13,12 @@
 #include <vector>
 
 #include "pdsp/inference/vector_math.hpp"
+#include "pdsp/util/clock.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using pdsp::Clock;
+using pdsp::seconds_since;
 
 // Runs `work` (which processes `items` items per call) on `threads` threads, `calls` times per
 // parallel region (so that short calls do not measure the start-up of the region), until 0.3 s

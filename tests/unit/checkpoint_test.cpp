@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <bit>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -97,6 +99,27 @@ TEST(Checksum, DoesNotDependOnHowTheArrayIsSplitButOnEveryElementAndPosition) {
   std::swap(other[0], other[1]);
   swapped.add<double>(7, 0, other);
   EXPECT_NE(whole.value(), swapped.value());
+}
+
+// The values every build since issue 4 computes (and checkpoints and fingerprints store): a
+// change of the hash would make existing checkpoints fail verification on resume.
+TEST(Checksum, KeepsTheValuesStoredCheckpointsWereWrittenWith) {
+  Checksum doubles, ints;
+  doubles.add<double>(7, 0, std::vector<double>{1.0, 2.0, 3.0, 4.0, 5.0});
+  ints.add<int32_t>(11, 100, std::vector<int32_t>{-3, 0, 7});
+  EXPECT_EQ(doubles.hex(), "b1aa507b637fb2d8");
+  EXPECT_EQ(ints.hex(), "e76c6acf28372f92");
+}
+
+// Arrays of more than 2^20 elements are summed by the OpenMP threads.
+TEST(Checksum, ThreadedSumOfALargeArrayEqualsTheElementByElementSum) {
+  std::vector<double> values((3 << 19) + 5);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(static_cast<double>(i));
+  Checksum threaded, one_by_one;
+  threaded.add<double>(9, 40, values);
+  for (size_t i = 0; i < values.size(); ++i)
+    one_by_one.add_word(9, 40 + static_cast<int64_t>(i), std::bit_cast<uint64_t>(values[i]));
+  EXPECT_EQ(threaded.value(), one_by_one.value());
 }
 
 TEST(Checkpoint, RoundTripRestoresEveryField) {
