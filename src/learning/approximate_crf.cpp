@@ -43,7 +43,7 @@ void ApproximateCrf::reset() {
 }
 
 void ApproximateCrf::set_theta(std::span<const double> theta) {
-  compute_potentials(data_, theta, {}, potential_);
+  features_.potentials(theta, {}, potential_);
 }
 
 void ApproximateCrf::set_example_theta(int64_t n, std::span<const double> theta) {

@@ -37,9 +37,40 @@ void for_each_part(const Dataset& data, int64_t begin, int64_t end, Add&& add) {
   }
 }
 
+bool has_one_entry_per_row(const SparseRows& rows) {
+  for (int64_t i = 0; i <= rows.num_rows(); ++i)
+    if (rows.ptr[i] != i) return false;
+  return true;
+}
+
+// out[i] = offset[i] (or 0) + row i of `rows` times theta, for every row.
+void rows_times_theta(const SparseRows& rows, bool one_entry_per_row, std::span<const double> theta,
+                      const double* offset, double* out) {
+  const int64_t count = rows.num_rows();
+  if (one_entry_per_row) {
+    const int32_t* param = rows.param.data();
+    const double* value = rows.value.data();
+#pragma omp parallel for simd schedule(static)
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = (offset != nullptr ? offset[i] : 0.0) + theta[param[i]] * value[i];
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < count; ++i) {
+    double u = offset != nullptr ? offset[i] : 0.0;
+    for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k)
+      u += theta[rows.param[k]] * rows.value[k];
+    out[i] = u;
+  }
+}
+
 }  // namespace
 
-FeatureIndex::FeatureIndex(const Dataset& data, Order order) : data_(data), order_(order) {
+FeatureIndex::FeatureIndex(const Dataset& data, Order order)
+    : data_(data),
+      order_(order),
+      one_entry_per_row_{has_one_entry_per_row(data.var_features),
+                         has_one_entry_per_row(data.factor_features)} {
   const int64_t entries = num_entries(data);
   const int64_t blocks =
       std::clamp(std::min(entries / kMinBlockEntries,
@@ -104,6 +135,11 @@ void FeatureIndex::moments_by_rows(std::span<const double> weight, std::span<dou
     for_each_part(data_, block_start_[b], block_start_[b + 1],
                   [&](const SparseRows& rows, int64_t first, int64_t last, int64_t position) {
                     const double* w = weight.data() + position - first;
+                    if (one_entry_per_row_[&rows == &data_.factor_features]) {
+                      for (int64_t i = first; i < last; ++i)
+                        sums[rows.param[i]] += w[i] * rows.value[i];
+                      return;
+                    }
                     for (int64_t i = first; i < last; ++i)
                       for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k)
                         sums[rows.param[k]] += w[i] * rows.value[k];
@@ -197,18 +233,18 @@ void compute_potentials(const Dataset& data, std::span<const double> theta,
                         std::span<const double> loss, std::span<double> potential) {
   // The two parts of the layout as two plain loops over their rows: this runs at every trial of
   // the step search, and a branch per position would halve its speed.
-  const auto rows_times_theta = [theta](const SparseRows& rows, const double* offset, double* out) {
-    const int64_t count = rows.num_rows();
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < count; ++i) {
-      double u = offset != nullptr ? offset[i] : 0.0;
-      for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k)
-        u += theta[rows.param[k]] * rows.value[k];
-      out[i] = u;
-    }
-  };
-  rows_times_theta(data.var_features, loss.empty() ? nullptr : loss.data(), potential.data());
-  rows_times_theta(data.factor_features, nullptr, potential.data() + data.num_states());
+  rows_times_theta(data.var_features, false, theta, loss.empty() ? nullptr : loss.data(),
+                   potential.data());
+  rows_times_theta(data.factor_features, false, theta, nullptr,
+                   potential.data() + data.num_states());
+}
+
+void FeatureIndex::potentials(std::span<const double> theta, std::span<const double> loss,
+                              std::span<double> potential) const {
+  rows_times_theta(data_.var_features, one_entry_per_row_[0], theta,
+                   loss.empty() ? nullptr : loss.data(), potential.data());
+  rows_times_theta(data_.factor_features, one_entry_per_row_[1], theta, nullptr,
+                   potential.data() + data_.num_states());
 }
 
 void compute_example_potentials(const Dataset& data, int64_t n, std::span<const double> theta,

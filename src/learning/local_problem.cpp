@@ -162,7 +162,7 @@ void LocalProblem::set_messages(std::span<const double> arena) {
 }
 
 void LocalProblem::set_theta(std::span<const double> theta) {
-  compute_potentials(data_, theta, loss_, potential_);
+  features_.potentials(theta, loss_, potential_);
 }
 
 double LocalProblem::sweep(int count) {

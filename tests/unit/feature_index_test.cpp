@@ -1,5 +1,6 @@
 // Both summation orders of FeatureIndex against a plain row-by-row sum, their independence of
-// the thread count, and the automatic choice between them.
+// the thread count, and the automatic choice between them; its potentials against the row-by-row
+// compute_potentials, with and without the path for rows of exactly one entry.
 #include "pdsp/learning/feature_index.hpp"
 
 #include <gtest/gtest.h>
@@ -59,6 +60,61 @@ TEST(FeatureIndex, BothOrdersMatchTheRowByRowSumAndIgnoreTheThreadCount) {
       const std::vector<double> one = moments(index, data, w, 1);
       expect_near_all(one, reference);
       EXPECT_EQ(one, moments(index, data, w, 2));
+    }
+  }
+  omp_set_num_threads(omp_get_num_procs());
+}
+
+// Gives factor row `row` a second entry (parameter 0, value 0.25), so that the factors' part no
+// longer has exactly one entry per row.
+void add_second_entry(Dataset& data, int64_t row) {
+  SparseRows& rows = data.factor_features;
+  const auto at = static_cast<size_t>(rows.ptr[row + 1]);
+  rows.param.insert(rows.param.begin() + static_cast<std::ptrdiff_t>(at), 0);
+  rows.value.insert(rows.value.begin() + static_cast<std::ptrdiff_t>(at), 0.25);
+  for (size_t i = static_cast<size_t>(row) + 1; i < rows.ptr.size(); ++i) ++rows.ptr[i];
+}
+
+std::vector<double> random_theta(const Dataset& data) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> theta(static_cast<size_t>(data.num_params));
+  for (double& x : theta) x = normal(rng);
+  return theta;
+}
+
+TEST(FeatureIndex, FindsThePartsWhoseRowsHoldExactlyOneEntry) {
+  Dataset data = denoise(8, 2, Parameterization::PerSite);
+  // The generator gives state 0 of a variable no feature and state 1 two (bias and pixel), and
+  // each factor table entry one (the pair's parameter, +-1).
+  EXPECT_FALSE(FeatureIndex(data).one_entry_per_row(0));
+  EXPECT_TRUE(FeatureIndex(data).one_entry_per_row(1));
+  add_second_entry(data, 5);
+  EXPECT_FALSE(FeatureIndex(data).one_entry_per_row(1));
+}
+
+TEST(FeatureIndex, PotentialsEqualTheRowByRowReferenceForAnyThreadCount) {
+  for (bool one_entry_per_row : {true, false}) {
+    Dataset data = denoise(32, 24, Parameterization::PerSite);
+    if (!one_entry_per_row) add_second_entry(data, 1000);
+    const std::vector<double> theta = random_theta(data);
+    std::vector<double> loss(static_cast<size_t>(data.num_states()));
+    for (size_t i = 0; i < loss.size(); ++i) loss[i] = 0.125 * static_cast<double>(i % 3);
+    const size_t positions = static_cast<size_t>(data.num_states() + data.num_table_entries());
+    std::vector<double> reference(positions, -1.0);
+    compute_potentials(data, theta, loss, reference);
+    const FeatureIndex index(data);
+    ASSERT_EQ(index.one_entry_per_row(1), one_entry_per_row);
+    for (int threads : {1, 2}) {
+      omp_set_num_threads(threads);
+      std::vector<double> potential(positions, -1.0);
+      index.potentials(theta, loss, potential);
+      EXPECT_EQ(potential, reference) << threads << " thread(s)";
+      // The moments of the same layout take the same path.
+      const std::vector<double> w = random_weights(data);
+      std::vector<double> z(static_cast<size_t>(data.num_params), -1.0);
+      index.moments(w, z);
+      expect_near_all(z, row_by_row(data, w));
     }
   }
   omp_set_num_threads(omp_get_num_procs());

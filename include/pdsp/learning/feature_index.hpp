@@ -8,6 +8,10 @@
 //  - by parameters: the feature matrix transposed to parameter-major order, each parameter
 //    summed on its own. Costs a copy of the features; used when parameters are many (per-site
 //    models of a few large examples), where block vectors would be larger still.
+// It also computes the potentials u = loss + Phi theta. Both passes run at every iteration (the
+// potentials at every step-search trial), so a part of the layout whose rows each hold exactly
+// one entry (the factor tables of the grid generators) skips the row pointers and the inner
+// loop: the same sums in the same order, a third fewer bytes and a loop that vectorises.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -25,7 +29,13 @@ class FeatureIndex {
   // z[r] = sum over feature entries of parameter r of weight[position] * value, where positions
   // follow the potential layout [states | table entries].
   void moments(std::span<const double> weight, std::span<double> z) const;
+  // u = loss + Phi theta in the layout [states | table entries]; equal to compute_potentials.
+  void potentials(std::span<const double> theta, std::span<const double> loss,
+                  std::span<double> potential) const;
   Order order() const { return order_; }
+  // Whether every row of the variables' (part 0) or the factors' (part 1) features holds
+  // exactly one entry.
+  bool one_entry_per_row(int part) const { return one_entry_per_row_[part]; }
 
  private:
   void moments_by_rows(std::span<const double> weight, std::span<double> z) const;
@@ -33,6 +43,7 @@ class FeatureIndex {
 
   const Dataset& data_;
   Order order_;
+  bool one_entry_per_row_[2];
   // By rows: block b covers positions [block_start_[b], block_start_[b + 1]).
   std::vector<int64_t> block_start_;
   mutable std::vector<double> block_sums_;  // [blocks x params] scratch of moments()
@@ -48,7 +59,8 @@ void ground_truth_moments(const Dataset& data, const FactorGraph& graph, std::sp
 // The same labelling as weights in the potential layout: 1 at each labelled position, 0
 // elsewhere (for the baselines, which need it example by example).
 std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph);
-// Potentials u = loss + Phi theta in the layout [states | table entries].
+// Potentials u = loss + Phi theta in the layout [states | table entries], row by row (the
+// reference FeatureIndex::potentials is tested against).
 void compute_potentials(const Dataset& data, std::span<const double> theta,
                         std::span<const double> loss, std::span<double> potential);
 // The same for the rows of example n only.
