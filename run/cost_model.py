@@ -11,8 +11,8 @@ sets far larger than the caches); its limit is the larger of the two:
             reading and writing the messages;
   beliefs   one soft-max per region (|Y_a| exp + 1 log per factor, K_v exp + 1 log per
             variable), reading potentials and messages, writing the beliefs;
-  moments   one pass over the feature rows (12 bytes per entry, a 4-byte pointer per row) and
-            the beliefs;
+  moments   one pass over the feature rows (12 bytes per entry, a 4-byte pointer per row unless
+            every row of its part holds exactly one entry) and the beliefs;
   trial     potentials (feature rows times theta plus the loss, written) plus the objective
             (as beliefs, no writes); with --saddle also a sweep, which a trial re-runs when some
             counting number is negative (--counting bethe on a grid).
@@ -60,6 +60,9 @@ def main():
         var_ptr = f["/factors/var_ptr"][...].astype(np.int64)
         factor_vars = f["/factors/vars"][...].astype(np.int64)
         nnz = f["/vars/feat_param"].shape[0] + f["/factors/feat_param"].shape[0]
+        # Row pointers read: none for a part whose rows hold exactly one entry each.
+        pointers = sum(0 if np.all(np.diff(ptr) == 1) else len(ptr) - 1 for ptr in
+                       (f["/vars/feat_ptr"][...], f["/factors/feat_ptr"][...]))
     arity = np.diff(var_ptr)
     slot_card = card[factor_vars]
     table = np.multiply.reduceat(slot_card, var_ptr[:-1]) if len(arity) else np.zeros(0, np.int64)
@@ -81,9 +84,9 @@ def main():
     sweep = phase(sweep_exp, sweep_log, potential_bytes + 2 * message_bytes)
     beliefs = phase(region_exp, region_log, 2 * potential_bytes + message_bytes)
     # Feature rows in memory: 12 bytes per entry (int32 parameter, double value) and a 4-byte row
-    # pointer per position of the layout; the loss is one double per state.
+    # pointer per row of a part that needs them; the loss is one double per state.
     positions = states + tables
-    feature_bytes = 12 * nnz + 4 * positions
+    feature_bytes = 12 * nnz + 4 * pointers
     moments = phase(0, 0, feature_bytes + 8 * positions)  # the features and the beliefs
     potentials = phase(0, 0, feature_bytes + 8 * positions + 8 * states)  # + write, + loss
     objective = phase(region_exp, region_log, potential_bytes + message_bytes)
