@@ -135,7 +135,8 @@ void FeatureIndex::moments_by_rows(std::span<const double> weight, std::span<dou
     for_each_part(data_, block_start_[b], block_start_[b + 1],
                   [&](const SparseRows& rows, int64_t first, int64_t last, int64_t position) {
                     const double* w = weight.data() + position - first;
-                    if (one_entry_per_row_[&rows == &data_.factor_features]) {
+                    const int part = &rows == &data_.factor_features ? 1 : 0;
+                    if (one_entry_per_row_[part]) {  // entry i is row i's only one
                       for (int64_t i = first; i < last; ++i)
                         sums[rows.param[i]] += w[i] * rows.value[i];
                       return;

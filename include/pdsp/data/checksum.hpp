@@ -24,11 +24,11 @@ class Checksum {
 #pragma omp parallel for reduction(+ : sum) if (n > (1 << 20))
     for (int64_t i = 0; i < n; ++i)
       sum += element_hash(array_tag, first_position + i, bits_of(values[i]));
-    for (int lane = 0; lane < 4; ++lane)
-      lanes_[lane] += static_cast<int64_t>((sum >> (16 * lane)) & 0xffff);
+    add_sum(sum);
   }
+  // One element, without the OpenMP region: the metrics log adds its lines byte by byte.
   void add_word(uint64_t array_tag, int64_t position, uint64_t bits) {
-    add<uint64_t>(array_tag, position, std::span<const uint64_t>(&bits, 1));
+    add_sum(element_hash(array_tag, position, bits));
   }
   // Adds the partial checksums of every rank. Collective.
   void combine(Communicator& comm);
@@ -52,6 +52,10 @@ class Checksum {
   }
   static uint64_t element_hash(uint64_t array_tag, int64_t position, uint64_t bits) {
     return mix(mix(array_tag ^ mix(static_cast<uint64_t>(position))) ^ bits);
+  }
+  void add_sum(uint64_t sum) {
+    for (int lane = 0; lane < 4; ++lane)
+      lanes_[lane] += static_cast<int64_t>((sum >> (16 * lane)) & 0xffff);
   }
   // Four 16-bit lanes summed separately, so the cross-rank sum never overflows an int64.
   int64_t lanes_[4] = {0, 0, 0, 0};
