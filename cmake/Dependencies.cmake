@@ -15,3 +15,8 @@ find_path(LBFGSPP_INCLUDE_DIR LBFGS.h PATHS /usr/include /usr/local/include)
 if(NOT LBFGSPP_INCLUDE_DIR OR NOT EXISTS ${LBFGSPP_INCLUDE_DIR}/LBFGSpp/LineSearchBacktracking.h)
   message(FATAL_ERROR "LBFGS++ not found: install Debian's liblbfgspp-dev (run/install_deps.sh)")
 endif()
+# The command line (flags, grouped help, config files) is CLI11, header-only.
+find_package(CLI11 REQUIRED CONFIG)
+# Boost.MPI broadcasts rank 0's view of the run (config file, checkpoint directory) as one
+# structured message, serialised in memory with Boost.Serialization (never an on-disk format).
+find_package(Boost 1.74 REQUIRED COMPONENTS mpi serialization)

@@ -1,36 +1,67 @@
-// pdsp: distributed primal-dual structured prediction. main() owns MPI and turns every error into
-// one clear line and an exit code: 0 success, 1 internal error, 2 bad input or usage.
+// pdsp: distributed primal-dual structured prediction. main() owns MPI, finds the sub-command and
+// turns every error into one clear line and an exit code: 0 success, 1 internal error, 2 bad
+// input or usage.
 #include <cstdio>
 #include <exception>
+#include <sstream>
 #include <string>
-#include <vector>
 
+#include "pdsp/app/build_info.hpp"
 #include "pdsp/app/commands.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/parallel/mpi_communicator.hpp"
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: pdsp <command> [flags]   (pdsp <command> --help for its flags)\n"
-    "commands:\n"
-    "  train     learn a model by primal-dual message passing\n"
-    "  predict   predict labels and marginals with a model\n"
-    "  info      validate a data set and print a summary\n"
-    "  gen       generate a data set (gen denoise)\n";
+std::string usage() {
+  std::ostringstream out;
+  out << "usage: pdsp <command> [flags] [--config FILE]   (pdsp <command> --help for its flags)\n"
+         "       pdsp --version\ncommands:\n";
+  for (const pdsp::CommandSpec& command : pdsp::command_table()) {
+    out << "  " << command.name;
+    for (size_t pad = command.name.size(); pad < 13; ++pad) out << ' ';
+    out << command.summary << "\n";
+  }
+  return out.str();
+}
 
-int dispatch(const std::string& command, const std::vector<std::string>& args,
-             pdsp::Communicator& comm) {
-  if (command == "train") return pdsp::run_train(args, comm);
-  if (command == "predict") return pdsp::run_predict(args, comm);
-  if (command == "info") return pdsp::run_info(args, comm);
-  if (command == "gen") return pdsp::run_gen(args, comm);
-  if (command == "--help" || command == "-h" || command == "help") {
-    if (comm.is_root()) std::fputs(kUsage, stdout);
+// How many of argv's words name `name` ("gen denoise" is two), or 0 when they do not.
+int matching_words(const std::string& name, int argc, char** argv) {
+  std::istringstream words(name);
+  int used = 0;
+  for (std::string word; words >> word; ++used)
+    if (1 + used >= argc || word != argv[1 + used]) return 0;
+  return used;
+}
+
+int dispatch(int argc, char** argv, pdsp::Communicator& comm) {
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (first == "--version") {
+    if (comm.is_root()) std::fputs(pdsp::version_text(comm).c_str(), stdout);
     return 0;
   }
-  if (comm.is_root())
-    std::fprintf(stderr, "pdsp: unknown command '%s'\n%s", command.c_str(), kUsage);
+  if (first == "--help" || first == "-h" || first == "help") {
+    if (comm.is_root()) std::fputs(usage().c_str(), stdout);
+    return 0;
+  }
+  for (const pdsp::CommandSpec& command : pdsp::command_table())
+    if (const int words = matching_words(command.name, argc, argv); words > 0)
+      return command.run(pdsp::Invocation::of(argc, argv, words), comm);
+  if (comm.is_root()) {
+    // A command of several words ("gen denoise") given only in part: name the ones that exist.
+    std::string family;
+    for (const pdsp::CommandSpec& command : pdsp::command_table())
+      if (command.name.rfind(first + " ", 0) == 0)
+        family += (family.empty() ? "" : ", ") + command.name;
+    const std::string rest = argc > 2 ? std::string(" ") + argv[2] : "";
+    if (first.empty())
+      std::fputs(usage().c_str(), stderr);
+    else if (!family.empty())
+      std::fprintf(stderr, "pdsp: error: '%s%s' is not a command (known: %s)\n", first.c_str(),
+                   rest.c_str(), family.c_str());
+    else
+      std::fprintf(stderr, "pdsp: error: unknown command '%s'\n%s", first.c_str(), usage().c_str());
+  }
   return 2;
 }
 
@@ -38,13 +69,8 @@ int dispatch(const std::string& command, const std::vector<std::string>& args,
 
 int main(int argc, char** argv) {
   pdsp::MpiCommunicator comm(&argc, &argv);
-  if (argc < 2) {
-    if (comm.is_root()) std::fputs(kUsage, stderr);
-    return 2;
-  }
-  const std::vector<std::string> args(argv + 2, argv + argc);
   try {
-    return dispatch(argv[1], args, comm);
+    return dispatch(argc, argv, comm);
   } catch (const pdsp::CollectiveError& error) {
     // Every rank saw the failure; one prints it and all leave normally.
     if (error.reporter()) std::fprintf(stderr, "pdsp: error: %s\n", error.what());

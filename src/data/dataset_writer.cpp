@@ -23,13 +23,13 @@ void write_widened(h5::File& file, const std::string& name, const std::vector<Lo
 
 }  // namespace
 
-void write_dataset(const std::string& path, const Dataset& data) {
-  AtomicFile output(path);
-  {
-    h5::File file = h5::File::create(output.temporary_path());
+void write_dataset(const std::string& path, const Dataset& data, const Provenance& provenance) {
+  write_output(path, [&](const std::string& temporary) {
+    h5::File file = h5::File::create(temporary);
     file.write_attribute("format", std::string(kDatasetFormat));
     file.write_attribute("format_version", kDatasetFormatVersion);
     file.write_attribute("num_params", data.num_params);
+    write_provenance(file, provenance);
     file.write("/examples/var_offset", data.var_offset);
     file.write("/examples/factor_offset", data.factor_offset);
     file.write("/vars/card", data.card);
@@ -45,8 +45,7 @@ void write_dataset(const std::string& path, const Dataset& data) {
     if (!data.var_counting.empty()) file.write("/vars/counting", data.var_counting);
     if (!data.factor_counting.empty()) file.write("/factors/counting", data.factor_counting);
     if (!data.var_loss.empty()) file.write("/vars/loss", data.var_loss);
-  }
-  output.commit();
+  });
 }
 
 }  // namespace pdsp

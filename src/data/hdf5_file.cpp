@@ -36,6 +36,12 @@ H5T_class_t expected_class() {
 
 }  // namespace
 
+std::string library_version() {
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
+}
+
 Handle& Handle::operator=(Handle&& other) noexcept {
   if (this != &other) {
     reset();

@@ -7,39 +7,18 @@
 #include "pdsp/data/hdf5_file.hpp"
 
 namespace pdsp {
-namespace {
-
-bool parse_number(const std::string& text, double& value) {
-  if (text.empty()) return false;
-  size_t used = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return used == text.size();
-}
-
-}  // namespace
-
 void write_model(const std::string& path, const std::vector<double>& theta,
-                 const std::vector<std::pair<std::string, std::string>>& attributes) {
-  AtomicFile output(path);
-  {
-    h5::File file = h5::File::create(output.temporary_path());
+                 const Fields& attributes, const Provenance& provenance) {
+  write_output(path, [&](const std::string& temporary) {
+    h5::File file = h5::File::create(temporary);
     file.write_attribute("format", std::string(kModelFormat));
     file.write_attribute("format_version", kModelFormatVersion);
     file.write_attribute("num_params", static_cast<int64_t>(theta.size()));
-    for (const auto& [name, text] : attributes) {
-      double value = 0;
-      if (parse_number(text, value))
-        file.write_attribute(name, value);
-      else
-        file.write_attribute(name, text);
-    }
+    for (const auto& [name, value] : attributes)
+      std::visit([&](const auto& typed) { file.write_attribute(name, typed); }, value);
+    write_provenance(file, provenance);
     file.write("/theta", theta);
-  }
-  output.commit();
+  });
 }
 
 ModelFile read_model(const std::string& path) {
@@ -57,6 +36,7 @@ ModelFile read_model(const std::string& path) {
   model.epsilon = file.read_double_attribute("epsilon");
   model.counting = file.read_string_attribute("counting");
   if (file.has_attribute("inference")) model.inference = file.read_string_attribute("inference");
+  model.provenance = read_provenance(file);
   return model;
 }
 

@@ -5,10 +5,15 @@
 namespace pdsp {
 
 void write_predictions(const std::string& path, const PredictionSlice& slice, int64_t total_vars,
-                       int64_t total_states, Communicator& comm) {
+                       int64_t total_states, const Provenance& provenance,
+                       const Provenance& model_provenance, Communicator& comm) {
   CollectiveOutput output(path, comm, [&](h5::File& file) {
     file.write_attribute("format", std::string("pdsp-prediction"));
     file.write_attribute("format_version", int64_t{1});
+    write_provenance(file, provenance);
+    file.write_attribute("model_commit", model_provenance.commit);
+    file.write_attribute("model_started_at", model_provenance.started_at);
+    file.write_attribute("model_training_data", model_provenance.data_fingerprint);
     file.create_dataset<int32_t>("/prediction/label", total_vars);
     file.create_dataset<double>("/prediction/marginal", total_states);
   });

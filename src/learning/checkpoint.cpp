@@ -9,6 +9,7 @@
 #include "pdsp/data/collective_output.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
+#include "pdsp/data/provenance.hpp"
 
 namespace pdsp {
 namespace {
@@ -101,6 +102,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write_attribute("written_by_ranks", int64_t{comm.size()});
     file.write_attribute("checksum_theta", theta_checksum);
     file.write_attribute("checksum_messages", messages_checksum);
+    write_provenance(file, c.provenance);
     file.write_attribute(
         "checksum_header",
         text_checksum(header_text(c, params, total, theta_checksum, messages_checksum)));
@@ -112,47 +114,58 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
   output.commit();
 }
 
+Checkpoint read_checkpoint_file_header(const std::string& path) {
+  Checkpoint c;
+  const h5::File file = h5::File::open_read(path);
+  const std::string format = file.read_string_attribute("format");
+  if (format != kCheckpointFormat)
+    throw_file_error(path, "@format", "is '" + format + "', not a pdsp checkpoint");
+  const int64_t version = file.read_int_attribute("format_version");
+  if (version != kCheckpointFormatVersion)
+    throw_file_error(path, "@format_version",
+                     "unknown checkpoint version " + std::to_string(version));
+  c.state.iterations_done = static_cast<int>(file.read_int_attribute("iteration"));
+  c.state.step = file.read_double_attribute("step");
+  c.state.previous_objective = file.read_double_attribute("previous_objective");
+  c.state.seconds_trained = file.read_double_attribute("seconds_trained");
+  c.state.stop_reason = file.read_string_attribute("stop_reason");
+  c.metrics_bytes = file.read_int_attribute("metrics_bytes");
+  c.metrics_checksum = file.read_string_attribute("metrics_checksum");
+  c.config_line = file.read_string_attribute("config");
+  c.data_fingerprint = file.read_string_attribute("data");
+  std::istringstream settings(file.read_string_attribute("settings"));
+  std::string field;
+  while (settings >> field) {
+    const size_t equals = field.find('=');
+    if (equals == std::string::npos) throw_file_error(path, "@settings", "malformed: " + field);
+    c.compatibility.emplace_back(field.substr(0, equals), field.substr(equals + 1));
+  }
+  const int64_t params = file.read_int_attribute("num_params");
+  const std::string theta_checksum = file.read_string_attribute("checksum_theta");
+  if (text_checksum(header_text(c, params, file.read_int_attribute("message_entries"),
+                                theta_checksum, file.read_string_attribute("checksum_messages"))) !=
+      file.read_string_attribute("checksum_header"))
+    throw_file_error(path, "@checksum_header", "header checksum mismatch (the file is corrupt)");
+  if (params < 0) throw_file_error(path, "@num_params", "is negative");
+  c.state.theta = file.read<double>("/theta", 0, params);
+  if (hex_checksum(kThetaTag, 0, c.state.theta, nullptr) != theta_checksum)
+    throw_file_error(path, "/theta", "checksum mismatch (the file is corrupt)");
+  c.provenance = read_provenance(file);
+  return c;
+}
+
+void check_checkpoint_params(const std::string& path, const Checkpoint& c, int64_t num_params) {
+  if (static_cast<int64_t>(c.state.theta.size()) != num_params)
+    throw_file_error(path, "@num_params",
+                     "is " + std::to_string(c.state.theta.size()) + ", the data has " +
+                         std::to_string(num_params));
+}
+
 Checkpoint read_checkpoint_header(const std::string& path, int64_t num_params, Communicator& comm) {
   Checkpoint c;
   run_collectively(comm, [&] {
-    const h5::File file = h5::File::open_read(path);
-    const std::string format = file.read_string_attribute("format");
-    if (format != kCheckpointFormat)
-      throw_file_error(path, "@format", "is '" + format + "', not a pdsp checkpoint");
-    const int64_t version = file.read_int_attribute("format_version");
-    if (version != kCheckpointFormatVersion)
-      throw_file_error(path, "@format_version",
-                       "unknown checkpoint version " + std::to_string(version));
-    c.state.iterations_done = static_cast<int>(file.read_int_attribute("iteration"));
-    c.state.step = file.read_double_attribute("step");
-    c.state.previous_objective = file.read_double_attribute("previous_objective");
-    c.state.seconds_trained = file.read_double_attribute("seconds_trained");
-    c.state.stop_reason = file.read_string_attribute("stop_reason");
-    c.metrics_bytes = file.read_int_attribute("metrics_bytes");
-    c.metrics_checksum = file.read_string_attribute("metrics_checksum");
-    c.config_line = file.read_string_attribute("config");
-    c.data_fingerprint = file.read_string_attribute("data");
-    std::istringstream settings(file.read_string_attribute("settings"));
-    std::string field;
-    while (settings >> field) {
-      const size_t equals = field.find('=');
-      if (equals == std::string::npos) throw_file_error(path, "@settings", "malformed: " + field);
-      c.compatibility.emplace_back(field.substr(0, equals), field.substr(equals + 1));
-    }
-    const int64_t params = file.read_int_attribute("num_params");
-    const std::string theta_checksum = file.read_string_attribute("checksum_theta");
-    if (text_checksum(header_text(c, params, file.read_int_attribute("message_entries"),
-                                  theta_checksum,
-                                  file.read_string_attribute("checksum_messages"))) !=
-        file.read_string_attribute("checksum_header"))
-      throw_file_error(path, "@checksum_header", "header checksum mismatch (the file is corrupt)");
-    if (params != num_params)
-      throw_file_error(
-          path, "@num_params",
-          "is " + std::to_string(params) + ", the data has " + std::to_string(num_params));
-    c.state.theta = file.read<double>("/theta", 0, num_params);
-    if (hex_checksum(kThetaTag, 0, c.state.theta, nullptr) != theta_checksum)
-      throw_file_error(path, "/theta", "checksum mismatch (the file is corrupt)");
+    c = read_checkpoint_file_header(path);
+    check_checkpoint_params(path, c, num_params);
   });
   return c;
 }

@@ -1,19 +1,11 @@
 #include "pdsp/learning/train_config.hpp"
 
-#include <charconv>
 #include <cmath>
 
 #include "pdsp/data/errors.hpp"
 
 namespace pdsp {
 namespace {
-
-// Shortest text that reads back to the same double.
-std::string number(double x) {
-  char text[32];
-  const auto result = std::to_chars(text, text + sizeof text, x);
-  return std::string(text, result.ptr);
-}
 
 void require(bool ok, const std::string& flag, const std::string& rule) {
   if (!ok) throw InputError(flag + ": " + rule);
@@ -54,38 +46,39 @@ void TrainConfig::validate() const {
   if (learner != "primal-dual") require(p == 2.0, "--p", "the likelihood baselines use p = 2");
 }
 
-std::vector<std::pair<std::string, std::string>> TrainConfig::fields() const {
+Fields TrainConfig::fields() const {
   return {{"data", data},
           {"learner", learner},
-          {"epsilon", number(epsilon)},
-          {"C", number(C)},
-          {"p", number(p)},
+          {"epsilon", epsilon},
+          {"C", C},
+          {"p", p},
           {"counting", counting_mode_name(counting)},
-          {"loss_weight", number(loss_weight)},
-          {"sweeps", std::to_string(sweeps)},
-          {"max_iters", std::to_string(max_iters)},
-          {"tol", number(tol)},
-          {"max_seconds", number(max_seconds)},
-          {"step", number(initial_step)},
-          {"max_step_trials", std::to_string(max_step_trials)},
+          {"loss_weight", loss_weight},
+          {"sweeps", int64_t{sweeps}},
+          {"max_iters", int64_t{max_iters}},
+          {"tol", tol},
+          {"max_seconds", max_seconds},
+          {"step", initial_step},
+          {"max_step_trials", int64_t{max_step_trials}},
           {"kernels", kernels},
           {"message_precision", message_precision},
-          {"inference_sweeps", std::to_string(inference_sweeps)},
-          {"inference_tol", number(inference_tol)}};
+          {"inference_sweeps", int64_t{inference_sweeps}},
+          {"inference_tol", inference_tol}};
 }
 
 std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields() const {
   std::vector<std::pair<std::string, std::string>> kept;
-  for (auto& field : fields())
+  for (const auto& [field, value] : fields())
     for (const char* name :
          {"epsilon", "C", "p", "counting", "loss_weight", "sweeps", "max_step_trials"})
-      if (field.first == name) kept.push_back(field);
+      if (field == name) kept.emplace_back(field, field_text(value));
   return kept;
 }
 
 std::string TrainConfig::to_line() const {
   std::string line;
-  for (const auto& [name, value] : fields()) line += (line.empty() ? "" : " ") + name + "=" + value;
+  for (const auto& [name, value] : fields())
+    line += (line.empty() ? "" : " ") + name + "=" + field_text(value);
   return line;
 }
 

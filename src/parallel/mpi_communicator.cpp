@@ -1,6 +1,11 @@
 #include "pdsp/parallel/mpi_communicator.hpp"
 
 #include <algorithm>
+#include <boost/mpi/collectives/broadcast.hpp>
+#include <boost/mpi/collectives/gather.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
 #include <cstring>
 
 namespace pdsp {
@@ -75,6 +80,35 @@ void MpiCommunicator::allreduce_sum(std::span<int64_t> values) {
     MPI_Allreduce(MPI_IN_PLACE, values.data() + done,
                   static_cast<int>(std::min(kMaxChunk, values.size() - done)), MPI_INT64_T, MPI_SUM,
                   MPI_COMM_WORLD);
+}
+
+namespace {
+// Boost.MPI's view of the world communicator: attached, so MPI stays owned by this class.
+boost::mpi::communicator world() {
+  return boost::mpi::communicator(MPI_COMM_WORLD, boost::mpi::comm_attach);
+}
+}  // namespace
+
+void MpiCommunicator::broadcast_from_root(std::string& bytes) {
+  if (size_ == 1) return;
+  boost::mpi::broadcast(world(), bytes, 0);
+}
+
+std::vector<std::string> MpiCommunicator::gather_to_root(const std::string& text) {
+  std::vector<std::string> all;
+  if (size_ == 1) return {text};
+  boost::mpi::gather(world(), text, all, 0);
+  return all;
+}
+
+std::string MpiCommunicator::library_version() const {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string version(text, static_cast<size_t>(length));
+  // Open MPI adds its package, repository and date on the same line: the first field names it.
+  const size_t end = version.find_first_of(",\n");
+  return end == std::string::npos ? version : version.substr(0, end);
 }
 
 void MpiCommunicator::barrier() {

@@ -62,6 +62,10 @@ damaged("param", bad_param)
 damaged("version", version)
 damaged("nolabels", no_labels)
 damaged("huge", huge_value)
+with open(f"{work}/bad.toml", "w") as f:
+    f.write("epsilonn = 0.5\n")
+with open(f"{work}/typo.toml", "w") as f:
+    f.write("[train]\nC = '0.5x'\n")
 PY
 before=$(md5sum "$work/train.h5")
 
@@ -73,27 +77,51 @@ for ranks in 1 2; do
   expect_error 2 "nan.h5: /vars/feat_value\[5\]: value is not finite" $ranks -- "$pdsp" train --data "$work/nan.h5" --out "$work/m.h5"
   expect_error 2 "param.h5: /factors/feat_param\[3\]: parameter index 1000000" $ranks -- "$pdsp" train --data "$work/param.h5" --out "$work/m.h5"
   expect_error 2 "version.h5: @format_version: unknown version 99" $ranks -- "$pdsp" info "$work/version.h5"
-  expect_error 2 "unknown flag --bogus" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --bogus 1
-  expect_error 2 "\-\-epsilon: must be 0 or a finite number >= 1e-12" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon -1
-  expect_error 2 "\-\-counting: 'odd' is not one of" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting odd
-  expect_error 2 "output would overwrite the input file" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/train.h5"
+  expect_error 2 "unknown flag or argument: --bogus 1" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --bogus 1
+  expect_error 2 "\-\-epsilon: '-1' is not a finite number >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon -1
+  expect_error 2 "\-\-epsilon: must be 0 or a finite number >= 1e-12" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 1e-13
+  expect_error 2 "\-\-counting: odd not in {auto,file,uniform,bethe}" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting odd
+  expect_error 2 "\-\-out $work/train.h5: is the input file of \-\-data" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/train.h5"
   expect_error 2 "has 240 parameters" $ranks -- "$pdsp" predict --data "$work/shared.h5" --model "$work/model.h5" --out "$work/p.h5"
-  expect_error 2 "\-\-noise: 'pink'" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --noise pink
+  expect_error 2 "\-\-noise: pink not in" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --noise pink
   expect_error 2 "nolabels.h5: /vars/label: training needs ground-truth labels" $ranks -- "$pdsp" train --data "$work/nolabels.h5" --out "$work/m.h5" --loss-weight 0
-  expect_error 2 "train.h5: output would overwrite the input file" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --metrics "$work/train.h5"
+  expect_error 2 "\-\-metrics $work/train.h5: is the input file of \-\-data" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --metrics "$work/train.h5"
   expect_error 2 "training diverged at iteration 1" $ranks -- "$pdsp" train --data "$work/huge.h5" --out "$work/m.h5"
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting bethe
-  expect_error 2 "\-\-message-precision: must be double or single" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision half
+  expect_error 2 "\-\-message-precision: half not in {double,single}" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision half
   expect_error 2 "\-\-message-precision: single needs \-\-kernels auto" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision single --kernels general
   expect_error 2 "train.h5: \-\-message-precision single needs the binary pairwise kernels" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision single --epsilon 0
-  expect_error 2 "m.h5: output directory does not exist" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/nowhere/m.h5"
-  expect_error 2 "given for two different outputs" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --test "$work/g.h5"
+  expect_error 2 "\-\-out $work/nowhere/m.h5: directory $work/nowhere does not exist" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/nowhere/m.h5"
+  expect_error 2 "\-\-test $work/g.h5: is also given to \-\-train" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --test "$work/g.h5"
   expect_error 2 "\-\-sizes: \-\-params per-site needs a single image size" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8x8,16x16
   expect_error 2 "\-\-sizes: '0x8' has a height or width below 1" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8x8,0x8 --params shared
   expect_error 2 "\-\-sizes: '8' is not HxW" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8 --params shared
   expect_error 2 "\-\-sizes: '8xy' is not HxW with integer H and W" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8xy --params shared
   expect_error 2 "\-\-sizes: '65536x65536' is too large" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 65536x65536 --params shared
   expect_error 2 "\-\-train-copies/\-\-test-copies: one file would hold at least" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --height 8000 --width 8000 --train-copies 9 --params shared
+  # Outputs that cannot be written are refused before the data set is opened.
+  expect_error 2 "\-\-out $work: is a directory" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work"
+  expect_error 2 "\-\-out $work: is a directory" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/model.h5" --out "$work"
+  expect_error 2 "\-\-train $work: is a directory" $ranks -- "$pdsp" gen denoise --train "$work"
+  expect_error 2 "\-\-metrics $work: is a directory" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --metrics "$work"
+  expect_error 2 "\-\-out /proc/m.h5: cannot create files in /proc" $ranks -- "$pdsp" train --data "$work/train.h5" --out /proc/m.h5
+  expect_error 2 "\-\-out /dev/null: exists and is not a regular file" $ranks -- "$pdsp" train --data "$work/train.h5" --out /dev/null
+  expect_error 2 "\-\-checkpoint-dir $work/model.h5: is a file, not a directory" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --checkpoint-dir "$work/model.h5"
+  expect_error 2 "\-\-learner: lbp-magic not in" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner lbp-magic
+  expect_error 2 "$work/none.toml: cannot read the config file" $ranks -- "$pdsp" train --config "$work/none.toml"
+  expect_error 2 "$work/bad.toml: 'epsilonn' is not a setting of pdsp train" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --config "$work/bad.toml"
+  expect_error 2 "\-\-C: '0.5x' is not a number" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --config "$work/typo.toml"
+  expect_error 2 "'gen densie' is not a command (known: gen denoise)" $ranks -- "$pdsp" gen densie --train "$work/g.h5"
+done
+# A directory given as --out is refused at once: nothing is read or trained (on 1 and 2 ranks).
+for ranks in 1 2; do
+  launcher=()
+  [ "$ranks" -gt 1 ] && launcher=("$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np "$ranks")
+  timeout 60 "${launcher[@]}" "$pdsp" train --data "$work/train.h5" --out "$work" > "$work/out" 2>&1
+  if grep -q "examples\|iter\|kernels" "$work/out"; then
+    echo "FAIL ($ranks rank(s)): --out DIR started work before refusing it"; cat "$work/out"
+    failures=$((failures + 1))
+  fi
 done
 expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting file
 

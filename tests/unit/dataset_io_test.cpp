@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include "pdsp/data/output_checks.hpp"
 #include "support/dataset_files.hpp"
 
 namespace {
@@ -169,15 +170,27 @@ TEST(DatasetIo, ModelRoundTripPreservesThetaAndHyperParameters) {
   const TempDir dir;
   const std::string path = dir.file("model.h5");
   const std::vector<double> theta = {1.0 / 3.0, -0.0, 2.5e-310, -7.25, 1e300};
+  pdsp::Provenance provenance;
+  provenance.version = "9.8.7";
+  provenance.commit = "abc123-dirty";
+  provenance.command_line = "pdsp train --data 'a b.h5'";
+  provenance.hosts = {"node1", "node2"};
+  provenance.ranks = 4;
+  provenance.threads = 8;
+  provenance.started_at = "2026-11-23T10:00:00Z";
+  provenance.data_fingerprint = "examples=4 sum=0123";
+  provenance.config = "epsilon=0.25\ncounting=\"bethe\"\n";
   pdsp::write_model(path, theta,
-                    {{"epsilon", "0.25"}, {"counting", "bethe"}, {"max_iterations", "50"}});
+                    {{"epsilon", 0.25}, {"counting", "bethe"}, {"max_iterations", int64_t{50}}},
+                    provenance);
   const pdsp::ModelFile model = pdsp::read_model(path);
   EXPECT_EQ(bits(model.theta), bits(theta));
   EXPECT_EQ(model.epsilon, 0.25);
   EXPECT_EQ(model.counting, "bethe");
-  // Numeric text becomes a number, so that other tools read it without parsing.
+  EXPECT_EQ(model.provenance.fields(), provenance.fields());
+  // Attributes keep their types, so that other tools read them without parsing.
   const pdsp::h5::File file = pdsp::h5::File::open_read(path);
-  EXPECT_EQ(file.read_double_attribute("max_iterations"), 50.0);
+  EXPECT_EQ(file.read_int_attribute("max_iterations"), 50);
   EXPECT_EQ(file.read_string_attribute("format"), pdsp::kModelFormat);
 }
 
@@ -197,23 +210,24 @@ TEST(DatasetIo, ReadingADatasetAsAModelIsAnInputError) {
 TEST(DatasetIo, OverwritingTheInputIsRefused) {
   const TempDir dir;
   const std::string input = valid_file(dir);
-  EXPECT_THROW(pdsp::refuse_to_overwrite_input(input, input), pdsp::InputError);
+  EXPECT_THROW(pdsp::check_outputs({{"--out", input}}, {{"--data", input}}), pdsp::InputError);
   // Another spelling of the same file is still the same file.
   const std::string respelled = (dir.path() / "." / "data.h5").string();
-  EXPECT_THROW(pdsp::refuse_to_overwrite_input(respelled, input), pdsp::InputError);
+  EXPECT_THROW(pdsp::check_outputs({{"--out", respelled}}, {{"--data", input}}), pdsp::InputError);
   try {
-    pdsp::refuse_to_overwrite_input(input, input);
+    pdsp::check_outputs({{"--out", input}}, {{"--data", input}});
   } catch (const pdsp::InputError& error) {
     EXPECT_NE(std::string(error.what()).find(input), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("--data"), std::string::npos) << error.what();
   }
 }
 
 TEST(DatasetIo, WritingBesideTheInputIsAllowed) {
   const TempDir dir;
   const std::string input = valid_file(dir);
-  EXPECT_NO_THROW(pdsp::refuse_to_overwrite_input(dir.file("model.h5"), input));
-  pdsp::write_model(dir.file("model.h5"), {1.0}, {{"epsilon", "1"}, {"counting", "uniform"}});
-  EXPECT_NO_THROW(pdsp::refuse_to_overwrite_input(dir.file("model.h5"), input));
+  EXPECT_NO_THROW(pdsp::check_outputs({{"--out", dir.file("model.h5")}}, {{"--data", input}}));
+  pdsp::write_model(dir.file("model.h5"), {1.0}, {{"epsilon", 1.0}, {"counting", "uniform"}}, {});
+  EXPECT_NO_THROW(pdsp::check_outputs({{"--out", dir.file("model.h5")}}, {{"--data", input}}));
 }
 
 }  // namespace

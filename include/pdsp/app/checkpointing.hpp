@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pdsp/app/run_log.hpp"
+#include "pdsp/app/run_view.hpp"
 #include "pdsp/learning/checkpoint.hpp"
 #include "pdsp/learning/checkpoint_store.hpp"
 #include "pdsp/util/clock.hpp"
@@ -29,9 +30,17 @@ struct CheckpointOptions {
   double interval_seconds() const;
 };
 
-// Finds and loads the checkpoint to continue from, checks that it belongs to this data and
-// these settings, and puts its messages into `problem`. Returns nothing for a fresh start.
-// Collective.
+// Rank 0's look at the checkpoint directory: it must be usable as one (an InputError otherwise),
+// its published checkpoints, and the header of each file a resume would try.
+CheckpointView look_at_checkpoints(const CheckpointOptions& options);
+
+// Loads the checkpoint to continue from, among those of `view` (rank 0's, shared with every
+// rank), checks that it belongs to this data and these settings, and puts its messages into
+// `problem`. Returns nothing for a fresh start. Collective.
+std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
+                                          const CheckpointView& view, const Checkpoint& current,
+                                          LocalProblem& problem, Communicator& comm);
+// The same, with rank 0 looking at the directory first.
 std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
                                           const Checkpoint& current, LocalProblem& problem,
                                           Communicator& comm);

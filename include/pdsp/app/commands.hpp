@@ -4,19 +4,24 @@
 #include <string>
 #include <vector>
 
+#include "pdsp/app/invocation.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
 namespace pdsp {
 
-int run_train(const std::vector<std::string>& args, Communicator& comm);
-int run_predict(const std::vector<std::string>& args, Communicator& comm);
-int run_info(const std::vector<std::string>& args, Communicator& comm);
-int run_gen(const std::vector<std::string>& args, Communicator& comm);
+int run_train(const Invocation& invocation, Communicator& comm);
+int run_predict(const Invocation& invocation, Communicator& comm);
+int run_info(const Invocation& invocation, Communicator& comm);
+int run_gen_denoise(const Invocation& invocation, Communicator& comm);
 
-// Parses `args` on every rank; returns false (after rank 0 printed the help) for --help.
-class Arguments;
-bool parse_collectively(Arguments& arguments, const std::vector<std::string>& args,
-                        Communicator& comm);
+struct CommandSpec {
+  std::string name;  // as typed, one or more words: "train", "gen denoise"
+  std::string summary;
+  int (*run)(const Invocation&, Communicator&);
+};
+// Every sub-command, in the order `pdsp --help` lists them.
+const std::vector<CommandSpec>& command_table();
+
 // Sets the OpenMP thread count when `threads` > 0.
 void use_threads(int threads);
 

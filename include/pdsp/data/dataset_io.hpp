@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/data/provenance.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
 namespace pdsp {
@@ -43,7 +44,8 @@ Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last);
 // Serial convenience: scan and read the whole file.
 Dataset read_dataset(const std::string& path);
 
-// Writes a whole data set (a slice with first_* == 0), atomically.
-void write_dataset(const std::string& path, const Dataset& data);
+// Writes a whole data set (a slice with first_* == 0), atomically (see write_output), with the
+// provenance of the run that made it.
+void write_dataset(const std::string& path, const Dataset& data, const Provenance& provenance = {});
 
 }  // namespace pdsp

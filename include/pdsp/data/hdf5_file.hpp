@@ -9,6 +9,9 @@
 
 namespace pdsp::h5 {
 
+// The HDF5 library this build runs on, e.g. "1.10.8".
+std::string library_version();
+
 // Owns one HDF5 identifier and closes it with the matching H5*close function.
 class Handle {
  public:

@@ -1,8 +1,11 @@
 #pragma once
-// The model file: /theta float64 [d] and one root attribute per hyper-parameter.
+// The model file: /theta float64 [d], one root attribute per hyper-parameter and the run's
+// provenance.
 #include <string>
-#include <utility>
 #include <vector>
+
+#include "pdsp/data/provenance.hpp"
+#include "pdsp/util/field.hpp"
 
 namespace pdsp {
 
@@ -14,11 +17,13 @@ struct ModelFile {
   double epsilon = 1.0;
   std::string counting = "uniform";
   std::string inference;  // "lbp" / "mean-field" for the likelihood baselines, else empty
+  Provenance provenance;
 };
 
-// Attributes whose text parses as a number are stored as float64, the rest as strings.
+// Each attribute keeps its type (string, float64 or int64). Atomic, with a rescue copy when the
+// file cannot be written where asked (see write_output).
 void write_model(const std::string& path, const std::vector<double>& theta,
-                 const std::vector<std::pair<std::string, std::string>>& attributes);
+                 const Fields& attributes, const Provenance& provenance);
 ModelFile read_model(const std::string& path);
 
 }  // namespace pdsp

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "pdsp/data/provenance.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
 namespace pdsp {
@@ -16,8 +17,10 @@ struct PredictionSlice {
   std::vector<double> marginal;
 };
 
-// Collective. `total_vars` and `total_states` size the datasets of the whole file.
+// Collective. `total_vars` and `total_states` size the datasets of the whole file;
+// `model_provenance` is the provenance of the model that predicted (its training data, its run).
 void write_predictions(const std::string& path, const PredictionSlice& slice, int64_t total_vars,
-                       int64_t total_states, Communicator& comm);
+                       int64_t total_states, const Provenance& provenance,
+                       const Provenance& model_provenance, Communicator& comm);
 
 }  // namespace pdsp

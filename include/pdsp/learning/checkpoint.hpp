@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "pdsp/data/provenance.hpp"
 #include "pdsp/learning/trainer.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
@@ -24,6 +25,7 @@ struct Checkpoint {
   // Settings that change the trajectory (epsilon, C, ...): a resume must use the same values.
   std::vector<std::pair<std::string, std::string>> compatibility;
   std::string data_fingerprint;
+  Provenance provenance;  // of the run that wrote it (not covered by the header checksum)
 };
 
 // Writes `path` atomically (temporary file, fsync, rename). Rank 0 writes the header and theta
@@ -32,8 +34,12 @@ struct Checkpoint {
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint,
                       const std::vector<double>& local_messages, Communicator& comm);
 
-// Reads and verifies the header and theta of `path`: format, version, the header checksum over
-// every attribute, the theta checksum. Collective; a damaged file throws CollectiveError.
+// Reads and verifies the header and theta of `path` on this rank alone: format, version, the
+// header checksum over every attribute, the theta checksum. Damage throws InputError.
+Checkpoint read_checkpoint_file_header(const std::string& path);
+// Refuses a checkpoint whose theta does not fit data with `num_params` parameters.
+void check_checkpoint_params(const std::string& path, const Checkpoint& c, int64_t num_params);
+// Both of the above on every rank. Collective; a damaged file throws CollectiveError.
 Checkpoint read_checkpoint_header(const std::string& path, int64_t num_params, Communicator& comm);
 
 // Reads this rank's slice of the messages (`local_messages` is already sized to it) and

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pdsp/inference/counting.hpp"
+#include "pdsp/util/field.hpp"
 
 namespace pdsp {
 
@@ -42,9 +43,9 @@ struct TrainConfig {
 
   // Throws InputError naming the flag of an impossible value.
   void validate() const;
-  // (name, value) pairs in a fixed order, values as text: the one source for the log line, the
-  // metrics header and the model attributes.
-  std::vector<std::pair<std::string, std::string>> fields() const;
+  // (name, typed value) pairs in a fixed order: the one source for the log line, the metrics
+  // header and the model attributes.
+  Fields fields() const;
   std::string to_line() const;
   // The fields that change the training trajectory: a checkpoint resumes only with the same.
   std::vector<std::pair<std::string, std::string>> trajectory_fields() const;

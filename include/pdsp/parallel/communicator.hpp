@@ -17,7 +17,13 @@ class Communicator {
   // One in-place reduction: `sums` are added over ranks and `maxima` take the largest value.
   virtual void allreduce(std::span<double> sums, std::span<double> maxima) = 0;
   virtual void allreduce_sum(std::span<int64_t> values) = 0;
+  // Replaces `bytes` on every rank with rank 0's (see share_from_root for structured values).
+  virtual void broadcast_from_root(std::string& bytes) = 0;
+  // Rank 0 receives every rank's `text` in rank order; the other ranks receive nothing.
+  virtual std::vector<std::string> gather_to_root(const std::string& text) = 0;
   virtual void barrier() = 0;
+  // The message-passing library this build runs on, e.g. "Open MPI v4.1.4".
+  virtual std::string library_version() const = 0;
   // Ends every rank at once; used when one rank finds an error the others cannot see.
   [[noreturn]] virtual void abort(int exit_code) = 0;
 
@@ -32,7 +38,10 @@ class SerialCommunicator final : public Communicator {
   int size() const override { return 1; }
   void allreduce(std::span<double>, std::span<double>) override {}
   void allreduce_sum(std::span<int64_t>) override {}
+  void broadcast_from_root(std::string&) override {}
+  std::vector<std::string> gather_to_root(const std::string& text) override { return {text}; }
   void barrier() override {}
+  std::string library_version() const override { return "none (serial)"; }
   [[noreturn]] void abort(int exit_code) override;
   using Communicator::allreduce_sum;
 };

@@ -18,7 +18,10 @@ class MpiCommunicator final : public Communicator {
   int size() const override { return size_; }
   void allreduce(std::span<double> sums, std::span<double> maxima) override;
   void allreduce_sum(std::span<int64_t> values) override;
+  void broadcast_from_root(std::string& bytes) override;
+  std::vector<std::string> gather_to_root(const std::string& text) override;
   void barrier() override;
+  std::string library_version() const override;
   [[noreturn]] void abort(int exit_code) override;
   using Communicator::allreduce_sum;
 

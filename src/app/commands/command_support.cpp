@@ -1,18 +1,18 @@
 #include <omp.h>
 
-#include <cstdio>
-
-#include "pdsp/app/arguments.hpp"
 #include "pdsp/app/commands.hpp"
 
 namespace pdsp {
 
-bool parse_collectively(Arguments& arguments, const std::vector<std::string>& args,
-                        Communicator& comm) {
-  bool proceed = true;
-  run_collectively(comm, [&] { proceed = arguments.parse(args); });
-  if (!proceed && comm.is_root()) std::fputs(arguments.help().c_str(), stdout);
-  return proceed;
+const std::vector<CommandSpec>& command_table() {
+  static const std::vector<CommandSpec> table = {
+      {"train", "learn a model by primal-dual message passing", run_train},
+      {"predict", "predict labels and marginals with a model", run_predict},
+      {"info", "validate a data set, or show a model's, prediction's or checkpoint's provenance",
+       run_info},
+      {"gen denoise", "generate binary image-denoising data", run_gen_denoise},
+  };
+  return table;
 }
 
 void use_threads(int threads) {

@@ -1,23 +1,23 @@
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 
-#include "pdsp/app/arguments.hpp"
+#include "pdsp/app/command_line.hpp"
 #include "pdsp/app/commands.hpp"
+#include "pdsp/data/atomic_file.hpp"
+#include "pdsp/data/dataset_io.hpp"
+#include "pdsp/data/hdf5_file.hpp"
+#include "pdsp/data/output_checks.hpp"
 #include "pdsp/data/partition.hpp"
+#include "pdsp/data/provenance.hpp"
 #include "pdsp/inference/counting.hpp"
 
 namespace pdsp {
+namespace {
 
-int run_info(const std::vector<std::string>& args, Communicator& comm) {
-  std::string path;
-  Arguments flags("info", "Validates a pdsp data set and prints a summary.\nusage: pdsp info FILE");
-  flags.add("--data", &path, "data set to inspect (or give it as the only argument)");
-  std::vector<std::string> rest = args;
-  if (rest.size() == 1 && rest[0].rfind("--", 0) != 0) rest = {"--data", rest[0]};
-  flags.required("--data");
-  if (!parse_collectively(flags, rest, comm)) return 0;
-
-  // Every rank reads and validates its slice: `info` checks exactly what training would read.
+// Validates a data set exactly as training reads it and prints its sizes. Collective.
+void describe_dataset(const std::string& path, Communicator& comm) {
   DatasetLayout layout;
   const Dataset slice = load_rank_slice(path, comm, &layout);
   // The counting numbers of the file must allow the message update, as training will check.
@@ -32,7 +32,7 @@ int run_info(const std::vector<std::string>& args, Communicator& comm) {
   for (int64_t a = 0; a < slice.num_factors(); ++a)
     maxima[1] = std::max(maxima[1], static_cast<double>(slice.arity(a)));
   comm.allreduce(sums, maxima);
-  if (!comm.is_root()) return 0;
+  if (!comm.is_root()) return;
 
   std::printf("%s: valid pdsp-dataset (format_version 1)\n", path.c_str());
   std::printf("  examples            %lld\n", static_cast<long long>(layout.num_examples()));
@@ -61,6 +61,73 @@ int run_info(const std::vector<std::string>& args, Communicator& comm) {
     if (histogram[b] > 0)
       std::printf("    [%lld, %lld)  %lld\n", static_cast<long long>(int64_t{1} << b),
                   static_cast<long long>(int64_t{2} << b), static_cast<long long>(histogram[b]));
+}
+
+// Prints the provenance of a file pdsp wrote (model, prediction, checkpoint), and with
+// `config_out` writes its effective settings as a config file that re-runs it.
+void describe_output(const h5::File& file, const std::string& format,
+                     const std::string& config_out) {
+  const Provenance provenance = read_provenance(file);
+  std::printf("%s: %s (format_version %lld)\n", file.path().c_str(), format.c_str(),
+              static_cast<long long>(file.read_int_attribute("format_version")));
+  if (provenance.version.empty()) {
+    std::printf(
+        "  no provenance recorded (written before pdsp 0.1.0 recorded it, or by another "
+        "tool)\n");
+  } else {
+    for (const auto& [name, value] : provenance.fields())
+      if (name != "effective_config")
+        std::printf("  %-20s %s\n", name.c_str(), field_text(value).c_str());
+    std::printf("  effective settings (pdsp info %s --write-config FILE writes them):\n",
+                file.path().c_str());
+    std::istringstream lines(provenance.config);
+    for (std::string line; std::getline(lines, line);) std::printf("    %s\n", line.c_str());
+  }
+  if (config_out.empty()) return;
+  if (provenance.config.empty())
+    throw InputError(file.path() + ": @effective_config: the file records no settings to write");
+  write_output(config_out, [&](const std::string& temporary) {
+    std::ofstream out(temporary);
+    out << "# settings of " << file.path() << ", written by " << provenance.command_line << "\n"
+        << provenance.config;
+    if (!out.flush()) throw InputError(temporary + ": cannot write the config file");
+  });
+  std::printf("settings written to %s\n", config_out.c_str());
+}
+
+}  // namespace
+
+int run_info(const Invocation& invocation, Communicator& comm) {
+  std::string path, config_out;
+  CommandLine command_line(
+      invocation.command,
+      "Validates a pdsp data set and prints a summary, or prints the provenance of a model,\n"
+      "prediction or checkpoint file (which pdsp, commit, command line, hosts, settings).\n"
+      "usage: pdsp info FILE [--write-config OUT.toml]");
+  CLI::App& app = command_line.flags();
+  app.add_option("file,--data", path, "the file to inspect")->required();
+  app.add_option("--write-config", config_out,
+                 "write a model's or checkpoint's settings as a config file (pdsp train --config)");
+  if (!command_line.parse_collectively(invocation.args, comm)) return 0;
+
+  // The format attribute tells a data set from the files pdsp writes.
+  std::string format;
+  run_collectively(comm, [&] {
+    check_outputs({{"--write-config", config_out}}, {{"FILE", path}});
+    const h5::File file = h5::File::open_read(path);
+    format = file.has_attribute("format") ? file.read_string_attribute("format") : "";
+  });
+  if (format == kDatasetFormat || format.empty()) {
+    run_collectively(comm, [&] {
+      if (!config_out.empty())
+        throw InputError("--write-config: " + path + " is a data set; it records no settings");
+    });
+    describe_dataset(path, comm);
+    return 0;
+  }
+  run_collectively(comm, [&] {
+    if (comm.is_root()) describe_output(h5::File::open_read(path), format, config_out);
+  });
   return 0;
 }
 

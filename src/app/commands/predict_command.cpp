@@ -1,12 +1,15 @@
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 
-#include "pdsp/app/arguments.hpp"
+#include "pdsp/app/command_line.hpp"
 #include "pdsp/app/commands.hpp"
-#include "pdsp/data/atomic_file.hpp"
+#include "pdsp/app/flag_checks.hpp"
+#include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/data/model_file.hpp"
+#include "pdsp/data/output_checks.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/data/prediction_file.hpp"
 #include "pdsp/learning/approximate_crf.hpp"
@@ -22,7 +25,34 @@ struct PredictFlags {
   int max_sweeps = 1000;
   double tol = 1e-9;
   int threads = 0;
+  bool quiet = false;
 };
+
+void declare_flags(CLI::App& app, PredictFlags& f) {
+  const std::string files = "Files", inference = "Inference", run = "Run";
+  app.add_option("--data", f.data, "data set to predict (labels, if present, give the error)")
+      ->required()
+      ->group(files);
+  app.add_option("--model", f.model, "model file written by pdsp train")->required()->group(files);
+  app.add_option("--out", f.out, "prediction file to write (HDF5)")->required()->group(files);
+  app.add_option("--epsilon", f.epsilon, "temperature (default: the model's)")->group(inference);
+  app.add_option("--counting", f.counting, "counting numbers (default: the model's)")
+      ->check(CLI::IsMember({"", "auto", "file", "uniform", "bethe"}))
+      ->group(inference);
+  app.add_option("--inference", f.inference, "auto is the model's own inference")
+      ->check(CLI::IsMember({"auto", "message-passing", "lbp", "mean-field"}))
+      ->group(inference);
+  app.add_option("--max-sweeps", f.max_sweeps, "upper bound on message sweeps")
+      ->check(CLI::PositiveNumber)
+      ->group(inference);
+  app.add_option("--tol", f.tol, "stop when no message entry changes by more than this")
+      ->check(finite_at_least(0))
+      ->group(inference);
+  app.add_option("--threads", f.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(run);
+  app.add_flag("--quiet", f.quiet, "no progress lines")->group(run);
+}
 
 // Arg-max of every variable's belief (the lowest state among ties) and its marginal.
 PredictionSlice read_off_predictions(const Dataset& data, std::span<const double> beliefs) {
@@ -77,39 +107,24 @@ std::string approximate_beliefs(const Dataset& slice, ApproximateInference infer
 
 }  // namespace
 
-int run_predict(const std::vector<std::string>& args, Communicator& comm) {
+int run_predict(const Invocation& invocation, Communicator& comm) {
   PredictFlags f;
-  Arguments flags(
-      "predict",
+  CommandLine command_line(
+      invocation.command,
       "Runs message passing with fixed theta (no loss augmentation) to convergence and\n"
       "writes /prediction/label and /prediction/marginal.");
-  flags.add("--data", &f.data, "data set to predict (labels, if present, give the error)");
-  flags.add("--model", &f.model, "model file written by pdsp train");
-  flags.add("--out", &f.out, "prediction file to write (HDF5)");
-  flags.add("--epsilon", &f.epsilon, "temperature (default: the model's)");
-  flags.add("--counting", &f.counting, "auto | file | uniform | bethe (default: the model's)");
-  flags.add("--max-sweeps", &f.max_sweeps, "upper bound on message sweeps");
-  flags.add("--tol", &f.tol, "stop when no message entry changes by more than this");
-  flags.add("--threads", &f.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)");
-  flags.add("--inference", &f.inference, "auto (the model's) | message-passing | lbp | mean-field");
-  flags.required("--data");
-  flags.required("--model");
-  flags.required("--out");
-  if (!parse_collectively(flags, args, comm)) return 0;
+  declare_flags(command_line.flags(), f);
+  if (!command_line.parse_collectively(invocation.args, comm)) return 0;
 
   ModelFile model;
   ProblemSettings settings;
   run_collectively(comm, [&] {
-    if (f.max_sweeps < 1) throw InputError("--max-sweeps: must be >= 1");
-    if (!(f.tol >= 0)) throw InputError("--tol: must be >= 0");
-    check_outputs({f.out}, {f.data, f.model});
+    check_outputs({{"--out", f.out}}, {{"--data", f.data}, {"--model", f.model}});
     model = read_model(f.model);
     settings.epsilon = model.epsilon;
-    if (!f.epsilon.empty()) {
-      settings.epsilon = parse_double("--epsilon", f.epsilon);
-      if (!is_valid_epsilon(settings.epsilon))
-        throw InputError("--epsilon: must be 0 or a finite number >= 1e-12");
-    }
+    if (!f.epsilon.empty() && (!CLI::detail::lexical_cast(f.epsilon, settings.epsilon) ||
+                               !is_valid_epsilon(settings.epsilon)))
+      throw InputError("--epsilon: '" + f.epsilon + "' is not 0 or a finite number >= 1e-12");
     settings.counting = parse_counting_mode(f.counting.empty() ? model.counting : f.counting);
     if (f.inference == "auto")
       f.inference = model.inference.empty() ? "message-passing" : model.inference;
@@ -134,7 +149,10 @@ int run_predict(const std::vector<std::string>& args, Communicator& comm) {
           ? primal_dual_beliefs(slice, settings, model, f, comm, beliefs)
           : approximate_beliefs(slice, parse_inference(f.inference), model, f, beliefs);
   const PredictionSlice predictions = read_off_predictions(slice, beliefs);
-  write_predictions(f.out, predictions, layout.num_vars(), layout.state_offset.back(), comm);
+  const Provenance provenance = describe_run(invocation, command_line.effective_config(),
+                                             dataset_fingerprint(slice, comm), comm);
+  write_predictions(f.out, predictions, layout.num_vars(), layout.state_offset.back(), provenance,
+                    model.provenance, comm);
 
   double counts[2] = {0, 0};  // wrong, labelled
   if (slice.has_labels())

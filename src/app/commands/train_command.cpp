@@ -1,24 +1,28 @@
 #include <omp.h>
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
 
-#include "pdsp/app/arguments.hpp"
 #include "pdsp/app/checkpointing.hpp"
+#include "pdsp/app/command_line.hpp"
 #include "pdsp/app/commands.hpp"
+#include "pdsp/app/flag_checks.hpp"
 #include "pdsp/app/json_line.hpp"
 #include "pdsp/app/process_memory.hpp"
 #include "pdsp/app/run_log.hpp"
+#include "pdsp/app/run_view.hpp"
 #include "pdsp/app/stop_signals.hpp"
-#include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/data/model_file.hpp"
+#include "pdsp/data/output_checks.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/learning/crf_baselines.hpp"
 #include "pdsp/learning/trainer.hpp"
+#include "pdsp/parallel/share_from_root.hpp"
 #include "pdsp/util/clock.hpp"
 
 namespace pdsp {
@@ -28,48 +32,112 @@ struct TrainOptions {
   TrainConfig config;
   std::string counting = "auto";
   CheckpointOptions checkpoints;
+  bool quiet = false;
   double seconds_load = 0;  // scanning the file and reading the slices (the slowest rank)
+  Provenance provenance;    // of this run (the hosts on rank 0 only)
 };
 
-void declare_flags(Arguments& flags, TrainOptions& o) {
+void declare_flags(CLI::App& app, TrainOptions& o) {
   TrainConfig& c = o.config;
-  flags.add("--data", &c.data, "training data set (pdsp-dataset HDF5)");
-  flags.add("--out", &c.out, "model file to write (HDF5)");
-  flags.add("--epsilon", &c.epsilon, "entropy temperature: 1 = CRF, 0 = structured SVM");
-  flags.add("--C", &c.C, "regularisation weight");
-  flags.add("--p", &c.p, "regulariser norm (C/p) |theta|_p^p, p >= 1");
-  flags.add("--counting", &o.counting, "counting numbers: auto | file | uniform | bethe");
-  flags.add("--loss-weight", &c.loss_weight, "scale of the loss augmentation e_v(s)");
-  flags.add("--sweeps", &c.sweeps, "message sweeps per outer iteration");
-  flags.add("--max-iters", &c.max_iters,
-            "maximum outer iterations (baselines: L-BFGS iterations or SGD epochs)");
-  flags.add("--tol", &c.tol, "stop when the relative decrease of F (or the gap) is below");
-  flags.add("--max-seconds", &c.max_seconds, "stop after this wall time (0: no limit)");
-  flags.add("--step", &c.initial_step, "first step of the Armijo search (SGD: step scale)");
-  flags.add("--max-step-trials", &c.max_step_trials, "objective evaluations per step search");
-  flags.add("--threads", &c.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)");
-  flags.add("--kernels", &c.kernels,
-            "auto (specialised kernels where they apply) | general (for comparisons)");
-  flags.add("--message-precision", &c.message_precision,
-            "double | single (binary pairwise kernels only: float messages, less memory traffic)");
-  flags.add("--metrics", &c.metrics, "JSONL metrics file (first line: run metadata)");
-  flags.add("--learner", &c.learner,
-            "primal-dual | lbp-sgd | lbp-lbfgs | mf-sgd | mf-lbfgs (likelihood baselines)");
-  flags.add("--inference-sweeps", &c.inference_sweeps,
-            "baselines: inference sweeps per evaluation");
-  flags.add("--inference-tol", &c.inference_tol, "baselines: inference convergence tolerance");
+  const std::string files = "Files", model = "Model", stop = "Optimisation and stopping",
+                    speed = "Performance", baselines = "Likelihood baselines (--learner)",
+                    checkpoints = "Checkpoints and requeueing";
+  app.add_option("--data", c.data, "training data set (pdsp-dataset HDF5)")
+      ->required()
+      ->group(files);
+  app.add_option("--out", c.out, "model file to write (HDF5)")->required()->group(files);
+  app.add_option("--metrics", c.metrics, "JSONL metrics file (first line: run metadata)")
+      ->group(files);
+  app.add_flag("--quiet", o.quiet, "no settings or progress lines on the console")->group(files);
+  app.add_option("--learner", c.learner, "primal-dual, or a likelihood baseline")
+      ->check(CLI::IsMember({"primal-dual", "lbp-sgd", "lbp-lbfgs", "mf-sgd", "mf-lbfgs"}))
+      ->group(model);
+  app.add_option("--epsilon", c.epsilon, "entropy temperature: 1 = CRF, 0 = structured SVM")
+      ->check(finite_at_least(0))
+      ->group(model);
+  app.add_option("--C", c.C, "regularisation weight (> 0)")
+      ->check(finite_at_least(0))
+      ->group(model);
+  app.add_option("--p", c.p, "regulariser norm (C/p) |theta|_p^p")
+      ->check(finite_at_least(1))
+      ->group(model);
+  app.add_option("--counting", o.counting, "counting numbers")
+      ->check(CLI::IsMember({"auto", "file", "uniform", "bethe"}))
+      ->group(model);
+  app.add_option("--loss-weight", c.loss_weight, "scale of the loss augmentation e_v(s)")
+      ->check(finite_at_least(0))
+      ->group(model);
+  app.add_option("--sweeps", c.sweeps, "message sweeps per outer iteration")
+      ->check(CLI::PositiveNumber)
+      ->group(stop);
+  app.add_option("--max-iters", c.max_iters,
+                 "maximum outer iterations (baselines: L-BFGS iterations or SGD epochs)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(stop);
+  app.add_option("--tol", c.tol, "stop when the relative decrease of F (or the gap) is below")
+      ->check(finite_at_least(0))
+      ->group(stop);
+  app.add_option("--max-seconds", c.max_seconds, "stop after this wall time (0: no limit)")
+      ->check(finite_at_least(0))
+      ->group(stop);
+  app.add_option("--step", c.initial_step, "first step of the Armijo search (SGD: step scale)")
+      ->check(finite_at_least(0))
+      ->group(stop);
+  app.add_option("--max-step-trials", c.max_step_trials, "objective evaluations per step search")
+      ->check(CLI::Range(1, 200))
+      ->group(stop);
+  app.add_option("--threads", c.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(speed);
+  app.add_option("--kernels", c.kernels,
+                 "auto (specialised kernels where they apply) or general (for comparisons)")
+      ->check(CLI::IsMember({"auto", "general"}))
+      ->group(speed);
+  app.add_option("--message-precision", c.message_precision,
+                 "single: float messages in the binary pairwise kernels (less memory traffic)")
+      ->check(CLI::IsMember({"double", "single"}))
+      ->group(speed);
+  app.add_option("--inference-sweeps", c.inference_sweeps, "inference sweeps per evaluation")
+      ->check(CLI::PositiveNumber)
+      ->group(baselines);
+  app.add_option("--inference-tol", c.inference_tol, "inference convergence tolerance")
+      ->check(finite_at_least(0))
+      ->group(baselines);
   CheckpointOptions& k = o.checkpoints;
-  flags.add("--checkpoint-dir", &k.directory, "directory for checkpoints");
-  flags.add("--checkpoint-every", &k.every, "checkpoint every N iterations (0: off)");
-  flags.add("--checkpoint-seconds", &k.seconds,
-            "checkpoint every S seconds (default 300 when no interval is given)");
-  flags.add("--keep-checkpoints", &k.keep, "checkpoints kept in the directory");
-  flags.add("--resume", &k.resume,
-            "auto (newest valid checkpoint of --checkpoint-dir, or a fresh start) or a file");
-  flags.add("--max-walltime", &k.max_walltime,
-            "seconds this job may run: checkpoint and exit 75 before the limit (0: none)");
-  flags.required("--data");
-  flags.required("--out");
+  app.add_option("--checkpoint-dir", k.directory, "directory for checkpoints")->group(checkpoints);
+  app.add_option("--checkpoint-every", k.every, "checkpoint every N iterations (0: off)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(checkpoints);
+  app.add_option("--checkpoint-seconds", k.seconds,
+                 "checkpoint every S seconds (default 300 when no interval is given)")
+      ->check(finite_at_least(0))
+      ->group(checkpoints);
+  app.add_option("--keep-checkpoints", k.keep, "checkpoints kept in the directory")
+      ->check(CLI::PositiveNumber)
+      ->group(checkpoints);
+  app.add_option("--resume", k.resume,
+                 "auto (newest valid checkpoint of --checkpoint-dir, or a fresh start) or a file")
+      ->group(checkpoints);
+  app.add_option("--max-walltime", k.max_walltime,
+                 "seconds this job may run: checkpoint and exit 75 before the limit (0: none)")
+      ->check(finite_at_least(0))
+      ->group(checkpoints);
+}
+
+// Everything that can be checked before the data set is opened: flag combinations, outputs
+// writable, the learner's restrictions. On every rank.
+void check_before_work(TrainOptions& o) {
+  TrainConfig& config = o.config;
+  config.counting = parse_counting_mode(o.counting);
+  config.validate();
+  o.checkpoints.validate();
+  if (config.learner != "primal-dual" &&
+      (!o.checkpoints.directory.empty() || !o.checkpoints.resume.empty()))
+    throw InputError("--learner " + config.learner +
+                     ": checkpoints are for the primal-dual learner");
+  check_outputs({{"--out", config.out}, {"--metrics", config.metrics}},
+                {{"--data", config.data}, {"--resume", o.checkpoints.resume}});
+  check_output_directory({"--checkpoint-dir", o.checkpoints.directory});
 }
 
 // `seconds_setup`: building the local problems (slot index, counting numbers, colouring, plans),
@@ -79,10 +147,9 @@ std::string metadata_line(const TrainOptions& o, const DatasetLayout& layout, do
   const TrainConfig& config = o.config;
   JsonLine line;
   line.add("type", "run").add("program", "pdsp train");
-  for (const auto& [name, value] : config.fields()) line.add(name, value);
-  line.add("ranks", comm.size())
-      .add("threads", omp_get_max_threads())
-      .add("examples", layout.num_examples())
+  line.add(config.fields());
+  line.add(o.provenance.fields());
+  line.add("examples", layout.num_examples())
       .add("variables", layout.num_vars())
       .add("factors", layout.num_factors())
       .add("params", layout.num_params)
@@ -105,7 +172,8 @@ double largest_peak_memory(Communicator& comm) {
 
 // The primal-dual trainer with checkpoints. Sets `requeue` when it stopped to be run again.
 TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout, TrainOptions& o,
-                              Communicator& comm, bool& requeue) {
+                              const CheckpointView& checkpoints, Communicator& comm,
+                              bool& requeue) {
   TrainConfig& config = o.config;
   std::unique_ptr<LocalProblem> problem;
   const auto setup_start = Clock::now();
@@ -125,10 +193,10 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
   Checkpoint identity;
   identity.config_line = config.to_line();
   identity.compatibility = config.trajectory_fields();
-  if (!o.checkpoints.directory.empty() || !o.checkpoints.resume.empty())
-    identity.data_fingerprint = dataset_fingerprint(slice, comm);
+  identity.data_fingerprint = o.provenance.data_fingerprint;
+  identity.provenance = o.provenance;
   const std::optional<Checkpoint> resumed =
-      resume_training(o.checkpoints, identity, *problem, comm);
+      resume_training(o.checkpoints, checkpoints, identity, *problem, comm);
 
   std::unique_ptr<RunLog> log;
   run_collectively(comm, [&] {
@@ -153,9 +221,6 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
   const auto setup_start = Clock::now();
   run_collectively(comm, [&] {
     parse_baseline_learner(config.learner, baseline);
-    if (!o.checkpoints.directory.empty() || !o.checkpoints.resume.empty())
-      throw InputError("--learner " + config.learner +
-                       ": checkpoints are for the primal-dual learner");
     if (!slice.has_labels())
       throw InputError(config.data + ": /vars/label: training needs ground-truth labels");
     crf = std::make_unique<ApproximateCrf>(slice, baseline.inference, config.inference_sweeps,
@@ -180,27 +245,40 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
 
 }  // namespace
 
-int run_train(const std::vector<std::string>& args, Communicator& comm) {
+int run_train(const Invocation& invocation, Communicator& comm) {
   TrainOptions o;
   TrainConfig& config = o.config;
-  Arguments flags("train",
-                  "Learns the parameters of a CRF / structured SVM by primal-dual message passing\n"
-                  "(Hazan & Urtasun 2010) and writes the model file.");
-  declare_flags(flags, o);
-  if (!parse_collectively(flags, args, comm)) return 0;
-  run_collectively(comm, [&] {
-    config.counting = parse_counting_mode(o.counting);
-    config.validate();
-    o.checkpoints.validate();
-    check_outputs({config.out, config.metrics}, {config.data});
+  CommandLine command_line(
+      invocation.command,
+      "Learns the parameters of a CRF / structured SVM by primal-dual message passing\n"
+      "(Hazan & Urtasun 2010) and writes the model file.");
+  declare_flags(command_line.flags(), o);
+  // Rank 0 reads the config file, checks the settings and the outputs, and looks at the
+  // checkpoint directory; every rank receives that one view, then checks the same on its own
+  // (outputs on every node), all before the data set is opened.
+  const RunView view = share_from_root<RunView>(comm, [&](RunView& v) {
+    v.config = command_line.read_config(invocation.args);
+    if (!command_line.parse(invocation.args, v.config, /*root=*/false)) return;
+    check_before_work(o);
+    v.checkpoints = look_at_checkpoints(o.checkpoints);
   });
+  bool proceed = true;
+  run_collectively(comm, [&] {
+    proceed = command_line.parse(invocation.args, view.config, comm.is_root());
+    if (proceed) check_before_work(o);
+  });
+  if (!proceed) return 0;
   use_threads(config.threads);
   install_stop_signals(comm.is_root());
+  if (comm.is_root() && !o.quiet)
+    std::printf("settings:\n%s", command_line.effective_config().c_str());
 
   const auto started = Clock::now();
   DatasetLayout layout;
   const Dataset slice = load_rank_slice(config.data, comm, &layout);
   o.seconds_load = largest_over_ranks(seconds_since(started), comm);
+  o.provenance = describe_run(invocation, command_line.effective_config(),
+                              dataset_fingerprint(slice, comm), comm);
   if (comm.is_root())
     std::printf(
         "pdsp train: %lld examples, %lld variables, %lld factors, %lld parameters on "
@@ -211,8 +289,9 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
 
   const bool primal_dual = config.learner == "primal-dual";
   bool requeue = false;
-  const TrainResult result = primal_dual ? train_primal_dual(slice, layout, o, comm, requeue)
-                                         : train_baseline(slice, layout, o, comm);
+  const TrainResult result =
+      primal_dual ? train_primal_dual(slice, layout, o, view.checkpoints, comm, requeue)
+                  : train_baseline(slice, layout, o, comm);
   if (requeue) {
     if (comm.is_root())
       std::printf("checkpoint written to %s; run the same command to continue (exit %d)\n",
@@ -224,14 +303,13 @@ int run_train(const std::vector<std::string>& args, Communicator& comm) {
     // A baseline's model predicts with the learner's own inference, a CRF at eps = 1.
     TrainConfig recorded = config;
     if (!primal_dual) recorded.epsilon = 1.0;
-    auto attributes = recorded.fields();
+    Fields attributes = recorded.fields();
     if (!primal_dual)
       attributes.emplace_back("inference",
                               config.learner.rfind("lbp", 0) == 0 ? "lbp" : "mean-field");
-    attributes.emplace_back("iterations", std::to_string(result.state.iterations_done));
+    attributes.emplace_back("iterations", int64_t{result.state.iterations_done});
     attributes.emplace_back("stop_reason", result.stop_reason);
-    attributes.emplace_back("ranks", std::to_string(comm.size()));
-    write_model(config.out, result.state.theta, attributes);
+    write_model(config.out, result.state.theta, attributes, o.provenance);
     std::printf("model written to %s (this process ran %.3f s)\n", config.out.c_str(),
                 seconds_since(started));
   });

@@ -8,6 +8,8 @@
 #include "pdsp/app/process_clock.hpp"
 #include "pdsp/app/stop_signals.hpp"
 #include "pdsp/data/errors.hpp"
+#include "pdsp/data/output_checks.hpp"
+#include "pdsp/parallel/share_from_root.hpp"
 #include "pdsp/util/clock.hpp"
 
 namespace pdsp {
@@ -65,21 +67,38 @@ double CheckpointOptions::interval_seconds() const {
   return every == 0 && seconds == 0 ? kDefaultCheckpointSeconds : seconds;
 }
 
+CheckpointView look_at_checkpoints(const CheckpointOptions& options) {
+  CheckpointView view;
+  if (!options.directory.empty()) {
+    check_output_directory({"--checkpoint-dir", options.directory});
+    if (std::filesystem::is_directory(options.directory)) {
+      const CheckpointStore store(options.directory, options.keep);
+      view.candidates = store.candidates();
+      for (const std::string& path : view.candidates)
+        view.iterations.push_back(CheckpointStore::iteration_of(path));
+    }
+  }
+  if (options.resume.empty()) return view;
+  if (options.resume != "auto") view.candidates = {options.resume};
+  for (const std::string& path : view.candidates) {
+    view.headers.emplace_back();
+    view.damage.emplace_back();
+    try {
+      view.headers.back() = read_checkpoint_file_header(path);
+    } catch (const InputError& error) {
+      view.damage.back() = error.what();
+    }
+  }
+  return view;
+}
+
 std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
-                                          const Checkpoint& current, LocalProblem& problem,
-                                          Communicator& comm) {
-  std::vector<std::string> candidates;
-  std::vector<int> iterations;
-  run_collectively(comm, [&] {
-    if (options.directory.empty()) return;
-    const CheckpointStore store(options.directory, options.keep);
-    candidates = store.candidates();
-    for (const std::string& path : candidates) iterations.push_back(store.iteration_of(path));
-  });
+                                          const CheckpointView& view, const Checkpoint& current,
+                                          LocalProblem& problem, Communicator& comm) {
   if (options.resume.empty()) {
     // A fresh run would prune the checkpoints already in the directory: refuse to lose them.
     run_collectively(comm, [&] {
-      if (!candidates.empty())
+      if (!view.iterations.empty())
         throw InputError(options.directory +
                          ": holds checkpoints of an earlier run; pass --resume auto to continue "
                          "it, or choose another --checkpoint-dir");
@@ -87,21 +106,24 @@ std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
     return std::nullopt;
   }
   const bool automatic = options.resume == "auto";
-  if (automatic && candidates.empty()) {
+  if (automatic && view.candidates.empty()) {
     if (comm.is_root())
       std::printf("no checkpoint in %s: starting afresh\n", options.directory.c_str());
     return std::nullopt;
   }
-  if (!automatic) candidates = {options.resume};
 
   // A damaged file is skipped for an older one (with --resume auto); a file of other data or
   // other settings is refused.
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const std::string& path = candidates[i];
-    const bool last_chance = !automatic || i + 1 == candidates.size();
+  for (size_t i = 0; i < view.candidates.size(); ++i) {
+    const std::string& path = view.candidates[i];
+    const bool last_chance = !automatic || i + 1 == view.candidates.size();
     Checkpoint loaded;
     try {
-      loaded = read_checkpoint_header(path, problem.num_params(), comm);
+      run_collectively(comm, [&] {
+        if (!view.damage[i].empty()) throw InputError(view.damage[i]);
+        loaded = view.headers[i];
+        check_checkpoint_params(path, loaded, problem.num_params());
+      });
       run_collectively(comm, [&] { check_compatible(path, loaded, current); });
       std::vector<double> messages(static_cast<size_t>(problem.num_message_entries()));
       read_checkpoint_messages(path, messages, comm);
@@ -115,8 +137,8 @@ std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
     // Continuing an older checkpoint in a directory that holds later ones would interleave two
     // runs' files (and pruning would remove the new ones): refuse, as for a fresh start.
     run_collectively(comm, [&] {
-      for (size_t j = 0; j < iterations.size(); ++j)
-        if (!automatic && iterations[j] > loaded.state.iterations_done)
+      for (const int iteration : view.iterations)
+        if (!automatic && iteration > loaded.state.iterations_done)
           throw InputError(options.directory + ": holds checkpoints after iteration " +
                            std::to_string(loaded.state.iterations_done) + " of " + path +
                            "; resume into an empty --checkpoint-dir");
@@ -128,6 +150,14 @@ std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
     return loaded;
   }
   return std::nullopt;
+}
+
+std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
+                                          const Checkpoint& current, LocalProblem& problem,
+                                          Communicator& comm) {
+  const CheckpointView view = share_from_root<CheckpointView>(
+      comm, [&](CheckpointView& v) { v = look_at_checkpoints(options); });
+  return resume_training(options, view, current, problem, comm);
 }
 
 CheckpointingObserver::CheckpointingObserver(RunLog& log, const CheckpointOptions& options,

@@ -42,15 +42,34 @@ JsonLine& JsonLine::add(const std::string& name, double value) {
     body_ += "null";
     return *this;
   }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  body_ += text;
+  body_ += shortest_text(value);
   return *this;
 }
 
 JsonLine& JsonLine::add(const std::string& name, int64_t value) {
   key(name);
   body_ += std::to_string(value);
+  return *this;
+}
+
+JsonLine& JsonLine::add(const std::string& name, const FieldValue& value) {
+  std::visit([&](const auto& typed) { add(name, typed); }, value);
+  return *this;
+}
+
+JsonLine& JsonLine::add(const std::string& name, const std::vector<std::string>& values) {
+  key(name);
+  body_ += "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) body_ += ',';
+    body_ += quoted(values[i]);
+  }
+  body_ += "]";
+  return *this;
+}
+
+JsonLine& JsonLine::add(const Fields& fields) {
+  for (const auto& [name, value] : fields) add(name, value);
   return *this;
 }
 

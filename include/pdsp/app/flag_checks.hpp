@@ -1,0 +1,38 @@
+#pragma once
+// CLI11 validators for numeric flags that also refuse NaN and infinities (CLI::Range lets NaN
+// through: every comparison with it is false).
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <string>
+
+namespace pdsp {
+
+// A finite number in [low, high].
+inline CLI::Validator finite_in(double low, double high) {
+  const std::string range =
+      "[" + CLI::detail::to_string(low) + ", " + CLI::detail::to_string(high) + "]";
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value)) return "'" + text + "' is not a number";
+        if (!std::isfinite(value) || value < low || value > high)
+          return "'" + text + "' is not a finite number in " + range;
+        return "";
+      },
+      "NUMBER in " + range);
+}
+
+// A finite number >= low.
+inline CLI::Validator finite_at_least(double low) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value)) return "'" + text + "' is not a number";
+        if (!std::isfinite(value) || value < low)
+          return "'" + text + "' is not a finite number >= " + CLI::detail::to_string(low);
+        return "";
+      },
+      "NUMBER >= " + CLI::detail::to_string(low));
+}
+
+}  // namespace pdsp
