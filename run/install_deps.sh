@@ -2,7 +2,8 @@
 # Installs everything pdsp needs from Debian packages (run as root, or with sudo available).
 set -euo pipefail
 packages=(build-essential cmake ninja-build libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
-          libeigen3-dev liblbfgspp-dev libgtest-dev python3-h5py python3-numpy python3-matplotlib)
+          libeigen3-dev liblbfgspp-dev libgtest-dev help2man python3-h5py python3-numpy
+          python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
