@@ -36,9 +36,14 @@ double partition_imbalance(const std::vector<double>& cost, const std::vector<in
   return total > 0 ? largest * static_cast<double>(parts) / total : 1.0;
 }
 
-Dataset load_rank_slice(const std::string& path, Communicator& comm, DatasetLayout* layout_out) {
+Dataset load_rank_slice(const std::string& path, Communicator& comm, DatasetLayout* layout_out,
+                        const std::function<void(const std::string&)>& on_stage) {
+  if (on_stage) on_stage("scanning " + path);
   const DatasetLayout layout = scan_dataset(path, comm);
   const std::vector<int64_t> bounds = partition_by_cost(layout.cost, comm.size());
+  if (on_stage)
+    on_stage("reading and checking " + std::to_string(layout.num_examples()) +
+             " examples in slices of " + std::to_string(comm.size()) + " rank(s)");
   Dataset slice;
   run_collectively(
       comm, [&] { slice = read_examples(layout, bounds[comm.rank()], bounds[comm.rank() + 1]); });

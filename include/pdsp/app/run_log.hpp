@@ -14,8 +14,11 @@ class RunLog final : public TrainingObserver {
   // Only the root rank writes; `metadata` is the first line of the metrics file. With
   // `resume_bytes` >= 0 the existing file is cut back to that length (the end of the
   // checkpointed iteration's line) and continued, so no iteration appears twice or goes missing.
+  // `objective` names the objective in the metrics: "F" for the primal-dual learner, another
+  // name for a learner that minimises another function (the likelihood baselines).
   RunLog(bool root, const std::string& metrics_path, const std::string& metadata,
-         int64_t resume_bytes = -1, const std::string& resume_checksum = "");
+         int64_t resume_bytes = -1, const std::string& resume_checksum = "",
+         std::string objective = "F");
   void on_iteration(const IterationRecord& record) override;
   // The summary line and the metrics file's last record; `peak_bytes` is the largest peak
   // resident memory of any rank.
@@ -30,6 +33,7 @@ class RunLog final : public TrainingObserver {
   void write_line(const std::string& json);
 
   bool root_;
+  std::string objective_;
   std::ofstream metrics_;
   int64_t bytes_ = 0;
   Checksum checksum_;

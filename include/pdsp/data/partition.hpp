@@ -1,6 +1,8 @@
 #pragma once
 // Contiguous, cost-balanced ranges of examples per rank (design.md §6).
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
@@ -18,8 +20,10 @@ std::vector<int64_t> partition_by_cost(const std::vector<double>& cost, int part
 double partition_imbalance(const std::vector<double>& cost, const std::vector<int64_t>& bounds);
 
 // Scans the file, partitions it over the ranks of `comm` and reads this rank's slice. Collective;
-// an input error on any rank is rethrown on every rank as CollectiveError.
+// an input error on any rank is rethrown on every rank as CollectiveError. `on_stage`, when
+// given, hears when each stage begins (for a progress line).
 Dataset load_rank_slice(const std::string& path, Communicator& comm,
-                        DatasetLayout* layout = nullptr);
+                        DatasetLayout* layout = nullptr,
+                        const std::function<void(const std::string&)>& on_stage = {});
 
 }  // namespace pdsp

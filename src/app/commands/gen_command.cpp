@@ -5,6 +5,7 @@
 #include "pdsp/app/command_line.hpp"
 #include "pdsp/app/commands.hpp"
 #include "pdsp/app/flag_checks.hpp"
+#include "pdsp/app/progress.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/data/output_checks.hpp"
@@ -104,15 +105,21 @@ int run_gen_denoise(const Invocation& invocation, Communicator& comm) {
   const Provenance provenance = describe_run(invocation, command_line.effective_config(), "", comm);
   run_collectively(comm, [&] {
     if (!comm.is_root()) return;  // one writer
+    Progress progress(!f.quiet, "pdsp gen denoise");
     options.seed = static_cast<uint64_t>(f.seed);
-    write_dataset(f.train, generate_denoise(options), provenance);
+    Dataset train = generate_denoise(options);
+    progress.update("writing " + f.train);
+    write_dataset(f.train, train, provenance);
     std::printf("wrote %s: %zu image(s) x %d copies of %s, %lld parameters\n", f.train.c_str(),
                 options.images.size(), f.train_copies, sizes_text(options).c_str(),
                 static_cast<long long>(denoise_num_params(options)));
     if (f.test.empty()) return;
     options.copies = f.test_copies;
     options.seed = static_cast<uint64_t>(f.seed) + 1;
-    write_dataset(f.test, generate_denoise(options), provenance);
+    progress.update("generating " + f.test);
+    Dataset test = generate_denoise(options);
+    progress.update("writing " + f.test);
+    write_dataset(f.test, test, provenance);
     std::printf("wrote %s: %zu image(s) x %d copies\n", f.test.c_str(), options.images.size(),
                 f.test_copies);
   });

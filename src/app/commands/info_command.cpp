@@ -5,6 +5,7 @@
 
 #include "pdsp/app/command_line.hpp"
 #include "pdsp/app/commands.hpp"
+#include "pdsp/app/progress.hpp"
 #include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/hdf5_file.hpp"
@@ -16,10 +17,27 @@
 namespace pdsp {
 namespace {
 
+// The provenance lines of `pdsp info`.
+void print_provenance(const Provenance& provenance, const std::string& path) {
+  if (provenance.version.empty()) {
+    std::printf("  no provenance recorded (written by another tool, or by a pdsp before 0.1.0)\n");
+    return;
+  }
+  for (const auto& [name, value] : provenance.fields())
+    if (name != "effective_config")
+      std::printf("  %-20s %s\n", name.c_str(), field_text(value).c_str());
+  std::printf("  effective settings (pdsp info %s --write-config FILE writes them):\n",
+              path.c_str());
+  std::istringstream lines(provenance.config);
+  for (std::string line; std::getline(lines, line);) std::printf("    %s\n", line.c_str());
+}
+
 // Validates a data set exactly as training reads it and prints its sizes. Collective.
-void describe_dataset(const std::string& path, Communicator& comm) {
+void describe_dataset(const std::string& path, bool quiet, Communicator& comm) {
   DatasetLayout layout;
-  const Dataset slice = load_rank_slice(path, comm, &layout);
+  Progress progress(comm.is_root() && !quiet, "pdsp info");
+  const Dataset slice = load_rank_slice(path, comm, &layout,
+                                        [&](const std::string& stage) { progress.update(stage); });
   // The counting numbers of the file must allow the message update, as training will check.
   run_collectively(comm, [&] {
     if (slice.has_counting())
@@ -61,6 +79,7 @@ void describe_dataset(const std::string& path, Communicator& comm) {
     if (histogram[b] > 0)
       std::printf("    [%lld, %lld)  %lld\n", static_cast<long long>(int64_t{1} << b),
                   static_cast<long long>(int64_t{2} << b), static_cast<long long>(histogram[b]));
+  print_provenance(read_provenance(h5::File::open_read(path)), path);
 }
 
 // Prints the provenance of a file pdsp wrote (model, prediction, checkpoint), and with
@@ -70,19 +89,7 @@ void describe_output(const h5::File& file, const std::string& format,
   const Provenance provenance = read_provenance(file);
   std::printf("%s: %s (format_version %lld)\n", file.path().c_str(), format.c_str(),
               static_cast<long long>(file.read_int_attribute("format_version")));
-  if (provenance.version.empty()) {
-    std::printf(
-        "  no provenance recorded (written before pdsp 0.1.0 recorded it, or by another "
-        "tool)\n");
-  } else {
-    for (const auto& [name, value] : provenance.fields())
-      if (name != "effective_config")
-        std::printf("  %-20s %s\n", name.c_str(), field_text(value).c_str());
-    std::printf("  effective settings (pdsp info %s --write-config FILE writes them):\n",
-                file.path().c_str());
-    std::istringstream lines(provenance.config);
-    for (std::string line; std::getline(lines, line);) std::printf("    %s\n", line.c_str());
-  }
+  print_provenance(provenance, file.path());
   if (config_out.empty()) return;
   if (provenance.config.empty())
     throw InputError(file.path() + ": @effective_config: the file records no settings to write");
@@ -99,6 +106,7 @@ void describe_output(const h5::File& file, const std::string& format,
 
 int run_info(const Invocation& invocation, Communicator& comm) {
   std::string path, config_out;
+  bool quiet = false;
   CommandLine command_line(
       invocation.command,
       "Validates a pdsp data set and prints a summary, or prints the provenance of a model,\n"
@@ -108,6 +116,7 @@ int run_info(const Invocation& invocation, Communicator& comm) {
   app.add_option("file,--data", path, "the file to inspect")->required();
   app.add_option("--write-config", config_out,
                  "write a model's or checkpoint's settings as a config file (pdsp train --config)");
+  app.add_flag("--quiet", quiet, "no progress lines while a large data set is read");
   if (!command_line.parse_collectively(invocation.args, comm)) return 0;
 
   // The format attribute tells a data set from the files pdsp writes.
@@ -122,7 +131,7 @@ int run_info(const Invocation& invocation, Communicator& comm) {
       if (!config_out.empty())
         throw InputError("--write-config: " + path + " is a data set; it records no settings");
     });
-    describe_dataset(path, comm);
+    describe_dataset(path, quiet, comm);
     return 0;
   }
   run_collectively(comm, [&] {

@@ -6,6 +6,7 @@
 #include "pdsp/app/command_line.hpp"
 #include "pdsp/app/commands.hpp"
 #include "pdsp/app/flag_checks.hpp"
+#include "pdsp/app/progress.hpp"
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/data/model_file.hpp"
@@ -74,7 +75,7 @@ PredictionSlice read_off_predictions(const Dataset& data, std::span<const double
 // moves by more than --tol on any rank. Returns a line describing the run.
 std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& settings,
                                 const ModelFile& model, const PredictFlags& f, Communicator& comm,
-                                std::vector<double>& beliefs) {
+                                Progress& progress, std::vector<double>& beliefs) {
   std::unique_ptr<LocalProblem> problem;
   run_collectively(comm, [&] { problem = std::make_unique<LocalProblem>(slice, settings); });
   problem->set_theta(model.theta);
@@ -84,6 +85,10 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
     change[0] = problem->sweep(1);
     comm.allreduce({}, change);
     ++sweeps;
+    char detail[96];
+    std::snprintf(detail, sizeof detail, "sweep %d of at most %d, largest change %.3g", sweeps,
+                  f.max_sweeps, change[0]);
+    progress.update(detail);
   }
   problem->evaluate();
   beliefs.assign(problem->beliefs().begin(), problem->beliefs().end());
@@ -136,7 +141,9 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
 
   const auto started = Clock::now();
   DatasetLayout layout;
-  const Dataset slice = load_rank_slice(f.data, comm, &layout);
+  Progress progress(comm.is_root() && !f.quiet, "pdsp predict");
+  const Dataset slice = load_rank_slice(f.data, comm, &layout,
+                                        [&](const std::string& stage) { progress.update(stage); });
   run_collectively(comm, [&] {
     if (layout.num_params != static_cast<int64_t>(model.theta.size()))
       throw InputError(f.data + ": @num_params is " + std::to_string(layout.num_params) +
@@ -146,11 +153,12 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
   std::vector<double> beliefs;
   const std::string how =
       f.inference == "message-passing"
-          ? primal_dual_beliefs(slice, settings, model, f, comm, beliefs)
+          ? primal_dual_beliefs(slice, settings, model, f, comm, progress, beliefs)
           : approximate_beliefs(slice, parse_inference(f.inference), model, f, beliefs);
   const PredictionSlice predictions = read_off_predictions(slice, beliefs);
   const Provenance provenance = describe_run(invocation, command_line.effective_config(),
                                              dataset_fingerprint(slice, comm), comm);
+  progress.update("writing " + f.out);
   write_predictions(f.out, predictions, layout.num_vars(), layout.state_offset.back(), provenance,
                     model.provenance, comm);
 

@@ -12,6 +12,7 @@
 #include "pdsp/app/flag_checks.hpp"
 #include "pdsp/app/json_line.hpp"
 #include "pdsp/app/process_memory.hpp"
+#include "pdsp/app/progress.hpp"
 #include "pdsp/app/run_log.hpp"
 #include "pdsp/app/run_view.hpp"
 #include "pdsp/app/stop_signals.hpp"
@@ -235,8 +236,11 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
   baseline.inference_tol = config.inference_tol;
   std::unique_ptr<RunLog> log;
   run_collectively(comm, [&] {
+    // The baselines minimise the regularised negative conditional log-likelihood under their
+    // approximate inference, not the primal-dual F.
     log = std::make_unique<RunLog>(comm.is_root(), config.metrics,
-                                   metadata_line(o, layout, seconds_setup, comm));
+                                   metadata_line(o, layout, seconds_setup, comm), -1, "",
+                                   "neg_log_likelihood");
   });
   const TrainResult result = train_crf_baseline(*crf, baseline, comm, *log);
   log->finish(result, largest_peak_memory(comm), NAN);
@@ -275,7 +279,10 @@ int run_train(const Invocation& invocation, Communicator& comm) {
 
   const auto started = Clock::now();
   DatasetLayout layout;
-  const Dataset slice = load_rank_slice(config.data, comm, &layout);
+  Progress progress(comm.is_root() && !o.quiet, "pdsp train");
+  const Dataset slice = load_rank_slice(config.data, comm, &layout,
+                                        [&](const std::string& stage) { progress.update(stage); });
+  progress.update("fingerprinting the training set");
   o.seconds_load = largest_over_ranks(seconds_since(started), comm);
   o.provenance = describe_run(invocation, command_line.effective_config(),
                               dataset_fingerprint(slice, comm), comm);

@@ -34,8 +34,8 @@ bool has_prefix(const std::string& path, int64_t bytes, const std::string& check
 }  // namespace
 
 RunLog::RunLog(bool root, const std::string& metrics_path, const std::string& metadata,
-               int64_t resume_bytes, const std::string& resume_checksum)
-    : root_(root) {
+               int64_t resume_bytes, const std::string& resume_checksum, std::string objective)
+    : root_(root), objective_(std::move(objective)) {
   if (!root_) return;
   std::printf("%5s %16s %16s %11s %9s %10s %9s %8s %10s\n", "iter", "F", "D", "gap", "viol",
               "|grad|", "step", "sec", "upd/s");
@@ -77,14 +77,14 @@ void RunLog::on_iteration(const IterationRecord& r) {
   write_line(JsonLine()
                  .add("type", "iteration")
                  .add("iteration", r.iteration)
-                 .add("F", r.objective)
+                 .add(objective_, r.objective)
                  .add("D", r.dual)
                  .add("gap", r.gap)
                  .add("violation", r.violation)
                  .add("grad_norm", r.grad_norm)
                  .add("step", r.step)
                  .add("step_trials", r.step_trials)
-                 .add("F_after_step", r.objective_after_step)
+                 .add(objective_ + "_after_step", r.objective_after_step)
                  .add("seconds", r.seconds)
                  .add("elapsed", r.elapsed)
                  .add("message_updates_per_second", r.message_updates_per_second)
@@ -107,7 +107,7 @@ void RunLog::finish(const TrainResult& result, double peak_bytes, double seconds
                    .add("type", "end")
                    .add("iterations", result.state.iterations_done)
                    .add("stop_reason", result.stop_reason)
-                   .add("F", result.objective)
+                   .add(objective_, result.objective)
                    .add("peak_resident_bytes", peak_bytes)
                    .add("seconds_io", seconds_io)
                    .str());
