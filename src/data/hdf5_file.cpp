@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <type_traits>
 
+#include "pdsp/data/allocation.hpp"
 #include "pdsp/data/errors.hpp"
 
 namespace pdsp::h5 {
@@ -117,7 +118,8 @@ std::vector<T> File::read(const std::string& name, int64_t offset, int64_t count
   if (offset < 0 || count < 0 || static_cast<hsize_t>(offset + count) > dims[0])
     throw_file_error(path_, name, offset + count - 1,
                      "index past the end of the dataset (length " + std::to_string(dims[0]) + ")");
-  std::vector<T> out(static_cast<size_t>(count));
+  std::vector<T> out =
+      allocate_vector<T>(path_ + ": " + name, std::to_string(count) + " values", count);
   if (count == 0) return out;
   // HDF5 clamps an integer that does not fit the memory type; read wide integers wide and
   // refuse what a 32-bit field cannot hold.
