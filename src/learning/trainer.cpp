@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "pdsp/data/allocation.hpp"
 #include "pdsp/learning/regularizer.hpp"
 #include "pdsp/util/clock.hpp"
 
@@ -58,11 +59,20 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
       observer_(observer),
       state_(std::move(start)),
       regularizer_{config.C, config.p},
-      params_(static_cast<size_t>(problem.num_params())),
-      grad_(params_),
-      trial_(params_),
-      reduced_(params_ + 3) {
-  if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
+      params_(static_cast<size_t>(problem.num_params())) {
+  // Collective, so that every rank reports a failure in one line rather than aborting the job.
+  run_collectively(comm_, [&] {
+    allocate(config.data,
+             "the trainer's vectors of " + std::to_string(params_) +
+                 " parameters (theta, gradient, trial point, moments, d)",
+             5.0 * sizeof(double) * static_cast<double>(params_), [&] {
+               grad_.resize(params_);
+               trial_.resize(params_);
+               reduced_.resize(params_ + 3);
+               d_.reserve(params_ + 1);
+               if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
+             });
+  });
   if (std::isnan(state_.step)) state_.step = config.initial_step;
   compute_global_terms();
 }

@@ -56,12 +56,25 @@ def no_labels(f):
     del f["/vars/label"]
 def huge_value(f):
     f["/vars/feat_value"][0] = 1e300
+def huge_num_params(f):
+    f.attrs["num_params"] = 2**31 - 1
 damaged("label", last_label)
 damaged("nan", nan_value)
 damaged("param", bad_param)
 damaged("version", version)
 damaged("nolabels", no_labels)
 damaged("huge", huge_value)
+damaged("hugeparams", huge_num_params)
+def damaged_model(name, edit):
+    shutil.copy(f"{work}/model.h5", f"{work}/{name}.h5")
+    with h5py.File(f"{work}/{name}.h5", "r+") as f:
+        edit(f)
+def huge_factor_weight(f):
+    f["/theta"][161] = 1e308  # a weight of the factors of the first image row
+def infinite_epsilon(f):
+    f.attrs["epsilon"] = float("inf")
+damaged_model("hugetheta", huge_factor_weight)
+damaged_model("infepsilon", infinite_epsilon)
 PY
 before=$(md5sum "$work/train.h5")
 
@@ -82,6 +95,10 @@ for ranks in 1 2; do
   expect_error 2 "nolabels.h5: /vars/label: training needs ground-truth labels" $ranks -- "$pdsp" train --data "$work/nolabels.h5" --out "$work/m.h5" --loss-weight 0
   expect_error 2 "train.h5: output would overwrite the input file" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --metrics "$work/train.h5"
   expect_error 2 "training diverged at iteration 1" $ranks -- "$pdsp" train --data "$work/huge.h5" --out "$work/m.h5"
+  # 16 GiB per theta-sized vector: refused whatever the machine, under a 16 GiB address space.
+  expect_error 2 "hugeparams.h5: @num_params: 2147483647 parameters need 128.0 GiB on every rank" $ranks -- bash -c 'ulimit -v 16777216 && exec "$@"' limited "$pdsp" train --data "$work/hugeparams.h5" --out "$work/m.h5"
+  expect_error 2 "test.h5: the message between factor [0-9]* and variable [0-9]* is -*[a-z]* after the sweeps: the potentials are too large for double precision at epsilon = 1; the largest: the potential of factor [0-9]* joint state [0-9]* is 1e+308 (its largest term is theta\[161\] = 1e+308" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/hugetheta.h5" --out "$work/p.h5"
+  expect_error 2 "infepsilon.h5: @epsilon: is inf, not a temperature" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/infepsilon.h5" --out "$work/p.h5"
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting bethe
   expect_error 2 "\-\-message-precision: must be double or single" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision half
   expect_error 2 "\-\-message-precision: single needs \-\-kernels auto" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision single --kernels general
@@ -99,6 +116,7 @@ expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --dat
 
 [ "$before" = "$(md5sum "$work/train.h5")" ] || { echo "FAIL: the input file changed"; failures=$((failures + 1)); }
 [ ! -e "$work/m.h5" ] || { echo "FAIL: a failed run left a model file"; failures=$((failures + 1)); }
+[ ! -e "$work/p.h5" ] || { echo "FAIL: a failed run left a prediction file"; failures=$((failures + 1)); }
 [ ! -e "$work/g.h5" ] || { echo "FAIL: a rejected gen denoise wrote a data file"; failures=$((failures + 1)); }
 ls "$work"/*.tmp.* 2> /dev/null && { echo "FAIL: temporary files left behind"; failures=$((failures + 1)); }
 echo "bad input: $failures failure(s)"

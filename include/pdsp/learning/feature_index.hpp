@@ -14,6 +14,7 @@
 // loop: the same sums in the same order, a third fewer bytes and a loop that vectorises.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
@@ -24,13 +25,16 @@ namespace pdsp {
 class FeatureIndex {
  public:
   enum class Order { Auto, ByRows, ByParams };
-  explicit FeatureIndex(const Dataset& data, Order order = Order::Auto);
+  // `source` names the data in the error thrown when the index does not fit in memory.
+  explicit FeatureIndex(const Dataset& data, Order order = Order::Auto,
+                        const std::string& source = "data set");
 
   // z[r] = sum over feature entries of parameter r of weight[position] * value, where positions
   // follow the potential layout [states | table entries].
   void moments(std::span<const double> weight, std::span<double> z) const;
   // u = loss + Phi theta in the layout [states | table entries]; equal to compute_potentials.
-  void potentials(std::span<const double> theta, std::span<const double> loss,
+  // Returns whether every potential is finite (a large theta times a large value overflows).
+  bool potentials(std::span<const double> theta, std::span<const double> loss,
                   std::span<double> potential) const;
   Order order() const { return order_; }
   // Whether every row of the variables' (part 0) or the factors' (part 1) features holds
