@@ -20,6 +20,29 @@ void silence_hdf5_errors() {
   (void)silenced;
 }
 
+// Whether the error stack of the last failed call holds HDF5's "unable to lock file": since
+// HDF5 1.10 a file another process has open for writing cannot be opened, and without this it
+// looks like a damaged file.
+bool failed_on_file_lock() {
+  bool locked = false;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_DOWNWARD,
+      [](unsigned, const H5E_error2_t* error, void* found) -> herr_t {
+        if (error->min_num == H5E_CANTLOCKFILE) *static_cast<bool*>(found) = true;
+        return 0;
+      },
+      &locked);
+  return locked;
+}
+
+[[noreturn]] void throw_open_error(const std::string& path, const std::string& otherwise) {
+  if (failed_on_file_lock())
+    throw InputError(path +
+                     ": locked by another process (HDF5 file locking); close it, or set "
+                     "HDF5_USE_FILE_LOCKING=FALSE on file systems without locks");
+  throw InputError(path + ": " + otherwise);
+}
+
 template <class T>
 hid_t memory_type() {
   if constexpr (std::is_same_v<T, int32_t>) return H5T_NATIVE_INT32;
@@ -56,14 +79,14 @@ File File::open_read(const std::string& path) {
   silence_hdf5_errors();
   if (!std::filesystem::exists(path)) throw InputError(path + ": file not found");
   hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (id < 0) throw InputError(path + ": not a readable HDF5 file");
+  if (id < 0) throw_open_error(path, "not a readable HDF5 file");
   return File(Handle(id, H5Fclose), path);
 }
 
 File File::open_write(const std::string& path) {
   silence_hdf5_errors();
   hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  if (id < 0) throw InputError(path + ": cannot open HDF5 file for writing");
+  if (id < 0) throw_open_error(path, "cannot open HDF5 file for writing");
   return File(Handle(id, H5Fclose), path);
 }
 

@@ -114,6 +114,18 @@ for ranks in 1 2; do
 done
 expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting file
 
+# A file another process holds open for writing: HDF5's file lock, named as such.
+cp "$work/train.h5" "$work/locked.h5"
+/usr/bin/python3 -c 'import h5py, sys, time; f = h5py.File(sys.argv[1], "a"); open(sys.argv[2], "w").close(); time.sleep(300)' \
+  "$work/locked.h5" "$work/locked.ready" &
+holder=$!
+for _ in $(seq 300); do [ -e "$work/locked.ready" ] && break; sleep 0.1; done
+for ranks in 1 2; do
+  expect_error 2 "locked.h5: locked by another process (HDF5 file locking); close it, or set HDF5_USE_FILE_LOCKING=FALSE on file systems without locks" $ranks -- env -u HDF5_USE_FILE_LOCKING "$pdsp" info "$work/locked.h5"
+done
+kill "$holder"
+wait "$holder" 2> /dev/null
+
 [ "$before" = "$(md5sum "$work/train.h5")" ] || { echo "FAIL: the input file changed"; failures=$((failures + 1)); }
 [ ! -e "$work/m.h5" ] || { echo "FAIL: a failed run left a model file"; failures=$((failures + 1)); }
 [ ! -e "$work/p.h5" ] || { echo "FAIL: a failed run left a prediction file"; failures=$((failures + 1)); }
