@@ -12,8 +12,6 @@
 namespace pdsp {
 namespace {
 
-constexpr double kUncheckedBytes = 64.0 * 1024 * 1024;
-
 // MemAvailable of /proc/meminfo (Linux), else the free physical pages.
 double kernel_available_bytes() {
   std::ifstream meminfo("/proc/meminfo");
@@ -56,7 +54,7 @@ void throw_allocation_error(const std::string& source, const std::string& what, 
 }
 
 void check_allocation(const std::string& source, const std::string& what, double bytes) {
-  if (bytes < kUncheckedBytes) return;
+  if (bytes < kLargeAllocationBytes) return;
   const double available = available_memory_bytes();
   if (bytes > available)
     throw_allocation_error(source, what, bytes,

@@ -43,6 +43,17 @@ bool failed_on_file_lock() {
   throw InputError(path + ": " + otherwise);
 }
 
+// A chunked dataset whose chunks were never written reads as fill values, so a few bytes of
+// file can claim any length. Before a large read every chunk must be there.
+void require_written(hid_t dataset, const std::string& path, const std::string& name) {
+  const Handle properties(H5Dget_create_plist(dataset), H5Pclose);
+  if (H5Pget_layout(properties.get()) != H5D_CHUNKED) return;
+  H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+  if (H5Dget_space_status(dataset, &status) < 0 || status != H5D_SPACE_STATUS_ALLOCATED)
+    throw_file_error(path, name,
+                     "some of its chunks were never written (a damaged or unfinished file)");
+}
+
 template <class T>
 hid_t memory_type() {
   if constexpr (std::is_same_v<T, int32_t>) return H5T_NATIVE_INT32;
@@ -141,6 +152,8 @@ std::vector<T> File::read(const std::string& name, int64_t offset, int64_t count
   if (offset < 0 || count < 0 || static_cast<hsize_t>(offset + count) > dims[0])
     throw_file_error(path_, name, offset + count - 1,
                      "index past the end of the dataset (length " + std::to_string(dims[0]) + ")");
+  if (static_cast<double>(count) * sizeof(T) >= kLargeAllocationBytes)
+    require_written(dataset.get(), path_, name);
   std::vector<T> out =
       allocate_vector<T>(path_ + ": " + name, std::to_string(count) + " values", count);
   if (count == 0) return out;

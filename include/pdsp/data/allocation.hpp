@@ -21,8 +21,11 @@ double available_memory_bytes();
 [[noreturn]] void throw_allocation_error(const std::string& source, const std::string& what,
                                          double bytes, const std::string& reason);
 
-// Throws that error when `bytes` is more than available_memory_bytes(). Allocations below
-// 64 MiB are not checked (reading the kernel's estimate costs more than they do).
+// Allocations from this size up are checked against the memory available; smaller ones are
+// not (reading the kernel's estimate would cost more than they do).
+inline constexpr double kLargeAllocationBytes = 64.0 * 1024 * 1024;
+
+// Throws that error when `bytes` (if large) is more than available_memory_bytes().
 void check_allocation(const std::string& source, const std::string& what, double bytes);
 
 // Runs make(), which allocates about `bytes`, once they are known to fit; a std::bad_alloc it
