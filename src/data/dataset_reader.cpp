@@ -301,6 +301,7 @@ Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last) 
   const h5::File file = h5::File::open_read(layout.path);
   Dataset data;
   read_structure(file, layout, first, last, data);
+  data.file_path = layout.path;
   data.first_state = layout.state_offset[first];
   data.first_table_entry = layout.table_offset[first];
   data.labelled = layout.has_labels;

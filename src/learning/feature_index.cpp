@@ -77,11 +77,12 @@ int64_t rows_times_theta(const SparseRows& rows, bool one_entry_per_row,
 
 }  // namespace
 
-FeatureIndex::FeatureIndex(const Dataset& data, Order order, const std::string& source)
+FeatureIndex::FeatureIndex(const Dataset& data, Order order)
     : data_(data),
       order_(order),
       one_entry_per_row_{has_one_entry_per_row(data.var_features),
                          has_one_entry_per_row(data.factor_features)} {
+  const std::string source = data.source();
   check_parameter_memory(data, source);
   const int64_t entries = num_entries(data);
   const int64_t blocks =

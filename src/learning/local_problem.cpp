@@ -93,7 +93,7 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       sweep_plan_(plan_sweep(colouring_, graph_)),
       evaluation_plan_(plan_evaluation(data, kernels_->variables_first())),
       threads_inside_examples_(share_examples_between_threads(data, graph_)),
-      features_(data, FeatureIndex::Order::Auto, settings.source),
+      features_(data),
       loss_(make_loss(data, settings)),
       potential_(allocate_vector<double>(
           settings.source,

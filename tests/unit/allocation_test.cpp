@@ -51,9 +51,9 @@ TEST(Allocation, AParameterCountNoRankCanHoldNamesNumParamsAndTheParametersUsed)
   const int64_t a = builder.add_variable(2, 0, {{{3, 1.0}}, {{17, -1.0}}});
   const int64_t b = builder.add_variable(2, 1);
   builder.add_factor({a, b});
-  const Dataset data = builder.finish();
-  const std::string message =
-      error_of([&] { FeatureIndex index(data, FeatureIndex::Order::Auto, "big.h5"); });
+  Dataset data = builder.finish();
+  data.file_path = "big.h5";
+  const std::string message = error_of([&] { FeatureIndex index(data); });
   EXPECT_EQ(message.rfind("big.h5: @num_params: 1099511627776 parameters need 64.0 TiB on every "
                           "rank (8 vectors of one double per parameter), but only ",
                           0),

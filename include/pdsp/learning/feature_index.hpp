@@ -14,7 +14,6 @@
 // loop: the same sums in the same order, a third fewer bytes and a loop that vectorises.
 #include <cstdint>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
@@ -25,9 +24,7 @@ namespace pdsp {
 class FeatureIndex {
  public:
   enum class Order { Auto, ByRows, ByParams };
-  // `source` names the data in the error thrown when the index does not fit in memory.
-  explicit FeatureIndex(const Dataset& data, Order order = Order::Auto,
-                        const std::string& source = "data set");
+  explicit FeatureIndex(const Dataset& data, Order order = Order::Auto);
 
   // z[r] = sum over feature entries of parameter r of weight[position] * value, where positions
   // follow the potential layout [states | table entries].
