@@ -1,5 +1,5 @@
 #pragma once
-// One line that says why a rank's potentials, messages or objective are not finite: which
+// One line that says why a rank's potentials, messages or beliefs are not finite: which
 // variable or factor (global ids), and which parameter times which feature value made the
 // potential too large. A model with a huge theta entry then stops `predict` and `train` with an
 // error instead of NaN marginals.
