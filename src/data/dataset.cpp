@@ -13,6 +13,11 @@ LocalIndex to_local_index(int64_t value, const std::string& what, const std::str
   return static_cast<LocalIndex>(value);
 }
 
+Communicator& Dataset::communicator() const {
+  static SerialCommunicator whole;
+  return ranks != nullptr ? *ranks : whole;
+}
+
 void Dataset::rebuild_offsets(const std::string& source) {
   state_offset.assign(card.size() + 1, 0);
   int64_t states = 0;

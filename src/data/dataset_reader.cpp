@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "pdsp/data/allocation.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
@@ -53,7 +54,8 @@ template <class Check>
 std::vector<LocalIndex> read_local(const h5::File& file, const std::string& name, int64_t offset,
                                    int64_t count, int64_t base, Check&& check) {
   constexpr int64_t kBlock = int64_t{1} << 20;
-  std::vector<LocalIndex> local(static_cast<size_t>(count));
+  std::vector<LocalIndex> local = allocate_vector<LocalIndex>(
+      file.path() + ": " + name, std::to_string(count) + " local indices", count);
   for (int64_t start = 0; start < count; start += kBlock) {
     const int64_t n = std::min(kBlock, count - start);
     const std::vector<int64_t> block = file.read<int64_t>(name, offset + start, n);
@@ -299,6 +301,7 @@ Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last) 
   const h5::File file = h5::File::open_read(layout.path);
   Dataset data;
   read_structure(file, layout, first, last, data);
+  data.file_path = layout.path;
   data.first_state = layout.state_offset[first];
   data.first_table_entry = layout.table_offset[first];
   data.labelled = layout.has_labels;

@@ -1,5 +1,7 @@
 #include "pdsp/data/errors.hpp"
 
+#include <charconv>
+
 namespace pdsp {
 
 void throw_file_error(const std::string& file, const std::string& dataset, int64_t index,
@@ -10,6 +12,12 @@ void throw_file_error(const std::string& file, const std::string& dataset, int64
 void throw_file_error(const std::string& file, const std::string& dataset,
                       const std::string& message) {
   throw InputError(file + ": " + dataset + ": " + message);
+}
+
+std::string number_text(double value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
 }
 
 }  // namespace pdsp

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <type_traits>
 
+#include "pdsp/data/allocation.hpp"
 #include "pdsp/data/errors.hpp"
 
 namespace pdsp::h5 {
@@ -17,6 +18,40 @@ void silence_hdf5_errors() {
     return true;
   }();
   (void)silenced;
+}
+
+// Whether the error stack of the last failed call holds HDF5's "unable to lock file": since
+// HDF5 1.10 a file another process has open for writing cannot be opened, and without this it
+// looks like a damaged file.
+bool failed_on_file_lock() {
+  bool locked = false;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_DOWNWARD,
+      [](unsigned, const H5E_error2_t* error, void* found) -> herr_t {
+        if (error->min_num == H5E_CANTLOCKFILE) *static_cast<bool*>(found) = true;
+        return 0;
+      },
+      &locked);
+  return locked;
+}
+
+[[noreturn]] void throw_open_error(const std::string& path, const std::string& otherwise) {
+  if (failed_on_file_lock())
+    throw InputError(path +
+                     ": locked by another process (HDF5 file locking); close it, or set "
+                     "HDF5_USE_FILE_LOCKING=FALSE on file systems without locks");
+  throw InputError(path + ": " + otherwise);
+}
+
+// A chunked dataset whose chunks were never written reads as fill values, so a few bytes of
+// file can claim any length. Before a large read every chunk must be there.
+void require_written(hid_t dataset, const std::string& path, const std::string& name) {
+  const Handle properties(H5Dget_create_plist(dataset), H5Pclose);
+  if (H5Pget_layout(properties.get()) != H5D_CHUNKED) return;
+  H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+  if (H5Dget_space_status(dataset, &status) < 0 || status != H5D_SPACE_STATUS_ALLOCATED)
+    throw_file_error(path, name,
+                     "some of its chunks were never written (a damaged or unfinished file)");
 }
 
 template <class T>
@@ -61,14 +96,14 @@ File File::open_read(const std::string& path) {
   silence_hdf5_errors();
   if (!std::filesystem::exists(path)) throw InputError(path + ": file not found");
   hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (id < 0) throw InputError(path + ": not a readable HDF5 file");
+  if (id < 0) throw_open_error(path, "not a readable HDF5 file");
   return File(Handle(id, H5Fclose), path);
 }
 
 File File::open_write(const std::string& path) {
   silence_hdf5_errors();
   hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  if (id < 0) throw InputError(path + ": cannot open HDF5 file for writing");
+  if (id < 0) throw_open_error(path, "cannot open HDF5 file for writing");
   return File(Handle(id, H5Fclose), path);
 }
 
@@ -123,7 +158,10 @@ std::vector<T> File::read(const std::string& name, int64_t offset, int64_t count
   if (offset < 0 || count < 0 || static_cast<hsize_t>(offset + count) > dims[0])
     throw_file_error(path_, name, offset + count - 1,
                      "index past the end of the dataset (length " + std::to_string(dims[0]) + ")");
-  std::vector<T> out(static_cast<size_t>(count));
+  if (static_cast<double>(count) * sizeof(T) >= kLargeAllocationBytes)
+    require_written(dataset.get(), path_, name);
+  std::vector<T> out =
+      allocate_vector<T>(path_ + ": " + name, std::to_string(count) + " values", count);
   if (count == 0) return out;
   // HDF5 clamps an integer that does not fit the memory type; read wide integers wide and
   // refuse what a 32-bit field cannot hold.

@@ -5,6 +5,7 @@
 #include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
+#include "pdsp/util/temperature.hpp"
 
 namespace pdsp {
 void write_model(const std::string& path, const std::vector<double>& theta,
@@ -34,6 +35,10 @@ ModelFile read_model(const std::string& path) {
     if (!std::isfinite(model.theta[r]))
       throw_file_error(path, "/theta", static_cast<int64_t>(r), "value is not finite");
   model.epsilon = file.read_double_attribute("epsilon");
+  if (!is_valid_epsilon(model.epsilon))
+    throw_file_error(
+        path, "@epsilon",
+        "is " + number_text(model.epsilon) + ", not a temperature (0 or a finite number >= 1e-12)");
   model.counting = file.read_string_attribute("counting");
   if (file.has_attribute("inference")) model.inference = file.read_string_attribute("inference");
   model.provenance = read_provenance(file);

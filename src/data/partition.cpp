@@ -47,6 +47,7 @@ Dataset load_rank_slice(const std::string& path, Communicator& comm, DatasetLayo
   Dataset slice;
   run_collectively(
       comm, [&] { slice = read_examples(layout, bounds[comm.rank()], bounds[comm.rank() + 1]); });
+  slice.ranks = &comm;
   if (layout_out != nullptr) *layout_out = layout;
   return slice;
 }

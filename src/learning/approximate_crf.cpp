@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pdsp/data/errors.hpp"
+#include "pdsp/learning/non_finite_report.hpp"
 
 namespace pdsp {
 
@@ -25,7 +26,7 @@ ApproximateCrf::ApproximateCrf(const Dataset& data, ApproximateInference inferen
       max_sweeps_(max_sweeps),
       tol_(tol),
       graph_(data),
-      bethe_(make_counting_numbers(data, graph_, CountingMode::Bethe, "data")),
+      bethe_(make_counting_numbers(data, graph_, CountingMode::Bethe, data.source())),
       bp_(data, graph_, bethe_, 1.0),
       mean_field_(data, graph_),
       features_(data),
@@ -43,10 +44,12 @@ void ApproximateCrf::reset() {
 }
 
 void ApproximateCrf::set_theta(std::span<const double> theta) {
+  theta_.assign(theta.begin(), theta.end());
   features_.potentials(theta, {}, potential_);
 }
 
 void ApproximateCrf::set_example_theta(int64_t n, std::span<const double> theta) {
+  theta_.assign(theta.begin(), theta.end());
   compute_example_potentials(data_, n, theta, {}, potential_);
 }
 
@@ -69,9 +72,29 @@ double ApproximateCrf::infer_all() {
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t n = 0; n < examples; ++n)
     per_example_[n] = infer(n, workspaces_[omp_get_thread_num()]);
+  require_finite();
   double total = 0.0;
   for (double x : per_example_) total += x;
   return total;
+}
+
+// Inference to convergence costs far more than these scans.
+void ApproximateCrf::require_finite() const {
+  const bool finite = first_non_finite(potential_) < 0 && first_non_finite(lambda_) < 0 &&
+                      first_non_finite(belief_) < 0;
+  run_collectively(data_.communicator(), [&] {
+    if (!finite) throw InputError(data_.source() + ": " + explain_non_finite());
+  });
+}
+
+std::string ApproximateCrf::explain_non_finite() const {
+  const PotentialSource u{data_, theta_, {}, potential_};
+  const int64_t potential = first_non_finite(potential_);
+  if (potential >= 0) return describe_potential(u, potential);
+  const std::string cause = describe_largest_potential(u, 1.0);
+  const int64_t message = first_non_finite(lambda_);
+  if (message >= 0) return describe_message(data_, graph_, lambda_, message) + ": " + cause;
+  return describe_belief(data_, belief_, first_non_finite(belief_)) + ": " + cause;
 }
 
 void ApproximateCrf::ground_truth_moments(std::span<double> d) const {

@@ -44,7 +44,8 @@ class Likelihood {
       value += -d_[r] * theta[r] + 0.5 * config_.C * theta[r] * theta[r];
     }
     if (!std::isfinite(value))
-      throw CollectiveError("the likelihood baseline diverged (L = " + std::to_string(value) + ")",
+      throw CollectiveError(crf_.data().source() + ": the likelihood baseline diverged (L = " +
+                                number_text(value) + ")",
                             comm_.is_root());
     return value;
   }

@@ -1,6 +1,10 @@
 #include "pdsp/learning/feature_index.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "pdsp/data/allocation.hpp"
+#include "pdsp/learning/parameter_memory.hpp"
 
 namespace pdsp {
 
@@ -43,25 +47,32 @@ bool has_one_entry_per_row(const SparseRows& rows) {
   return true;
 }
 
-// out[i] = offset[i] (or 0) + row i of `rows` times theta, for every row.
-void rows_times_theta(const SparseRows& rows, bool one_entry_per_row, std::span<const double> theta,
-                      const double* offset, double* out) {
+// out[i] = offset[i] (or 0) + row i of `rows` times theta, for every row. Returns how many of
+// the results are not finite, counted while they are in registers.
+int64_t rows_times_theta(const SparseRows& rows, bool one_entry_per_row,
+                         std::span<const double> theta, const double* offset, double* out) {
   const int64_t count = rows.num_rows();
+  int64_t non_finite = 0;
   if (one_entry_per_row) {
     const int32_t* param = rows.param.data();
     const double* value = rows.value.data();
-#pragma omp parallel for simd schedule(static)
-    for (int64_t i = 0; i < count; ++i)
-      out[i] = (offset != nullptr ? offset[i] : 0.0) + theta[param[i]] * value[i];
-    return;
+#pragma omp parallel for simd schedule(static) reduction(+ : non_finite)
+    for (int64_t i = 0; i < count; ++i) {
+      const double u = (offset != nullptr ? offset[i] : 0.0) + theta[param[i]] * value[i];
+      out[i] = u;
+      non_finite += !std::isfinite(u);
+    }
+    return non_finite;
   }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) reduction(+ : non_finite)
   for (int64_t i = 0; i < count; ++i) {
     double u = offset != nullptr ? offset[i] : 0.0;
     for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k)
       u += theta[rows.param[k]] * rows.value[k];
     out[i] = u;
+    non_finite += !std::isfinite(u);
   }
+  return non_finite;
 }
 
 }  // namespace
@@ -71,6 +82,8 @@ FeatureIndex::FeatureIndex(const Dataset& data, Order order)
       order_(order),
       one_entry_per_row_{has_one_entry_per_row(data.var_features),
                          has_one_entry_per_row(data.factor_features)} {
+  const std::string source = data.source();
+  check_parameter_memory(data, source);
   const int64_t entries = num_entries(data);
   const int64_t blocks =
       std::clamp(std::min(entries / kMinBlockEntries,
@@ -95,10 +108,16 @@ FeatureIndex::FeatureIndex(const Dataset& data, Order order)
       }
       block_start_[b] = low;
     }
-    block_sums_.resize(static_cast<size_t>(blocks * data.num_params));
+    block_sums_ =
+        allocate_vector<double>(source,
+                                "the feature index (" + std::to_string(blocks) + " blocks of " +
+                                    std::to_string(data.num_params) + " parameters)",
+                                blocks * data.num_params);
     return;
   }
-  param_ptr_.assign(static_cast<size_t>(data.num_params) + 1, 0);
+  param_ptr_ = allocate_vector<int64_t>(
+      source, "the feature index (" + std::to_string(data.num_params) + " parameters)",
+      data.num_params + 1);
   const SparseRows* parts[2] = {&data.var_features, &data.factor_features};
   const int64_t base[2] = {0, data.num_states()};
   for (const SparseRows* rows : parts)
@@ -240,12 +259,13 @@ void compute_potentials(const Dataset& data, std::span<const double> theta,
                    potential.data() + data.num_states());
 }
 
-void FeatureIndex::potentials(std::span<const double> theta, std::span<const double> loss,
+bool FeatureIndex::potentials(std::span<const double> theta, std::span<const double> loss,
                               std::span<double> potential) const {
-  rows_times_theta(data_.var_features, one_entry_per_row_[0], theta,
-                   loss.empty() ? nullptr : loss.data(), potential.data());
-  rows_times_theta(data_.factor_features, one_entry_per_row_[1], theta, nullptr,
-                   potential.data() + data_.num_states());
+  return rows_times_theta(data_.var_features, one_entry_per_row_[0], theta,
+                          loss.empty() ? nullptr : loss.data(), potential.data()) +
+             rows_times_theta(data_.factor_features, one_entry_per_row_[1], theta, nullptr,
+                              potential.data() + data_.num_states()) ==
+         0;
 }
 
 void compute_example_potentials(const Dataset& data, int64_t n, std::span<const double> theta,

@@ -3,8 +3,11 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "pdsp/data/allocation.hpp"
 #include "pdsp/data/errors.hpp"
+#include "pdsp/learning/non_finite_report.hpp"
 
 namespace pdsp {
 namespace {
@@ -92,12 +95,24 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       threads_inside_examples_(share_examples_between_threads(data, graph_)),
       features_(data),
       loss_(make_loss(data, settings)),
-      potential_(static_cast<size_t>(data.num_states() + data.num_table_entries()), 0.0),
-      lambda_(kernels_->make_message_state()),
-      belief_(potential_.size(), 0.0),
+      potential_(allocate_vector<double>(
+          settings.source,
+          "the potentials (" + std::to_string(data.num_states() + data.num_table_entries()) +
+              " states and table entries)",
+          data.num_states() + data.num_table_entries())),
+      lambda_(
+          allocate(settings.source,
+                   "the messages (" + std::to_string(graph_.num_message_entries()) + " entries)",
+                   8.0 * static_cast<double>(graph_.num_message_entries()),
+                   [&] { return kernels_->make_message_state(); })),
+      belief_(allocate_vector<double>(
+          settings.source,
+          "the beliefs (" + std::to_string(potential_.size()) + " states and table entries)",
+          static_cast<int64_t>(potential_.size()))),
       chunk_value_(
           static_cast<size_t>(std::max(sweep_plan_.num_chunks(), evaluation_plan_.num_chunks()))),
-      chunk_terms_(static_cast<size_t>(evaluation_plan_.num_chunks())) {
+      chunk_terms_(static_cast<size_t>(evaluation_plan_.num_chunks())),
+      chunk_beliefs_finite_(static_cast<size_t>(evaluation_plan_.num_chunks()), 1) {
   if (settings.epsilon == 0.0) require_max_product_counting(data, counting_, settings.source);
   workspaces_.reserve(static_cast<size_t>(omp_get_max_threads()));
   for (int t = 0; t < omp_get_max_threads(); ++t) workspaces_.emplace_back(graph_);
@@ -159,10 +174,12 @@ void LocalProblem::save_messages(std::vector<double>& arena) const {
 
 void LocalProblem::set_messages(std::span<const double> arena) {
   kernels_->import_messages(arena.data(), lambda_);
+  messages_finite_ = first_non_finite(arena.first(graph_.num_message_entries())) < 0;
 }
 
 void LocalProblem::set_theta(std::span<const double> theta) {
-  features_.potentials(theta, loss_, potential_);
+  theta_.assign(theta.begin(), theta.end());
+  potentials_finite_ = features_.potentials(theta, loss_, potential_);
 }
 
 double LocalProblem::sweep(int count) {
@@ -173,8 +190,12 @@ double LocalProblem::sweep(int count) {
       chunk_value_[c] = kernels_->update_variables(
           order.subspan(chunk.begin, chunk.end - chunk.begin), potential_.data(), lambda_, w);
     });
-  const auto last = chunk_value_.begin() + sweep_plan_.num_chunks();
-  return sweep_plan_.chunks.empty() ? 0.0 : *std::max_element(chunk_value_.begin(), last);
+  double change = 0.0;
+  for (int64_t c = 0; c < sweep_plan_.num_chunks(); ++c)
+    change = larger_change(change, chunk_value_[c]);
+  // A sweep updates every message, so a finite largest change means every message is finite.
+  messages_finite_ = std::isfinite(change);
+  return change;
 }
 
 void LocalProblem::resolve_kinks() {
@@ -205,17 +226,52 @@ double LocalProblem::objective() {
 
 LocalEvaluation LocalProblem::evaluate() {
   const double* loss = loss_.empty() ? nullptr : loss_.data();
+  const int64_t states = data_.num_states();
   run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
     const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
-    chunk_terms_[c] = factors_in(phase)
+    const bool factors = factors_in(phase);
+    chunk_terms_[c] = factors
                           ? kernels_->factor_beliefs(chunk.begin, chunk.end, potential_.data(),
                                                      lambda_, belief_.data(), w)
                           : kernels_->variable_beliefs(chunk.begin, chunk.end, potential_.data(),
                                                        lambda_, loss, belief_.data(), w);
+    // Checked while the chunk's beliefs are still in the cache.
+    const int64_t first =
+        factors ? states + data_.table_offset[chunk.begin] : data_.state_offset[chunk.begin];
+    const int64_t last =
+        factors ? states + data_.table_offset[chunk.end] : data_.state_offset[chunk.end];
+    chunk_beliefs_finite_[c] =
+        first_non_finite(std::span<const double>(belief_).subspan(first, last - first)) < 0;
   });
+  require_finite();
   BeliefTerms total;
   for (const BeliefTerms& terms : chunk_terms_) total.add(terms);
   return {total.objective, total.dual, total.violation};
+}
+
+// Each value is checked, not the sums over this rank's regions: those can overflow where every
+// value is finite, and would then fail on one rank count and not on another. A non-finite F
+// from finite values is the trainer's to report ("training diverged").
+void LocalProblem::require_finite() const {
+  bool finite =
+      potentials_finite_ && std::all_of(chunk_beliefs_finite_.begin(), chunk_beliefs_finite_.end(),
+                                        [](uint8_t chunk_finite) { return chunk_finite != 0; });
+  // A non-finite change in the last sweep may also come from a message it made finite again.
+  if (finite && !messages_finite_) finite = first_non_finite(messages()) < 0;
+  run_collectively(data_.communicator(), [&] {
+    if (!finite) throw InputError(settings_.source + ": " + explain_non_finite());
+  });
+}
+
+std::string LocalProblem::explain_non_finite() const {
+  const PotentialSource u{data_, theta_, loss_, potential_};
+  const int64_t potential = first_non_finite(potential_);
+  if (potential >= 0) return describe_potential(u, potential);
+  const std::string cause = describe_largest_potential(u, settings_.epsilon);
+  const std::vector<double> arena = messages();
+  const int64_t message = first_non_finite(arena);
+  if (message >= 0) return describe_message(data_, graph_, arena, message) + ": " + cause;
+  return describe_belief(data_, belief_, first_non_finite(belief_)) + ": " + cause;
 }
 
 void LocalProblem::ground_truth_moments(std::span<double> d) const {

@@ -13,10 +13,6 @@ void require(bool ok, const std::string& flag, const std::string& rule) {
 
 }  // namespace
 
-bool is_valid_epsilon(double epsilon) {
-  return std::isfinite(epsilon) && (epsilon == 0 || epsilon >= 1e-12);
-}
-
 void TrainConfig::validate() const {
   require(is_valid_epsilon(epsilon), "--epsilon", "must be 0 or a finite number >= 1e-12");
   require(std::isfinite(C) && C > 0, "--C", "must be a finite number > 0");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "pdsp/data/allocation.hpp"
+#include "pdsp/data/errors.hpp"
 #include "pdsp/learning/regularizer.hpp"
 #include "pdsp/util/clock.hpp"
 
@@ -11,6 +13,18 @@ namespace {
 
 double dot(std::span<const double> a, std::span<const double> b) {
   return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);
+}
+
+// The parameter whose gradient is not finite (or, when all are, the largest one), for the
+// divergence error.
+std::string divergence_cause(std::span<const double> grad) {
+  if (grad.empty()) return "";
+  auto worst = std::find_if(grad.begin(), grad.end(), [](double g) { return !std::isfinite(g); });
+  if (worst == grad.end())
+    worst = std::max_element(grad.begin(), grad.end(),
+                             [](double a, double b) { return std::abs(a) < std::abs(b); });
+  return "; the gradient of theta[" + std::to_string(worst - grad.begin()) + "] is " +
+         number_text(*worst);
 }
 
 // The outer loop, one method per phase of design.md §5.
@@ -58,11 +72,20 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
       observer_(observer),
       state_(std::move(start)),
       regularizer_{config.C, config.p},
-      params_(static_cast<size_t>(problem.num_params())),
-      grad_(params_),
-      trial_(params_),
-      reduced_(params_ + 3) {
-  if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
+      params_(static_cast<size_t>(problem.num_params())) {
+  // Collective, so that every rank reports a failure in one line rather than aborting the job.
+  run_collectively(comm_, [&] {
+    allocate(config.data,
+             "the trainer's vectors of " + std::to_string(params_) +
+                 " parameters (theta, gradient, trial point, moments, d)",
+             5.0 * sizeof(double) * static_cast<double>(params_), [&] {
+               grad_.resize(params_);
+               trial_.resize(params_);
+               reduced_.resize(params_ + 3);
+               d_.reserve(params_ + 1);
+               if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
+             });
+  });
   if (std::isnan(state_.step)) state_.step = config.initial_step;
   compute_global_terms();
 }
@@ -114,9 +137,11 @@ void Trainer::evaluate(IterationRecord& record) {
   // Every rank holds the same reduced values, so all of them stop here together.
   if (!std::isfinite(record.objective) || !std::isfinite(record.grad_norm))
     throw CollectiveError(
-        "training diverged at iteration " + std::to_string(record.iteration) + ": F = " +
-            std::to_string(record.objective) + ", |grad| = " + std::to_string(record.grad_norm) +
-            " (feature values too large for double precision, or --epsilon too small?)",
+        config_.data + ": training diverged at iteration " + std::to_string(record.iteration) +
+            ": F = " + number_text(record.objective) +
+            ", |grad| = " + number_text(record.grad_norm) + divergence_cause(grad_) +
+            " (feature values too large for double precision, or --epsilon "
+            "too small?)",
         comm_.is_root());
 }
 

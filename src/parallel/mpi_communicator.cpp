@@ -6,6 +6,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
+#include <cmath>
 #include <cstring>
 
 namespace pdsp {
@@ -25,7 +26,9 @@ void sum_then_max(void* in, void* inout, int* count, MPI_Datatype* type) {
     const int maxima = static_cast<int>(b[n - 1]);
     const int sums = n - 1 - maxima;
     for (int i = 0; i < sums; ++i) b[i] += a[i];
-    for (int i = sums; i < n - 1; ++i) b[i] = std::max(a[i], b[i]);
+    // A NaN counts as the largest value, so that every rank gets the same maximum whatever the
+    // order of the reduction (std::max keeps or drops a NaN depending on its argument order).
+    for (int i = sums; i < n - 1; ++i) b[i] = (a[i] > b[i] || std::isnan(a[i])) ? a[i] : b[i];
   }
 }
 

@@ -56,12 +56,25 @@ def no_labels(f):
     del f["/vars/label"]
 def huge_value(f):
     f["/vars/feat_value"][0] = 1e300
+def huge_num_params(f):
+    f.attrs["num_params"] = 2**31 - 1
 damaged("label", last_label)
 damaged("nan", nan_value)
 damaged("param", bad_param)
 damaged("version", version)
 damaged("nolabels", no_labels)
 damaged("huge", huge_value)
+damaged("hugeparams", huge_num_params)
+def damaged_model(name, edit):
+    shutil.copy(f"{work}/model.h5", f"{work}/{name}.h5")
+    with h5py.File(f"{work}/{name}.h5", "r+") as f:
+        edit(f)
+def huge_factor_weight(f):
+    f["/theta"][161] = 1e308  # a weight of the factors of the first image row
+def infinite_epsilon(f):
+    f.attrs["epsilon"] = float("inf")
+damaged_model("hugetheta", huge_factor_weight)
+damaged_model("infepsilon", infinite_epsilon)
 with open(f"{work}/bad.toml", "w") as f:
     f.write("epsilonn = 0.5\n")
 with open(f"{work}/typo.toml", "w") as f:
@@ -86,7 +99,13 @@ for ranks in 1 2; do
   expect_error 2 "\-\-noise: pink not in" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --noise pink
   expect_error 2 "nolabels.h5: /vars/label: training needs ground-truth labels" $ranks -- "$pdsp" train --data "$work/nolabels.h5" --out "$work/m.h5" --loss-weight 0
   expect_error 2 "\-\-metrics $work/train.h5: is the input file of \-\-data" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --metrics "$work/train.h5"
-  expect_error 2 "training diverged at iteration 1" $ranks -- "$pdsp" train --data "$work/huge.h5" --out "$work/m.h5"
+  expect_error 2 "huge.h5: training diverged at iteration 1: F = [0-9.]*, |grad| = inf; the gradient of theta\[[0-9]*\] is " $ranks -- "$pdsp" train --data "$work/huge.h5" --out "$work/m.h5"
+  expect_error 2 "huge.h5: the potential of variable 0 state 1 is -*inf (its largest term is theta\[0\] = [-0-9.e+]* times /vars/feat_value\[0\] = 1e+300)" $ranks -- "$pdsp" train --data "$work/huge.h5" --out "$work/m.h5" --learner mf-sgd
+  # 16 GiB per theta-sized vector: refused whatever the machine, under a 16 GiB address space.
+  expect_error 2 "hugeparams.h5: @num_params: 2147483647 parameters need 128.0 GiB on every rank" $ranks -- bash -c 'ulimit -v 16777216 && exec "$@"' limited "$pdsp" train --data "$work/hugeparams.h5" --out "$work/m.h5"
+  expect_error 2 "test.h5: the message between factor [0-9]* and variable [0-9]* is -*[a-z]* after the sweeps: the potentials are too large for double precision at epsilon = 1; the largest: the potential of factor [0-9]* joint state [0-9]* is 1e+308 (its largest term is theta\[161\] = 1e+308" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/hugetheta.h5" --out "$work/p.h5"
+  expect_error 2 "test.h5: the message between factor [0-9]* and variable [0-9]* is -*[a-z]* after the sweeps" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/hugetheta.h5" --out "$work/p.h5" --inference lbp
+  expect_error 2 "infepsilon.h5: @epsilon: is inf, not a temperature" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/infepsilon.h5" --out "$work/p.h5"
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting bethe
   expect_error 2 "\-\-message-precision: half not in {double,single}" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision half
   expect_error 2 "\-\-message-precision: single needs \-\-kernels auto" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision single --kernels general
@@ -125,8 +144,21 @@ for ranks in 1 2; do
 done
 expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting file
 
+# A file another process holds open for writing: HDF5's file lock, named as such.
+cp "$work/train.h5" "$work/locked.h5"
+/usr/bin/python3 -c 'import h5py, sys, time; f = h5py.File(sys.argv[1], "a"); open(sys.argv[2], "w").close(); time.sleep(300)' \
+  "$work/locked.h5" "$work/locked.ready" &
+holder=$!
+for _ in $(seq 300); do [ -e "$work/locked.ready" ] && break; sleep 0.1; done
+for ranks in 1 2; do
+  expect_error 2 "locked.h5: locked by another process (HDF5 file locking); close it, or set HDF5_USE_FILE_LOCKING=FALSE on file systems without locks" $ranks -- env -u HDF5_USE_FILE_LOCKING "$pdsp" info "$work/locked.h5"
+done
+kill "$holder"
+wait "$holder" 2> /dev/null
+
 [ "$before" = "$(md5sum "$work/train.h5")" ] || { echo "FAIL: the input file changed"; failures=$((failures + 1)); }
 [ ! -e "$work/m.h5" ] || { echo "FAIL: a failed run left a model file"; failures=$((failures + 1)); }
+[ ! -e "$work/p.h5" ] || { echo "FAIL: a failed run left a prediction file"; failures=$((failures + 1)); }
 [ ! -e "$work/g.h5" ] || { echo "FAIL: a rejected gen denoise wrote a data file"; failures=$((failures + 1)); }
 ls "$work"/*.tmp.* 2> /dev/null && { echo "FAIL: temporary files left behind"; failures=$((failures + 1)); }
 echo "bad input: $failures failure(s)"

@@ -1,6 +1,6 @@
 // (vii) Distribution does not change the result: 2 ranks agree with 1 rank to 1e-9 relative,
-// 1 and 2 threads agree bitwise, a repeated run is bitwise identical, and bad input in one
-// rank's slice stops both ranks with that rank's message.
+// 1 and 2 threads agree bitwise, a repeated run is bitwise identical, and bad input (or an
+// overflowing potential) in one rank's slice stops both ranks with that rank's message.
 #include <gtest/gtest.h>
 #include <omp.h>
 #include <unistd.h>
@@ -9,9 +9,11 @@
 #include <filesystem>
 
 #include "mpi/mpi_world.hpp"
+#include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 #include "pdsp/data/partition.hpp"
+#include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/trainer.hpp"
 #include "support/tiny_graphs.hpp"
 
@@ -154,6 +156,48 @@ TEST(Distributed, BadLabelInTheLastRanksSliceStopsEveryRankWithThatRanksMessage)
   EXPECT_TRUE(thrown);
   testing::world().barrier();
   if (testing::world().is_root()) std::filesystem::remove(path);
+}
+
+// Two examples of one binary variable each, parameter n on example n: a huge theta[1] overflows
+// the potentials of the second rank's slice only, yet both ranks stop, with its message.
+TEST(Distributed, APotentialThatOverflowsOnOneRankStopsEveryRankWithThatRanksMessage) {
+  DatasetBuilder builder(2);
+  for (int32_t n = 0; n < 2; ++n) {
+    builder.begin_example();
+    builder.add_variable(2, 0, {{}, {{n, 10.0}}});
+  }
+  const std::string path = shared_file("pdsp-overflow", builder.finish());
+  const Dataset slice = load_rank_slice(path, testing::world());
+  LocalProblem problem(slice, {1.0, CountingMode::Uniform, 0.0, false, path});
+  problem.set_theta(std::vector<double>{1.0, 1e308});
+  problem.sweep(1);
+  bool thrown = false;
+  try {
+    problem.evaluate();
+  } catch (const CollectiveError& error) {
+    thrown = true;
+    const bool last_rank = testing::world().rank() == testing::world().size() - 1;
+    EXPECT_EQ(error.reporter(), last_rank);
+    if (last_rank) {
+      EXPECT_EQ(std::string(error.what()),
+                path +
+                    ": the potential of variable 1 state 1 is inf (its largest term is theta[1] "
+                    "= 1e+308 times /vars/feat_value[1] = 10)");
+    }
+  }
+  EXPECT_TRUE(thrown);
+  testing::world().barrier();
+  if (testing::world().is_root()) std::filesystem::remove(path);
+}
+
+// The maximum is the same on every rank even when one rank's value is NaN (the predict loop
+// and the stopping decisions must agree, or the ranks would wait for each other forever).
+TEST(Distributed, ANanOnOneRankIsTheMaximumOnEveryRank) {
+  double maxima[2] = {testing::world().rank() == 0 ? NAN : 1.0,
+                      testing::world().rank() == 0 ? 1.0 : NAN};
+  testing::world().allreduce({}, maxima);
+  EXPECT_TRUE(std::isnan(maxima[0]));
+  EXPECT_TRUE(std::isnan(maxima[1]));
 }
 
 }  // namespace

@@ -199,4 +199,24 @@ TEST(DatasetIo, TwoDimensionalDatasetIsAnInputError) {
   expect_error_names(path, {"/vars/label", "1-D"});
 }
 
+// A chunked dataset whose chunks were never written claims any length in a few bytes of file:
+// reading it must not allocate and fill 128 MiB (or, with a larger claim, more than memory).
+TEST(DatasetIo, DatasetWhoseChunksWereNeverWrittenIsAnInputErrorBeforeALargeRead) {
+  const TempDir dir;
+  const std::string path = valid_file(dir);
+  delete_raw(path, "/examples/var_offset");
+  {
+    const Handle file = open_raw(path, H5F_ACC_RDWR);
+    const hsize_t length = hsize_t{1} << 24, chunk = 1024;
+    const Handle space(H5Screate_simple(1, &length, nullptr), H5Sclose);
+    const Handle properties(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_chunk(properties.get(), 1, &chunk);
+    const Handle dataset(H5Dcreate2(file.get(), "/examples/var_offset", H5T_STD_I64LE, space.get(),
+                                    H5P_DEFAULT, properties.get(), H5P_DEFAULT),
+                         H5Dclose);
+    require(dataset.get() >= 0, "create a sparse /examples/var_offset");
+  }
+  expect_error_names(path, {"/examples/var_offset: some of its chunks were never written"});
+}
+
 }  // namespace

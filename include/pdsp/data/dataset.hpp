@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "pdsp/parallel/communicator.hpp"
+
 namespace pdsp {
 
 // Positions inside one slice (rows, slots, variables, states, table entries) are 32-bit: they
@@ -53,6 +55,11 @@ struct Dataset {
   std::vector<double> var_loss;               // optional, [states]
   bool labelled = false;                      // the file has /vars/label
   bool counted = false;                       // the file has both counting arrays
+  std::string file_path;  // the file the slice was read from, for error messages ("" in memory)
+  // The ranks that hold the other slices of the same file (set by load_rank_slice): checks that
+  // every rank must agree on, such as finite potentials, run collectively over them. Null for a
+  // data set one process holds whole.
+  Communicator* ranks = nullptr;
 
   // Derived on load: prefix sums of the cardinalities and of the table sizes.
   std::vector<LocalIndex> state_offset{0};  // [vars + 1]
@@ -68,6 +75,10 @@ struct Dataset {
   // rank, even on one whose slice is empty.
   bool has_labels() const { return labelled; }
   bool has_counting() const { return counted; }
+  // file_path, or "data set" for data built in memory: how errors name the data.
+  std::string source() const { return file_path.empty() ? "data set" : file_path; }
+  // `ranks`, or a serial communicator for a data set held whole.
+  Communicator& communicator() const;
 
   // Recomputes state_offset and table_offset from card and the factor lists; `source` names the
   // data in the error thrown when they outgrow LocalIndex.

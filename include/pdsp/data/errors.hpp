@@ -18,4 +18,7 @@ class InputError : public std::runtime_error {
 [[noreturn]] void throw_file_error(const std::string& file, const std::string& dataset,
                                    const std::string& message);
 
+// The shortest text that reads back as `value` ("1e-300", "inf", "nan"), for error messages.
+std::string number_text(double value);
+
 }  // namespace pdsp

@@ -19,9 +19,9 @@ std::vector<int64_t> partition_by_cost(const std::vector<double>& cost, int part
 // so one large example can make it large).
 double partition_imbalance(const std::vector<double>& cost, const std::vector<int64_t>& bounds);
 
-// Scans the file, partitions it over the ranks of `comm` and reads this rank's slice. Collective;
-// an input error on any rank is rethrown on every rank as CollectiveError. `on_stage`, when
-// given, hears when each stage begins (for a progress line).
+// Scans the file, partitions it over the ranks of `comm` and reads this rank's slice, whose
+// `ranks` is then `comm`. Collective; an input error on any rank is rethrown on every rank as
+// CollectiveError. `on_stage`, when given, hears when each stage begins (for a progress line).
 Dataset load_rank_slice(const std::string& path, Communicator& comm,
                         DatasetLayout* layout = nullptr,
                         const std::function<void(const std::string&)>& on_stage = {});

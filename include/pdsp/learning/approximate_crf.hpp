@@ -34,7 +34,8 @@ class ApproximateCrf {
   // and leaves its beliefs in beliefs().
   double infer(int64_t n);
   // Inference on every example (OpenMP over examples); returns the sum of the log Z in example
-  // order.
+  // order. Collective over the ranks that share the data file: when a potential, message or
+  // belief of any rank is not finite, every rank throws the lowest such rank's explanation.
   double infer_all();
   std::span<const double> beliefs() const { return belief_; }
   void moments(std::span<double> z) const { features_.moments(belief_, z); }
@@ -42,6 +43,8 @@ class ApproximateCrf {
 
  private:
   double infer(int64_t n, Workspace& w);
+  void require_finite() const;
+  std::string explain_non_finite() const;
 
   const Dataset& data_;
   ApproximateInference inference_;
@@ -52,6 +55,7 @@ class ApproximateCrf {
   MessagePassing bp_;
   MeanField mean_field_;
   FeatureIndex features_;
+  std::vector<double> theta_;  // the theta of the potentials, for error messages
   std::vector<double> potential_, lambda_, belief_, per_example_;
   std::vector<Workspace> workspaces_;
 };

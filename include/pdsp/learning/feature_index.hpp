@@ -30,7 +30,8 @@ class FeatureIndex {
   // follow the potential layout [states | table entries].
   void moments(std::span<const double> weight, std::span<double> z) const;
   // u = loss + Phi theta in the layout [states | table entries]; equal to compute_potentials.
-  void potentials(std::span<const double> theta, std::span<const double> loss,
+  // Returns whether every potential is finite (a large theta times a large value overflows).
+  bool potentials(std::span<const double> theta, std::span<const double> loss,
                   std::span<double> potential) const;
   Order order() const { return order_; }
   // Whether every row of the variables' (part 0) or the factors' (part 1) features holds

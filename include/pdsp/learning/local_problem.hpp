@@ -55,11 +55,16 @@ class LocalProblem {
   bool threads_inside_examples() const { return threads_inside_examples_; }
 
   void set_theta(std::span<const double> theta);
-  // Runs `count` sweeps; returns the largest message change of the last one.
+  // Runs `count` sweeps; returns the largest message change of the last one (NaN or inf when a
+  // message is not finite).
   double sweep(int count);
   void resolve_kinks();
+  // F at the current messages; not checked, so that a trial step whose potentials overflow is
+  // simply rejected.
   double objective();
-  // Computes the beliefs and the quantities that depend on them.
+  // Computes the beliefs and the quantities that depend on them. Collective over the ranks that
+  // share the data file (Dataset::communicator): when a potential, a message or a belief on any
+  // rank is not finite, every rank throws the lowest such rank's explanation.
   LocalEvaluation evaluate();
   void model_moments(std::span<double> z) const { features_.moments(belief_, z); }
   // Feature sums at the ground truth (d of design.md §2); needs labels.
@@ -82,6 +87,10 @@ class LocalProblem {
   double sum_of_chunks(const WorkPlan& plan) const;
   // Whether a phase of the evaluation plan holds factor chunks (else variable chunks).
   bool factors_in(int64_t phase) const;
+  // Throws (collectively) when a potential, a message or a belief is not finite;
+  // explain_non_finite says which one and why.
+  void require_finite() const;
+  std::string explain_non_finite() const;
 
   const Dataset& data_;
   ProblemSettings settings_;
@@ -95,13 +104,17 @@ class LocalProblem {
   WorkPlan evaluation_plan_;
   bool threads_inside_examples_ = false;
   FeatureIndex features_;
-  std::vector<double> loss_;              // [states], empty without loss augmentation
-  std::vector<double> potential_;         // [states + table entries]
-  MessageState lambda_;                   // message state of the kernels
-  std::vector<double> belief_;            // [states + table entries]
-  std::vector<double> chunk_value_;       // per chunk of the plan that ran last
-  std::vector<BeliefTerms> chunk_terms_;  // per chunk of the evaluation plan
-  std::vector<Workspace> workspaces_;     // one per OpenMP thread
+  std::vector<double> loss_;       // [states], empty without loss augmentation
+  std::vector<double> theta_;      // the theta of the potentials, for error messages
+  std::vector<double> potential_;  // [states + table entries]
+  bool potentials_finite_ = true;
+  MessageState lambda_;                        // message state of the kernels
+  bool messages_finite_ = true;                // as far as the last sweep or import shows
+  std::vector<double> belief_;                 // [states + table entries]
+  std::vector<double> chunk_value_;            // per chunk of the plan that ran last
+  std::vector<BeliefTerms> chunk_terms_;       // per chunk of the evaluation plan
+  std::vector<uint8_t> chunk_beliefs_finite_;  // per chunk of the evaluation plan
+  std::vector<Workspace> workspaces_;          // one per OpenMP thread
 };
 
 }  // namespace pdsp

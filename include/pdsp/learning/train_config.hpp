@@ -7,12 +7,9 @@
 
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/util/field.hpp"
+#include "pdsp/util/temperature.hpp"
 
 namespace pdsp {
-
-// A usable temperature: 0 (the exact max) or at least 1e-12, below which the scores divided by
-// the temperature overflow.
-bool is_valid_epsilon(double epsilon);
 
 struct TrainConfig {
   std::string data;

@@ -50,6 +50,9 @@ void describe_dataset(const std::string& path, bool quiet, Communicator& comm) {
   for (int64_t a = 0; a < slice.num_factors(); ++a)
     maxima[1] = std::max(maxima[1], static_cast<double>(slice.arity(a)));
   comm.allreduce(sums, maxima);
+  // Every rank reads it, so a damaged attribute is one error for all, not an abort.
+  Provenance provenance;
+  run_collectively(comm, [&] { provenance = read_provenance(h5::File::open_read(path)); });
   if (!comm.is_root()) return;
 
   std::printf("%s: valid pdsp-dataset (format_version 1)\n", path.c_str());
@@ -79,7 +82,7 @@ void describe_dataset(const std::string& path, bool quiet, Communicator& comm) {
     if (histogram[b] > 0)
       std::printf("    [%lld, %lld)  %lld\n", static_cast<long long>(int64_t{1} << b),
                   static_cast<long long>(int64_t{2} << b), static_cast<long long>(histogram[b]));
-  print_provenance(read_provenance(h5::File::open_read(path)), path);
+  print_provenance(provenance, path);
 }
 
 // Prints the provenance of a file pdsp wrote (model, prediction, checkpoint), and with

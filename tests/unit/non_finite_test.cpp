@@ -1,0 +1,132 @@
+// Values that are not finite never become NaN marginals: a model's temperature must be one, and
+// potentials, messages or beliefs that overflow stop evaluate() with one line that names the
+// data, the variable or factor and the parameter, while a large theta whose beliefs stay finite,
+// and an overflowing trial step of training, are no error.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+
+#include "pdsp/data/dataset_builder.hpp"
+#include "pdsp/data/errors.hpp"
+#include "pdsp/data/hdf5_file.hpp"
+#include "pdsp/data/model_file.hpp"
+#include "pdsp/inference/kernels.hpp"
+#include "pdsp/learning/local_problem.hpp"
+
+namespace pdsp {
+namespace {
+
+// The message of the InputError, or of the CollectiveError evaluate() turns it into.
+std::string error_of(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const InputError& error) {
+    return error.what();
+  } catch (const CollectiveError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "no InputError";
+  return {};
+}
+
+// A chain of three binary variables: variable 0 state 1 carries parameter 0 with value `value`,
+// both factors carry parameter 1 with value 1 on their agreeing states and -1 on the others.
+Dataset chain(double value) {
+  DatasetBuilder builder(2);
+  builder.begin_example();
+  const int64_t a = builder.add_variable(2, 0, {{}, {{0, value}}});
+  const int64_t b = builder.add_variable(2, 1);
+  const int64_t c = builder.add_variable(2, 0);
+  const std::vector<FeatureRow> agree = {{{1, 1.0}}, {{1, -1.0}}, {{1, -1.0}}, {{1, 1.0}}};
+  builder.add_factor({a, b}, agree);
+  builder.add_factor({b, c}, agree);
+  return builder.finish();
+}
+
+const ProblemSettings kPrediction{1.0, CountingMode::Uniform, 0.0, false, "chain.h5"};
+
+std::string prediction_error(const Dataset& data, const std::vector<double>& theta) {
+  LocalProblem problem(data, kPrediction);
+  problem.set_theta(theta);
+  return error_of([&] {
+    problem.sweep(5);
+    problem.evaluate();
+  });
+}
+
+TEST(NonFinite, APotentialThatOverflowsNamesTheVariableTheParameterAndTheFeature) {
+  EXPECT_EQ(prediction_error(chain(1e300), {1e10, 0.0}),
+            "chain.h5: the potential of variable 0 state 1 is inf (its largest term is theta[0] "
+            "= 1e+10 times /vars/feat_value[0] = 1e+300)");
+}
+
+TEST(NonFinite, MessagesThatOverflowNameTheEdgeAndTheLargestPotential) {
+  const std::string message = prediction_error(chain(1.0), {0.0, 1e308});
+  EXPECT_EQ(message.rfind("chain.h5: the message between factor ", 0), 0u) << message;
+  EXPECT_NE(message.find("too large for double precision at epsilon = 1; the largest: the "
+                         "potential of factor 0 joint state 0 is 1e+308 (its largest term is "
+                         "theta[1] = 1e+308 times /factors/feat_value[0] = 1)"),
+            std::string::npos)
+      << message;
+}
+
+TEST(NonFinite, ALargeThetaWhoseBeliefsStayFiniteIsNoError) {
+  const Dataset data = chain(1.0);
+  LocalProblem problem(data, kPrediction);
+  problem.set_theta(std::vector<double>{1e308, 0.0});
+  problem.sweep(5);
+  EXPECT_NO_THROW(problem.evaluate());
+  EXPECT_EQ(problem.beliefs()[1], 1.0);  // variable 0 in state 1
+}
+
+// The step search tries steps that may overflow and rejects them on F: no error there, and
+// none once theta is back to a finite one.
+TEST(NonFinite, AnOverflowingTrialIsNoErrorOnceThetaIsFiniteAgain) {
+  const Dataset data = chain(1e300);
+  LocalProblem problem(data, {1.0, CountingMode::Uniform, 1.0, true, "chain.h5"});
+  problem.set_theta(std::vector<double>{1e10, 0.0});
+  EXPECT_FALSE(std::isfinite(problem.objective()));
+  problem.set_theta(std::vector<double>{0.0, 0.5});
+  problem.sweep(1);
+  EXPECT_NO_THROW(problem.evaluate());
+}
+
+TEST(NonFinite, ALargerChangeKeepsANanInEitherPosition) {
+  EXPECT_TRUE(std::isnan(larger_change(1.0, NAN)));
+  EXPECT_TRUE(std::isnan(larger_change(NAN, 1.0)));
+  EXPECT_EQ(larger_change(1.0, 2.0), 2.0);
+  EXPECT_EQ(larger_change(INFINITY, 2.0), INFINITY);
+}
+
+// A model file written with the HDF5 layer directly, with `epsilon` as given.
+std::string model_with_epsilon(double epsilon) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("pdsp_non_finite_model_" + std::to_string(::getpid()) + ".h5"))
+                               .string();
+  h5::File file = h5::File::create(path);
+  file.write_attribute("format", std::string(kModelFormat));
+  file.write_attribute("format_version", kModelFormatVersion);
+  file.write_attribute("epsilon", epsilon);
+  file.write_attribute("counting", std::string("uniform"));
+  file.write("/theta", std::vector<double>{0.5, 0.25});
+  return path;
+}
+
+TEST(NonFinite, AModelWhoseEpsilonIsNotATemperatureIsRefusedByName) {
+  for (const double epsilon : {double{INFINITY}, double{NAN}, -1.0, 1e-300}) {
+    const std::string path = model_with_epsilon(epsilon);
+    EXPECT_EQ(error_of([&] { (void)read_model(path); }),
+              path + ": @epsilon: is " + number_text(epsilon) +
+                  ", not a temperature (0 or a finite number >= 1e-12)");
+    std::filesystem::remove(path);
+  }
+  const std::string path = model_with_epsilon(0.0);
+  EXPECT_EQ(read_model(path).epsilon, 0.0);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace pdsp
