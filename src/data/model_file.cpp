@@ -5,6 +5,7 @@
 #include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
+#include "pdsp/util/counting_mode.hpp"
 #include "pdsp/util/temperature.hpp"
 
 namespace pdsp {
@@ -40,6 +41,9 @@ ModelFile read_model(const std::string& path) {
         path, "@epsilon",
         "is " + number_text(model.epsilon) + ", not a temperature (0 or a finite number >= 1e-12)");
   model.counting = file.read_string_attribute("counting");
+  if (!counting_mode_named(model.counting))
+    throw_file_error(path, "@counting",
+                     "is '" + model.counting + "', not one of " + kCountingModeNames);
   if (file.has_attribute("inference")) model.inference = file.read_string_attribute("inference");
   model.provenance = read_provenance(file);
   return model;

@@ -24,25 +24,9 @@ const double* RegionNumbers::range(int64_t first, int64_t last, ScratchVector& l
 }
 
 CountingMode parse_counting_mode(const std::string& text) {
-  if (text == "auto") return CountingMode::Auto;
-  if (text == "file") return CountingMode::File;
-  if (text == "uniform") return CountingMode::Uniform;
-  if (text == "bethe") return CountingMode::Bethe;
-  throw InputError("--counting: '" + text + "' is not one of auto, file, uniform, bethe");
-}
-
-std::string counting_mode_name(CountingMode mode) {
-  switch (mode) {
-    case CountingMode::Auto:
-      return "auto";
-    case CountingMode::File:
-      return "file";
-    case CountingMode::Uniform:
-      return "uniform";
-    case CountingMode::Bethe:
-      return "bethe";
-  }
-  return "unknown";
+  const std::optional<CountingMode> mode = counting_mode_named(text);
+  if (!mode) throw InputError("--counting: '" + text + "' is not one of " + kCountingModeNames);
+  return *mode;
 }
 
 CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& graph,

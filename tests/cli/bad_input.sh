@@ -74,7 +74,10 @@ def huge_factor_weight(f):
 def infinite_epsilon(f):
     f.attrs["epsilon"] = float("inf")
 damaged_model("hugetheta", huge_factor_weight)
+def unknown_counting(f):
+    f.attrs["counting"] = "text"
 damaged_model("infepsilon", infinite_epsilon)
+damaged_model("badcounting", unknown_counting)
 with open(f"{work}/bad.toml", "w") as f:
     f.write("epsilonn = 0.5\n")
 with open(f"{work}/typo.toml", "w") as f:
@@ -106,6 +109,7 @@ for ranks in 1 2; do
   expect_error 2 "test.h5: the message between factor [0-9]* and variable [0-9]* is -*[a-z]* after the sweeps: the potentials are too large for double precision at epsilon = 1; the largest: the potential of factor [0-9]* joint state [0-9]* is 1e+308 (its largest term is theta\[161\] = 1e+308" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/hugetheta.h5" --out "$work/p.h5"
   expect_error 2 "test.h5: the message between factor [0-9]* and variable [0-9]* is -*[a-z]* after the sweeps" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/hugetheta.h5" --out "$work/p.h5" --inference lbp
   expect_error 2 "infepsilon.h5: @epsilon: is inf, not a temperature" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/infepsilon.h5" --out "$work/p.h5"
+  expect_error 2 "badcounting.h5: @counting: is 'text', not one of auto, file, uniform, bethe" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/badcounting.h5" --out "$work/p.h5"
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting bethe
   expect_error 2 "\-\-message-precision: half not in {double,single}" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision half
   expect_error 2 "\-\-message-precision: single needs \-\-kernels auto" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision single --kernels general

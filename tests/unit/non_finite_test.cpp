@@ -1,18 +1,14 @@
-// Values that are not finite never become NaN marginals: a model's temperature must be one, and
-// potentials, messages or beliefs that overflow stop evaluate() with one line that names the
-// data, the variable or factor and the parameter, while a large theta whose beliefs stay finite,
-// and an overflowing trial step of training, are no error.
+// Values that are not finite never become NaN marginals: potentials, messages or beliefs that
+// overflow stop evaluate() with one line that names the data, the variable or factor and the
+// parameter, while a large theta whose beliefs stay finite, and an overflowing trial step of
+// training, are no error.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
 #include <functional>
 
 #include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/data/errors.hpp"
-#include "pdsp/data/hdf5_file.hpp"
-#include "pdsp/data/model_file.hpp"
 #include "pdsp/inference/kernels.hpp"
 #include "pdsp/learning/local_problem.hpp"
 
@@ -99,33 +95,6 @@ TEST(NonFinite, ALargerChangeKeepsANanInEitherPosition) {
   EXPECT_TRUE(std::isnan(larger_change(NAN, 1.0)));
   EXPECT_EQ(larger_change(1.0, 2.0), 2.0);
   EXPECT_EQ(larger_change(INFINITY, 2.0), INFINITY);
-}
-
-// A model file written with the HDF5 layer directly, with `epsilon` as given.
-std::string model_with_epsilon(double epsilon) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("pdsp_non_finite_model_" + std::to_string(::getpid()) + ".h5"))
-                               .string();
-  h5::File file = h5::File::create(path);
-  file.write_attribute("format", std::string(kModelFormat));
-  file.write_attribute("format_version", kModelFormatVersion);
-  file.write_attribute("epsilon", epsilon);
-  file.write_attribute("counting", std::string("uniform"));
-  file.write("/theta", std::vector<double>{0.5, 0.25});
-  return path;
-}
-
-TEST(NonFinite, AModelWhoseEpsilonIsNotATemperatureIsRefusedByName) {
-  for (const double epsilon : {double{INFINITY}, double{NAN}, -1.0, 1e-300}) {
-    const std::string path = model_with_epsilon(epsilon);
-    EXPECT_EQ(error_of([&] { (void)read_model(path); }),
-              path + ": @epsilon: is " + number_text(epsilon) +
-                  ", not a temperature (0 or a finite number >= 1e-12)");
-    std::filesystem::remove(path);
-  }
-  const std::string path = model_with_epsilon(0.0);
-  EXPECT_EQ(read_model(path).epsilon, 0.0);
-  std::filesystem::remove(path);
 }
 
 }  // namespace

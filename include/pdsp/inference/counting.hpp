@@ -7,13 +7,11 @@
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/inference/factor_graph.hpp"
 #include "pdsp/inference/scratch.hpp"
+#include "pdsp/util/counting_mode.hpp"
 
 namespace pdsp {
 
-enum class CountingMode { Auto, File, Uniform, Bethe };
-
 CountingMode parse_counting_mode(const std::string& text);  // throws InputError
-std::string counting_mode_name(CountingMode mode);
 
 // One number per region, kept as a single number when all are equal (uniform counting numbers,
 // and every c_a of Bethe's): at 50 million variables the vectors would take 1.2 GB.
