@@ -1,8 +1,12 @@
 #pragma once
 // Small helpers shared by the training tests.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "pdsp/learning/trainer.hpp"
@@ -20,6 +24,20 @@ inline double max_abs_difference(std::span<const double> a, std::span<const doub
   double worst = 0;
   for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
   return worst;
+}
+
+// The message of the InputError `run` throws, or of the CollectiveError a collective step turns
+// it into; a test failure when it throws neither.
+inline std::string error_of(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const InputError& error) {
+    return error.what();
+  } catch (const CollectiveError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "no InputError";
+  return {};
 }
 
 }  // namespace pdsp::testing

@@ -8,19 +8,12 @@
 #include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/learning/feature_index.hpp"
+#include "support/test_helpers.hpp"
 
 namespace pdsp {
 namespace {
 
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no InputError";
-  return {};
-}
+using testing::error_of;
 
 TEST(Allocation, BytesAreWrittenInTheLargestWholeUnit) {
   EXPECT_EQ(format_bytes(512), "512 bytes");

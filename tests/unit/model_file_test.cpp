@@ -11,19 +11,12 @@
 
 #include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
+#include "support/test_helpers.hpp"
 
 namespace pdsp {
 namespace {
 
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no InputError";
-  return {};
-}
+using testing::error_of;
 
 // A model file written with the HDF5 layer directly, with `epsilon` and `counting` as given.
 std::string model_file(double epsilon, const std::string& counting = "uniform") {

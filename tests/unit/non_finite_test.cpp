@@ -11,22 +11,12 @@
 #include "pdsp/data/errors.hpp"
 #include "pdsp/inference/kernels.hpp"
 #include "pdsp/learning/local_problem.hpp"
+#include "support/test_helpers.hpp"
 
 namespace pdsp {
 namespace {
 
-// The message of the InputError, or of the CollectiveError evaluate() turns it into.
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const InputError& error) {
-    return error.what();
-  } catch (const CollectiveError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no InputError";
-  return {};
-}
+using testing::error_of;
 
 // A chain of three binary variables: variable 0 state 1 carries parameter 0 with value `value`,
 // both factors carry parameter 1 with value 1 on their agreeing states and -1 on the others.
