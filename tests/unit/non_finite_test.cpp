@@ -9,7 +9,7 @@
 
 #include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/data/errors.hpp"
-#include "pdsp/inference/kernels.hpp"
+#include "pdsp/inference/smax.hpp"
 #include "pdsp/learning/local_problem.hpp"
 
 namespace pdsp {
@@ -90,11 +90,25 @@ TEST(NonFinite, AnOverflowingTrialIsNoErrorOnceThetaIsFiniteAgain) {
   EXPECT_NO_THROW(problem.evaluate());
 }
 
-TEST(NonFinite, ALargerChangeKeepsANanInEitherPosition) {
-  EXPECT_TRUE(std::isnan(larger_change(1.0, NAN)));
-  EXPECT_TRUE(std::isnan(larger_change(NAN, 1.0)));
-  EXPECT_EQ(larger_change(1.0, 2.0), 2.0);
-  EXPECT_EQ(larger_change(INFINITY, 2.0), INFINITY);
+// At eps = 0 a region's smax is a max, which could pass over a NaN message: it must not.
+TEST(NonFinite, MessagesThatOverflowAtEpsilonZeroAreFoundToo) {
+  const Dataset data = chain(1.0);
+  LocalProblem problem(data, {0.0, CountingMode::Uniform, 0.0, false, "chain.h5"});
+  problem.set_theta(std::vector<double>{0.0, 1e308});
+  const std::string message = error_of([&] {
+    problem.sweep(5);
+    problem.evaluate();
+  });
+  EXPECT_EQ(message.rfind("chain.h5: the message between factor ", 0), 0u) << message;
+}
+
+TEST(NonFinite, TheMaximumOfScoresWithANanIsNan) {
+  const double first[] = {NAN, 1.0, 2.0};
+  const double middle[] = {1.0, NAN, 2.0};
+  EXPECT_TRUE(std::isnan(max_of(first, 3)));
+  EXPECT_TRUE(std::isnan(max_of(middle, 3)));
+  const double finite[] = {1.0, 3.0, 2.0};
+  EXPECT_EQ(max_of(finite, 3), 3.0);
 }
 
 }  // namespace

@@ -105,11 +105,11 @@ class LocalProblem {
   bool threads_inside_examples_ = false;
   FeatureIndex features_;
   std::vector<double> loss_;       // [states], empty without loss augmentation
+  double largest_loss_;            // max |loss_|
   std::vector<double> theta_;      // the theta of the potentials, for error messages
   std::vector<double> potential_;  // [states + table entries]
   bool potentials_finite_ = true;
   MessageState lambda_;                        // message state of the kernels
-  bool messages_finite_ = true;                // as far as the last sweep or import shows
   std::vector<double> belief_;                 // [states + table entries]
   std::vector<double> chunk_value_;            // per chunk of the plan that ran last
   std::vector<BeliefTerms> chunk_terms_;       // per chunk of the evaluation plan
