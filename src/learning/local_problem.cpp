@@ -185,6 +185,7 @@ void LocalProblem::save_messages(std::vector<double>& arena) const {
 
 void LocalProblem::set_messages(std::span<const double> arena) {
   kernels_->import_messages(arena.data(), lambda_);
+  imported_finite_ = all_finite(arena.first(graph_.num_message_entries()));
 }
 
 void LocalProblem::set_theta(std::span<const double> theta) {
@@ -196,7 +197,8 @@ void LocalProblem::set_theta(std::span<const double> theta) {
   double largest_theta = 0.0;
   for (double t : theta) largest_theta = std::max(largest_theta, std::abs(t));
   const double bound = largest_loss_ + largest_theta * features_.largest_row_sum();
-  potentials_finite_ = (all_finite(theta) && bound < kSafeMagnitude) || all_finite(potential_);
+  potentials_bounded_ = all_finite(theta) && bound < kSafeMagnitude;
+  potentials_finite_ = potentials_bounded_ || all_finite(potential_);
 }
 
 double LocalProblem::sweep(int count) {
@@ -271,11 +273,16 @@ LocalEvaluation LocalProblem::evaluate() {
 // Each value is checked, not the sums over this rank's regions: those can overflow where every
 // value is finite, and would then fail on one rank count and not on another. A non-finite F
 // from finite values is the trainer's to report ("training diverged"). A message that is not
-// finite makes the beliefs of its regions non-finite.
+// finite enters the scores of its factor and its variable with opposite signs, so one of them
+// holds a +inf or a NaN, which makes beliefs NaN, except in a region with a negative counting
+// number, where a +inf score only gets belief 0. Sweeps make such messages only from potentials
+// near the top of the range of doubles, so they are read only then, or after an import of
+// messages that were not all finite.
 void LocalProblem::require_finite() const {
-  bool finite =
-      potentials_finite_ && std::all_of(chunk_beliefs_finite_.begin(), chunk_beliefs_finite_.end(),
-                                        [](uint8_t chunk_finite) { return chunk_finite != 0; });
+  const bool finite = potentials_finite_ &&
+                      std::all_of(chunk_beliefs_finite_.begin(), chunk_beliefs_finite_.end(),
+                                  [](uint8_t chunk_finite) { return chunk_finite != 0; }) &&
+                      ((potentials_bounded_ && imported_finite_) || all_finite(messages()));
   run_collectively(data_.communicator(), [&] {
     if (!finite) throw InputError(settings_.source + ": " + explain_non_finite());
   });
@@ -285,11 +292,14 @@ std::string LocalProblem::explain_non_finite() const {
   const PotentialSource u{data_, theta_, loss_, potential_};
   const int64_t potential = first_non_finite(potential_);
   if (potential >= 0) return describe_potential(u, potential);
-  const std::string cause = describe_largest_potential(u, settings_.epsilon);
+  // Huge potentials are the cause unless the bound from theta rules them out (then the
+  // messages came from set_messages: a checkpoint's).
+  const std::string cause =
+      potentials_bounded_ ? "" : ": " + describe_largest_potential(u, settings_.epsilon);
   const std::vector<double> arena = messages();
   const int64_t message = first_non_finite(arena);
-  if (message >= 0) return describe_message(data_, graph_, arena, message) + ": " + cause;
-  return describe_belief(data_, belief_, first_non_finite(belief_)) + ": " + cause;
+  if (message >= 0) return describe_message(data_, graph_, arena, message) + cause;
+  return describe_belief(data_, belief_, first_non_finite(belief_)) + cause;
 }
 
 void LocalProblem::ground_truth_moments(std::span<double> d) const {

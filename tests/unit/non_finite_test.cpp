@@ -90,6 +90,34 @@ TEST(NonFinite, AnOverflowingTrialIsNoErrorOnceThetaIsFiniteAgain) {
   EXPECT_NO_THROW(problem.evaluate());
 }
 
+// A message that is not finite, here imported as from a checkpoint, is named.
+TEST(NonFinite, AnInfiniteMessageIsNamed) {
+  const Dataset data = chain(1.0);
+  LocalProblem problem(data, kPrediction);
+  problem.set_theta(std::vector<double>{0.5, 0.5});
+  std::vector<double> arena = problem.messages();
+  arena[0] = -INFINITY;
+  problem.set_messages(arena);
+  const std::string message = error_of([&] { problem.evaluate(); });
+  EXPECT_EQ(message.rfind("chain.h5: the message between factor 0 and variable 0 is ", 0), 0u)
+      << message;
+}
+
+// With a negative counting number (the middle variable's, under Bethe) a message of -inf only
+// gives its variable's state belief 0: every belief stays finite, and the message must still be
+// found.
+TEST(NonFinite, AnInfiniteMessageIsFoundWhereEveryBeliefIsFinite) {
+  const Dataset data = chain(1.0);
+  LocalProblem problem(data, {1.0, CountingMode::Bethe, 0.0, false, "chain.h5"});
+  problem.set_theta(std::vector<double>{0.5, 0.5});
+  std::vector<double> arena = problem.messages();
+  arena[2] = -INFINITY;  // factor 0's message from variable 1
+  problem.set_messages(arena);
+  const std::string message = error_of([&] { problem.evaluate(); });
+  EXPECT_EQ(message,
+            "chain.h5: the message between factor 0 and variable 1 is -inf after the sweeps");
+}
+
 // At eps = 0 a region's smax is a max, which could pass over a NaN message: it must not.
 TEST(NonFinite, MessagesThatOverflowAtEpsilonZeroAreFoundToo) {
   const Dataset data = chain(1.0);
