@@ -120,7 +120,7 @@ double BinaryPairwiseKernels<Message>::update_variables(std::span<const LocalInd
     for (int64_t i = begin; i < end; ++i, ++lanes) {
       const int64_t e = graph_.var_slots[i];
       const auto half = static_cast<Message>(0.5 * (c_factor(e) * scale - lane_a[lanes]));
-      change = larger_change(change, std::abs(double{half} - double{lambda[e]}));
+      change = std::max(change, std::abs(double{half} - double{lambda[e]}));
       lambda[e] = half;
     }
   }

@@ -78,7 +78,7 @@ double MessagePassing::update_variable(int64_t v, const double* potential, doubl
     mean /= static_cast<double>(card);
     for (int64_t s = 0; s < card; ++s) {
       const double updated = weight * total[s] - mu[s] - mean;
-      change = larger_change(change, std::abs(updated - message[s]));
+      change = std::max(change, std::abs(updated - message[s]));
       message[s] = updated;
     }
   }
@@ -89,7 +89,7 @@ double MessagePassing::sweep_example(int64_t n, const double* potential, double*
                                      Workspace& w) const {
   double change = 0.0;
   for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v)
-    change = larger_change(change, update_variable(v, potential, lambda, w));
+    change = std::max(change, update_variable(v, potential, lambda, w));
   return change;
 }
 
@@ -118,7 +118,7 @@ double MessagePassing::update_variables(std::span<const LocalIndex> vars, const 
                                         MessageState& lambda, Workspace& w) const {
   double* arena = std::get<std::vector<double>>(lambda).data();
   double change = 0.0;
-  for (int64_t v : vars) change = larger_change(change, update_variable(v, potential, arena, w));
+  for (int64_t v : vars) change = std::max(change, update_variable(v, potential, arena, w));
   return change;
 }
 

@@ -80,8 +80,7 @@ double ApproximateCrf::infer_all() {
 
 // Inference to convergence costs far more than these scans.
 void ApproximateCrf::require_finite() const {
-  const bool finite = first_non_finite(potential_) < 0 && first_non_finite(lambda_) < 0 &&
-                      first_non_finite(belief_) < 0;
+  const bool finite = all_finite(potential_) && all_finite(lambda_) && all_finite(belief_);
   run_collectively(data_.communicator(), [&] {
     if (!finite) throw InputError(data_.source() + ": " + explain_non_finite());
   });

@@ -47,32 +47,36 @@ bool has_one_entry_per_row(const SparseRows& rows) {
   return true;
 }
 
-// out[i] = offset[i] (or 0) + row i of `rows` times theta, for every row. Returns how many of
-// the results are not finite, counted while they are in registers.
-int64_t rows_times_theta(const SparseRows& rows, bool one_entry_per_row,
-                         std::span<const double> theta, const double* offset, double* out) {
+// out[i] = offset[i] (or 0) + row i of `rows` times theta, for every row.
+void rows_times_theta(const SparseRows& rows, bool one_entry_per_row, std::span<const double> theta,
+                      const double* offset, double* out) {
   const int64_t count = rows.num_rows();
-  int64_t non_finite = 0;
   if (one_entry_per_row) {
     const int32_t* param = rows.param.data();
     const double* value = rows.value.data();
-#pragma omp parallel for simd schedule(static) reduction(+ : non_finite)
-    for (int64_t i = 0; i < count; ++i) {
-      const double u = (offset != nullptr ? offset[i] : 0.0) + theta[param[i]] * value[i];
-      out[i] = u;
-      non_finite += !std::isfinite(u);
-    }
-    return non_finite;
+#pragma omp parallel for simd schedule(static)
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = (offset != nullptr ? offset[i] : 0.0) + theta[param[i]] * value[i];
+    return;
   }
-#pragma omp parallel for schedule(static) reduction(+ : non_finite)
+#pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < count; ++i) {
     double u = offset != nullptr ? offset[i] : 0.0;
     for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k)
       u += theta[rows.param[k]] * rows.value[k];
     out[i] = u;
-    non_finite += !std::isfinite(u);
   }
-  return non_finite;
+}
+
+// The largest sum of |value| over the entries of one row.
+double largest_abs_row_sum(const SparseRows& rows) {
+  double largest = 0.0;
+  for (int64_t i = 0; i < rows.num_rows(); ++i) {
+    double sum = 0.0;
+    for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k) sum += std::abs(rows.value[k]);
+    largest = std::max(largest, sum);
+  }
+  return largest;
 }
 
 }  // namespace
@@ -81,7 +85,9 @@ FeatureIndex::FeatureIndex(const Dataset& data, Order order)
     : data_(data),
       order_(order),
       one_entry_per_row_{has_one_entry_per_row(data.var_features),
-                         has_one_entry_per_row(data.factor_features)} {
+                         has_one_entry_per_row(data.factor_features)},
+      largest_row_sum_(std::max(largest_abs_row_sum(data.var_features),
+                                largest_abs_row_sum(data.factor_features))) {
   const std::string source = data.source();
   check_parameter_memory(data, source);
   const int64_t entries = num_entries(data);
@@ -259,13 +265,12 @@ void compute_potentials(const Dataset& data, std::span<const double> theta,
                    potential.data() + data.num_states());
 }
 
-bool FeatureIndex::potentials(std::span<const double> theta, std::span<const double> loss,
+void FeatureIndex::potentials(std::span<const double> theta, std::span<const double> loss,
                               std::span<double> potential) const {
-  return rows_times_theta(data_.var_features, one_entry_per_row_[0], theta,
-                          loss.empty() ? nullptr : loss.data(), potential.data()) +
-             rows_times_theta(data_.factor_features, one_entry_per_row_[1], theta, nullptr,
-                              potential.data() + data_.num_states()) ==
-         0;
+  rows_times_theta(data_.var_features, one_entry_per_row_[0], theta,
+                   loss.empty() ? nullptr : loss.data(), potential.data());
+  rows_times_theta(data_.factor_features, one_entry_per_row_[1], theta, nullptr,
+                   potential.data() + data_.num_states());
 }
 
 void compute_example_potentials(const Dataset& data, int64_t n, std::span<const double> theta,

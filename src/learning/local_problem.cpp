@@ -27,6 +27,16 @@ std::vector<double> make_loss(const Dataset& data, const ProblemSettings& settin
   return loss;
 }
 
+// Potentials below this cannot overflow in the sums of their rows: far enough below the
+// largest double (1.8e308) for any rounding.
+constexpr double kSafeMagnitude = 1e300;
+
+double largest_magnitude(const std::vector<double>& values) {
+  double largest = 0.0;
+  for (double x : values) largest = std::max(largest, std::abs(x));
+  return largest;
+}
+
 // At eps = 0 every smax is a max and F no longer depends on the counting numbers, but they still
 // weight the block update: with a negative c_v (Bethe) the weights c_a / chat_v sum to more than
 // one and the update stops minimising F (design.md §3).
@@ -95,6 +105,7 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       threads_inside_examples_(share_examples_between_threads(data, graph_)),
       features_(data),
       loss_(make_loss(data, settings)),
+      largest_loss_(largest_magnitude(loss_)),
       potential_(allocate_vector<double>(
           settings.source,
           "the potentials (" + std::to_string(data.num_states() + data.num_table_entries()) +
@@ -174,12 +185,20 @@ void LocalProblem::save_messages(std::vector<double>& arena) const {
 
 void LocalProblem::set_messages(std::span<const double> arena) {
   kernels_->import_messages(arena.data(), lambda_);
-  messages_finite_ = first_non_finite(arena.first(graph_.num_message_entries())) < 0;
+  imported_finite_ = all_finite(arena.first(graph_.num_message_entries()));
 }
 
 void LocalProblem::set_theta(std::span<const double> theta) {
   theta_.assign(theta.begin(), theta.end());
-  potentials_finite_ = features_.potentials(theta, loss_, potential_);
+  features_.potentials(theta, loss_, potential_);
+  // No potential exceeds max |loss| + max |theta| times the largest row sum of |values|: when
+  // that bound is far inside the range of doubles, none can have overflowed, and the potentials
+  // (many more than the parameters) need no scan.
+  double largest_theta = 0.0;
+  for (double t : theta) largest_theta = std::max(largest_theta, std::abs(t));
+  const double bound = largest_loss_ + largest_theta * features_.largest_row_sum();
+  potentials_bounded_ = all_finite(theta) && bound < kSafeMagnitude;
+  potentials_finite_ = potentials_bounded_ || all_finite(potential_);
 }
 
 double LocalProblem::sweep(int count) {
@@ -190,12 +209,8 @@ double LocalProblem::sweep(int count) {
       chunk_value_[c] = kernels_->update_variables(
           order.subspan(chunk.begin, chunk.end - chunk.begin), potential_.data(), lambda_, w);
     });
-  double change = 0.0;
-  for (int64_t c = 0; c < sweep_plan_.num_chunks(); ++c)
-    change = larger_change(change, chunk_value_[c]);
-  // A sweep updates every message, so a finite largest change means every message is finite.
-  messages_finite_ = std::isfinite(change);
-  return change;
+  const auto last = chunk_value_.begin() + sweep_plan_.num_chunks();
+  return sweep_plan_.chunks.empty() ? 0.0 : *std::max_element(chunk_value_.begin(), last);
 }
 
 void LocalProblem::resolve_kinks() {
@@ -235,13 +250,19 @@ LocalEvaluation LocalProblem::evaluate() {
                                                      lambda_, belief_.data(), w)
                           : kernels_->variable_beliefs(chunk.begin, chunk.end, potential_.data(),
                                                        lambda_, loss, belief_.data(), w);
-    // Checked while the chunk's beliefs are still in the cache.
+    // A belief that is not finite makes its region's term of F non-finite (every smax and
+    // max over a region's scores carries a NaN or an inf): only then are the chunk's beliefs
+    // read, since a term can also overflow where every belief is finite.
+    if (std::isfinite(chunk_terms_[c].objective)) {
+      chunk_beliefs_finite_[c] = 1;
+      return;
+    }
     const int64_t first =
         factors ? states + data_.table_offset[chunk.begin] : data_.state_offset[chunk.begin];
     const int64_t last =
         factors ? states + data_.table_offset[chunk.end] : data_.state_offset[chunk.end];
     chunk_beliefs_finite_[c] =
-        first_non_finite(std::span<const double>(belief_).subspan(first, last - first)) < 0;
+        all_finite(std::span<const double>(belief_).subspan(first, last - first));
   });
   require_finite();
   BeliefTerms total;
@@ -251,13 +272,17 @@ LocalEvaluation LocalProblem::evaluate() {
 
 // Each value is checked, not the sums over this rank's regions: those can overflow where every
 // value is finite, and would then fail on one rank count and not on another. A non-finite F
-// from finite values is the trainer's to report ("training diverged").
+// from finite values is the trainer's to report ("training diverged"). A message that is not
+// finite enters the scores of its factor and its variable with opposite signs, so one of them
+// holds a +inf or a NaN, which makes beliefs NaN, except in a region with a negative counting
+// number, where a +inf score only gets belief 0. Sweeps make such messages only from potentials
+// near the top of the range of doubles, so they are read only then, or after an import of
+// messages that were not all finite.
 void LocalProblem::require_finite() const {
-  bool finite =
-      potentials_finite_ && std::all_of(chunk_beliefs_finite_.begin(), chunk_beliefs_finite_.end(),
-                                        [](uint8_t chunk_finite) { return chunk_finite != 0; });
-  // A non-finite change in the last sweep may also come from a message it made finite again.
-  if (finite && !messages_finite_) finite = first_non_finite(messages()) < 0;
+  const bool finite = potentials_finite_ &&
+                      std::all_of(chunk_beliefs_finite_.begin(), chunk_beliefs_finite_.end(),
+                                  [](uint8_t chunk_finite) { return chunk_finite != 0; }) &&
+                      ((potentials_bounded_ && imported_finite_) || all_finite(messages()));
   run_collectively(data_.communicator(), [&] {
     if (!finite) throw InputError(settings_.source + ": " + explain_non_finite());
   });
@@ -267,11 +292,14 @@ std::string LocalProblem::explain_non_finite() const {
   const PotentialSource u{data_, theta_, loss_, potential_};
   const int64_t potential = first_non_finite(potential_);
   if (potential >= 0) return describe_potential(u, potential);
-  const std::string cause = describe_largest_potential(u, settings_.epsilon);
+  // Huge potentials are the cause unless the bound from theta rules them out (then the
+  // messages came from set_messages: a checkpoint's).
+  const std::string cause =
+      potentials_bounded_ ? "" : ": " + describe_largest_potential(u, settings_.epsilon);
   const std::vector<double> arena = messages();
   const int64_t message = first_non_finite(arena);
-  if (message >= 0) return describe_message(data_, graph_, arena, message) + ": " + cause;
-  return describe_belief(data_, belief_, first_non_finite(belief_)) + ": " + cause;
+  if (message >= 0) return describe_message(data_, graph_, arena, message) + cause;
+  return describe_belief(data_, belief_, first_non_finite(belief_)) + cause;
 }
 
 void LocalProblem::ground_truth_moments(std::span<double> d) const {

@@ -35,6 +35,14 @@ Region region_of(const Dataset& data, int64_t i) {
 
 }  // namespace
 
+bool all_finite(std::span<const double> values) {
+  const auto n = static_cast<int64_t>(values.size());
+  int64_t non_finite = 0;
+#pragma omp simd reduction(+ : non_finite)
+  for (int64_t i = 0; i < n; ++i) non_finite += !std::isfinite(values[i]);
+  return non_finite == 0;
+}
+
 int64_t first_non_finite(std::span<const double> values) {
   const auto bad =
       std::find_if(values.begin(), values.end(), [](double x) { return !std::isfinite(x); });

@@ -9,7 +9,7 @@
 
 #include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/data/errors.hpp"
-#include "pdsp/inference/kernels.hpp"
+#include "pdsp/inference/smax.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "support/test_helpers.hpp"
 
@@ -80,11 +80,53 @@ TEST(NonFinite, AnOverflowingTrialIsNoErrorOnceThetaIsFiniteAgain) {
   EXPECT_NO_THROW(problem.evaluate());
 }
 
-TEST(NonFinite, ALargerChangeKeepsANanInEitherPosition) {
-  EXPECT_TRUE(std::isnan(larger_change(1.0, NAN)));
-  EXPECT_TRUE(std::isnan(larger_change(NAN, 1.0)));
-  EXPECT_EQ(larger_change(1.0, 2.0), 2.0);
-  EXPECT_EQ(larger_change(INFINITY, 2.0), INFINITY);
+// A message that is not finite, here imported as from a checkpoint, is named.
+TEST(NonFinite, AnInfiniteMessageIsNamed) {
+  const Dataset data = chain(1.0);
+  LocalProblem problem(data, kPrediction);
+  problem.set_theta(std::vector<double>{0.5, 0.5});
+  std::vector<double> arena = problem.messages();
+  arena[0] = -INFINITY;
+  problem.set_messages(arena);
+  const std::string message = error_of([&] { problem.evaluate(); });
+  EXPECT_EQ(message.rfind("chain.h5: the message between factor 0 and variable 0 is ", 0), 0u)
+      << message;
+}
+
+// With a negative counting number (the middle variable's, under Bethe) a message of -inf only
+// gives its variable's state belief 0: every belief stays finite, and the message must still be
+// found.
+TEST(NonFinite, AnInfiniteMessageIsFoundWhereEveryBeliefIsFinite) {
+  const Dataset data = chain(1.0);
+  LocalProblem problem(data, {1.0, CountingMode::Bethe, 0.0, false, "chain.h5"});
+  problem.set_theta(std::vector<double>{0.5, 0.5});
+  std::vector<double> arena = problem.messages();
+  arena[2] = -INFINITY;  // factor 0's message from variable 1
+  problem.set_messages(arena);
+  const std::string message = error_of([&] { problem.evaluate(); });
+  EXPECT_EQ(message,
+            "chain.h5: the message between factor 0 and variable 1 is -inf after the sweeps");
+}
+
+// At eps = 0 a region's smax is a max, which could pass over a NaN message: it must not.
+TEST(NonFinite, MessagesThatOverflowAtEpsilonZeroAreFoundToo) {
+  const Dataset data = chain(1.0);
+  LocalProblem problem(data, {0.0, CountingMode::Uniform, 0.0, false, "chain.h5"});
+  problem.set_theta(std::vector<double>{0.0, 1e308});
+  const std::string message = error_of([&] {
+    problem.sweep(5);
+    problem.evaluate();
+  });
+  EXPECT_EQ(message.rfind("chain.h5: the message between factor ", 0), 0u) << message;
+}
+
+TEST(NonFinite, TheMaximumOfScoresWithANanIsNan) {
+  const double first[] = {NAN, 1.0, 2.0};
+  const double middle[] = {1.0, NAN, 2.0};
+  EXPECT_TRUE(std::isnan(max_of(first, 3)));
+  EXPECT_TRUE(std::isnan(max_of(middle, 3)));
+  const double finite[] = {1.0, 3.0, 2.0};
+  EXPECT_EQ(max_of(finite, 3), 3.0);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 // arity and cardinality, and BinaryPairwiseKernels, for graphs of binary variables in pairwise
 // factors (grids above all), which the general one checks in the tests. Potentials and beliefs
 // share one layout: [every (v, s) | every (a, t)]. Below, `lambda` is the message state.
-#include <cmath>
 #include <cstdint>
 #include <span>
 #include <variant>
@@ -19,13 +18,6 @@ namespace pdsp {
 // fill SIMD lanes, small enough that a chunk's scratch stays in the L1/L2 cache.
 inline constexpr int64_t kChunkSlots = 2048;    // sweeps: message blocks per chunk
 inline constexpr int64_t kChunkRegions = 1024;  // evaluations: variables or factors per chunk
-
-// The larger of two message changes, a NaN counting as the largest: a message that is not a
-// number must show in the change a sweep returns (std::max keeps or drops a NaN depending on the
-// order of its arguments), so that callers can tell the messages are no longer finite.
-inline double larger_change(double a, double b) {
-  return (a >= b || std::isnan(a)) ? a : b;
-}
 
 // The messages in the form and precision the kernels keep them in (the "message state"): the
 // general kernels keep FactorGraph's arena in double precision; the binary kernels one number per
@@ -63,7 +55,7 @@ class Kernels {
 
   // Lemma 3 for every variable of `vars`, which must not share a factor with each other (one
   // colour class): each update is the exact minimiser of F over its block. Returns the largest
-  // change of a message entry: inf or NaN when a message became or was not finite.
+  // change of a message entry.
   virtual double update_variables(std::span<const LocalIndex> vars, const double* potential,
                                   MessageState& lambda, Workspace& w) const = 0;
   // The smax terms of F for factors [first, last) and for variables [first, last).

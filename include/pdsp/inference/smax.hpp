@@ -12,9 +12,12 @@ namespace pdsp {
 // Two values closer than this (relative to their magnitude) tie for the arg-max at tau == 0.
 inline constexpr double kTieTolerance = 1e-9;
 
+// The largest of x[0..n), or NaN when one of them is: a NaN score (from a message that is not a
+// number) must reach F and the beliefs, where evaluation finds it, and std::max keeps or drops
+// it depending on its position.
 inline double max_of(const double* x, int64_t n) {
   double m = x[0];
-  for (int64_t i = 1; i < n; ++i) m = std::max(m, x[i]);
+  for (int64_t i = 1; i < n; ++i) m = (x[i] > m || std::isnan(x[i])) ? x[i] : m;
   return m;
 }
 

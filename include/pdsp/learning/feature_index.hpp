@@ -30,9 +30,11 @@ class FeatureIndex {
   // follow the potential layout [states | table entries].
   void moments(std::span<const double> weight, std::span<double> z) const;
   // u = loss + Phi theta in the layout [states | table entries]; equal to compute_potentials.
-  // Returns whether every potential is finite (a large theta times a large value overflows).
-  bool potentials(std::span<const double> theta, std::span<const double> loss,
+  void potentials(std::span<const double> theta, std::span<const double> loss,
                   std::span<double> potential) const;
+  // The largest sum of |feature value| over one row: no potential exceeds |loss| + max |theta|
+  // times it.
+  double largest_row_sum() const { return largest_row_sum_; }
   Order order() const { return order_; }
   // Whether every row of the variables' (part 0) or the factors' (part 1) features holds
   // exactly one entry.
@@ -45,6 +47,7 @@ class FeatureIndex {
   const Dataset& data_;
   Order order_;
   bool one_entry_per_row_[2];
+  double largest_row_sum_;
   // By rows: block b covers positions [block_start_[b], block_start_[b + 1]).
   std::vector<int64_t> block_start_;
   mutable std::vector<double> block_sums_;  // [blocks x params] scratch of moments()

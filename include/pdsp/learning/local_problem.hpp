@@ -55,8 +55,7 @@ class LocalProblem {
   bool threads_inside_examples() const { return threads_inside_examples_; }
 
   void set_theta(std::span<const double> theta);
-  // Runs `count` sweeps; returns the largest message change of the last one (NaN or inf when a
-  // message is not finite).
+  // Runs `count` sweeps; returns the largest message change of the last one.
   double sweep(int count);
   void resolve_kinks();
   // F at the current messages; not checked, so that a trial step whose potentials overflow is
@@ -104,12 +103,14 @@ class LocalProblem {
   WorkPlan evaluation_plan_;
   bool threads_inside_examples_ = false;
   FeatureIndex features_;
-  std::vector<double> loss_;       // [states], empty without loss augmentation
-  std::vector<double> theta_;      // the theta of the potentials, for error messages
-  std::vector<double> potential_;  // [states + table entries]
+  std::vector<double> loss_;        // [states], empty without loss augmentation
+  double largest_loss_;             // max |loss_|
+  std::vector<double> theta_;       // the theta of the potentials, for error messages
+  std::vector<double> potential_;   // [states + table entries]
+  bool potentials_bounded_ = true;  // far below the largest double, by a bound from theta
   bool potentials_finite_ = true;
   MessageState lambda_;                        // message state of the kernels
-  bool messages_finite_ = true;                // as far as the last sweep or import shows
+  bool imported_finite_ = true;                // set_messages got only finite messages
   std::vector<double> belief_;                 // [states + table entries]
   std::vector<double> chunk_value_;            // per chunk of the plan that ran last
   std::vector<BeliefTerms> chunk_terms_;       // per chunk of the evaluation plan

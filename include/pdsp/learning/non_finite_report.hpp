@@ -12,7 +12,9 @@
 
 namespace pdsp {
 
-// The index of the first entry that is not finite, or -1.
+// Whether every entry is finite: a branch-free loop that vectorises, for the hot paths.
+bool all_finite(std::span<const double> values);
+// The index of the first entry that is not finite, or -1 (for the report).
 int64_t first_non_finite(std::span<const double> values);
 
 // Everything the report reads: the slice, its potentials u = loss + Phi theta (layout [states |
