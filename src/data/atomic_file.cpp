@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <vector>
 
 #include "pdsp/data/errors.hpp"
 
@@ -38,10 +37,6 @@ void AtomicFile::commit() {
                        std::strerror(errno) + "); it is kept as " + temporary_);
 }
 
-namespace {
-
-// Where a rescue copy of `path` goes: the working directory first (on a cluster usually the
-// shared file system the job was submitted from), then the node's temporary directory.
 std::vector<std::string> rescue_paths(const std::string& path) {
   const std::string name =
       fs::path(path).filename().string() + ".rescued." + std::to_string(::getpid()) + ".h5";
@@ -49,8 +44,6 @@ std::vector<std::string> rescue_paths(const std::string& path) {
   return {(fs::current_path() / name).string(),
           (fs::path(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") / name).string()};
 }
-
-}  // namespace
 
 void write_output(const std::string& path, const std::function<void(const std::string&)>& write) {
   std::string failure;

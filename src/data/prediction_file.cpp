@@ -7,21 +7,22 @@ namespace pdsp {
 void write_predictions(const std::string& path, const PredictionSlice& slice, int64_t total_vars,
                        int64_t total_states, const Provenance& provenance,
                        const Provenance& model_provenance, Communicator& comm) {
-  CollectiveOutput output(path, comm, [&](h5::File& file) {
-    file.write_attribute("format", std::string("pdsp-prediction"));
-    file.write_attribute("format_version", int64_t{1});
-    write_provenance(file, provenance);
-    file.write_attribute("model_commit", model_provenance.commit);
-    file.write_attribute("model_started_at", model_provenance.started_at);
-    file.write_attribute("model_training_data", model_provenance.data_fingerprint);
-    file.create_dataset<int32_t>("/prediction/label", total_vars);
-    file.create_dataset<double>("/prediction/marginal", total_states);
-  });
-  output.write_in_turn([&](h5::File& file) {
-    file.write_slice("/prediction/label", slice.first_var, slice.label);
-    file.write_slice("/prediction/marginal", slice.first_state, slice.marginal);
-  });
-  output.commit();
+  write_collective_output(
+      path, comm,
+      [&](h5::File& file) {
+        file.write_attribute("format", std::string("pdsp-prediction"));
+        file.write_attribute("format_version", int64_t{1});
+        write_provenance(file, provenance);
+        file.write_attribute("model_commit", model_provenance.commit);
+        file.write_attribute("model_started_at", model_provenance.started_at);
+        file.write_attribute("model_training_data", model_provenance.data_fingerprint);
+        file.create_dataset<int32_t>("/prediction/label", total_vars);
+        file.create_dataset<double>("/prediction/marginal", total_states);
+      },
+      [&](h5::File& file) {
+        file.write_slice("/prediction/label", slice.first_var, slice.label);
+        file.write_slice("/prediction/marginal", slice.first_state, slice.marginal);
+      });
 }
 
 }  // namespace pdsp

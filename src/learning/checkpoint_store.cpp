@@ -50,9 +50,14 @@ std::string CheckpointStore::path_for(int iteration) const {
 
 std::vector<std::pair<int, std::string>> CheckpointStore::published() const {
   std::vector<std::pair<int, std::string>> found;
-  for (const auto& entry : fs::directory_iterator(directory_)) {
-    const int iteration = iteration_of(entry.path().string());
-    if (iteration >= 0) found.emplace_back(iteration, entry.path().string());
+  try {
+    for (const auto& entry : fs::directory_iterator(directory_)) {
+      const int iteration = iteration_of(entry.path().string());
+      if (iteration >= 0) found.emplace_back(iteration, entry.path().string());
+    }
+  } catch (const fs::filesystem_error& error) {  // removed or unreadable during the run
+    throw InputError(directory_ + ": cannot list the checkpoint directory (" +
+                     error.code().message() + ")");
   }
   std::sort(found.rbegin(), found.rend());
   return found;
@@ -68,7 +73,10 @@ void CheckpointStore::publish(const std::string& path) const {
   const int current = iteration_of(path);
   int kept = 1;  // the one just published
   for (const auto& [iteration, other] : published())
-    if (iteration < current && ++kept > keep_) fs::remove(other);
+    if (iteration < current && ++kept > keep_) {
+      std::error_code ignored;  // a checkpoint left over is pruned at the next write
+      fs::remove(other, ignored);
+    }
 }
 
 std::vector<std::string> CheckpointStore::candidates() const {

@@ -76,27 +76,57 @@ PY
 
 # The output path breaks while training runs: the finished model is kept and named.
 "$pdsp" gen denoise --train "$work/big.h5" --height 48 --width 48 --train-copies 24 > /dev/null
-long=(train --data "$work/big.h5" --max-iters 300 --tol 0 --threads 1)
-broken_during_training() {  # $1: output, $2: what breaks it; the error line is in $work/err
-  "$pdsp" "${long[@]}" --out "$1" > "$work/log" 2> "$work/err" &
+training=(train --data "$work/big.h5" --max-iters 300 --tol 0 --threads 1)
+broken_during() {  # $1: a line the run prints once under way, $2: what breaks its output, then
+  # the command; the error line is in $work/err
+  local started=$1 action=$2
+  shift 2
+  "$@" > "$work/log" 2> "$work/err" &
   local pid=$!
-  for _ in $(seq 200); do grep -q "^ *1 " "$work/log" && break; sleep 0.05; done
-  eval "$2"
+  for _ in $(seq 200); do grep -q "$started" "$work/log" && break; sleep 0.05; done
+  eval "$action"
   local code=0
   wait "$pid" || code=$?
   [ "$code" -eq 2 ] || fail "exit $code when the output broke, wanted 2"
   [ "$(grep -c '^pdsp: error' "$work/err")" -eq 1 ] || fail "not one error line: $(cat "$work/err")"
 }
 # A directory appears where the model goes: the finished file stays under its temporary name.
-broken_during_training "$work/late.h5" 'mkdir "$work/late.h5"'
+broken_during "^ *1 " 'mkdir "$work/late.h5"' "$pdsp" "${training[@]}" --out "$work/late.h5"
 line=$(cat "$work/err")
 kept=$(sed -n 's/.*it is kept as \(.*\)$/\1/p' <<< "$line")
 [ -n "$kept" ] && h5ls "$kept/theta" > /dev/null || fail "no kept model: $line"
 echo "ok: $line"
 # The output directory disappears: the model is rescued into the working directory.
 mkdir "$work/gone"
-(cd "$work" && broken_during_training "$work/gone/m.h5" 'rm -rf "$work/gone"')
+(cd "$work" && broken_during "^ *1 " 'rm -rf "$work/gone"' "$pdsp" "${training[@]}" \
+  --out "$work/gone/m.h5")
 line=$(cat "$work/err")
 rescued=$(sed -n 's/.*saved as \(.*\) instead$/\1/p' <<< "$line")
 [ -n "$rescued" ] && h5ls "$rescued/theta" > /dev/null || fail "no rescued model: $line"
 echo "ok: $line"
+# The same for predictions written by 2 ranks: rescued whole, both ranks' slices in it.
+mkdir "$work/gone"
+(cd "$work" && broken_during "sweep" 'rm -rf "$work/gone"' "${two[@]}" "$pdsp" predict \
+  --data "$work/big.h5" --model "$kept" --out "$work/gone/p.h5" --threads 1 --tol 0 \
+  --max-sweeps 8000)
+line=$(cat "$work/err")
+rescued=$(sed -n 's/.*saved as \(.*\) instead$/\1/p' <<< "$line")
+[ -n "$rescued" ] || fail "no rescued predictions: $line"
+/usr/bin/python3 - "$rescued" <<'PY' || fail "the rescued predictions are incomplete: $line"
+import sys, h5py
+labels = h5py.File(sys.argv[1], "r")["/prediction/label"][:]
+assert len(labels) == 48 * 48 * 24 and labels.min() >= 0, (len(labels), labels.min())
+PY
+echo "ok: $line"
+# The checkpoint directory disappears during training: a warning, and the model is still written.
+mkdir "$work/ckgone"
+"$pdsp" "${training[@]}" --checkpoint-dir "$work/ckgone" --checkpoint-every 1 \
+  --out "$work/after.h5" > "$work/log" 2> "$work/err" &
+pid=$!
+for _ in $(seq 200); do grep -q "^ *3 " "$work/log" && break; sleep 0.05; done
+until rm -rf "$work/ckgone" 2> /dev/null; do :; done  # a checkpoint may land during the removal
+wait "$pid" || fail "exit $? when the checkpoint directory went away: $(cat "$work/err")"
+grep -q "^pdsp: warning: checkpoint of iteration [0-9]* not written: " "$work/err" ||
+  fail "no warning for the lost checkpoint directory: $(cat "$work/err")"
+h5ls "$work/after.h5/theta" > /dev/null || fail "no model after the checkpoints failed"
+echo "ok: $(head -1 "$work/err")"

@@ -63,7 +63,8 @@ class CheckpointingObserver final : public TrainingObserver {
   double seconds_writing() const { return total_write_seconds_; }
 
  private:
-  void write(const TrainingState& state, LocalProblem& problem);
+  // Writes and publishes a checkpoint. Returns why it failed (a warning is printed), or "".
+  std::string write(const TrainingState& state, LocalProblem& problem);
 
   RunLog& log_;
   const CheckpointOptions& options_;
@@ -76,6 +77,7 @@ class CheckpointingObserver final : public TrainingObserver {
   double total_write_seconds_ = 0;
   int last_written_iteration_ = -1;
   bool requeue_ = false;
+  bool failing_ = false;  // the last checkpoint write failed
 };
 
 }  // namespace pdsp

@@ -5,6 +5,7 @@
 // under its temporary name, and write_output falls back to a rescue copy elsewhere.
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "pdsp/data/errors.hpp"
 
@@ -41,5 +42,10 @@ class AtomicFile {
 // as a rescue copy in the working directory or, failing that, in $TMPDIR (/tmp), and the
 // InputError says where it is. Call on one rank.
 void write_output(const std::string& path, const std::function<void(const std::string&)>& write);
+
+// Where a rescue copy of `path` may go, in order of preference: the working directory (on a
+// cluster usually the shared file system the job was submitted from), then $TMPDIR (/tmp). The
+// names carry this process's id, so a rescue never overwrites an earlier one.
+std::vector<std::string> rescue_paths(const std::string& path);
 
 }  // namespace pdsp

@@ -183,7 +183,7 @@ void CheckpointingObserver::on_iteration(const IterationRecord& record) {
   log_.on_iteration(logged);
 }
 
-void CheckpointingObserver::write(const TrainingState& state, LocalProblem& problem) {
+std::string CheckpointingObserver::write(const TrainingState& state, LocalProblem& problem) {
   const auto start = Clock::now();
   Checkpoint checkpoint = identity_;
   checkpoint.state = state;
@@ -191,15 +191,31 @@ void CheckpointingObserver::write(const TrainingState& state, LocalProblem& prob
   checkpoint.metrics_bytes = log_.bytes();
   checkpoint.metrics_checksum = log_.checksum();
   const std::string path = store_->path_for(state.iterations_done);
-  write_checkpoint(path, checkpoint, problem.messages(), comm_);
-  run_collectively(comm_, [&] {
-    if (comm_.is_root()) store_->publish(path);
-  });
+  try {
+    write_checkpoint(path, checkpoint, problem.messages(), comm_);
+    run_collectively(comm_, [&] {
+      if (comm_.is_root()) store_->publish(path);
+    });
+  } catch (const CollectiveError& error) {
+    // A checkpoint that cannot be written (the disk full, the directory gone) must not end the
+    // run and take the trained theta with it: training goes on, and the model is still written.
+    // Failures in a row are reported once.
+    if (error.reporter() && !failing_)
+      std::fprintf(stderr,
+                   "pdsp: warning: checkpoint of iteration %d not written: %s (training goes on; "
+                   "failures are not reported again until a checkpoint is written)\n",
+                   state.iterations_done, error.what());
+    failing_ = true;
+    last_write_ = Clock::now();
+    return error.what();
+  }
+  failing_ = false;
   last_write_ = Clock::now();
   last_write_seconds_ = seconds_between(start, last_write_);
   unlogged_write_seconds_ += last_write_seconds_;
   total_write_seconds_ += last_write_seconds_;
   last_written_iteration_ = state.iterations_done;
+  return "";
 }
 
 std::string CheckpointingObserver::after_iteration(const TrainingState& state,
@@ -224,8 +240,11 @@ std::string CheckpointingObserver::after_iteration(const TrainingState& state,
   const bool due = !stopping.empty() || !stop.empty() ||
                    (options_.every > 0 && state.iterations_done % options_.every == 0) ||
                    (options_.interval_seconds() > 0 && clocks[0] >= options_.interval_seconds());
-  if (due && last_written_iteration_ != state.iterations_done) write(state, problem);
-  requeue_ = signalled || !stop.empty();
+  const bool written =
+      !(due && last_written_iteration_ != state.iterations_done) || write(state, problem).empty();
+  // Without a checkpoint to continue from, the run ends here and writes its model.
+  if (!written && !stop.empty()) stop = "wall-time limit ahead, and the checkpoint failed";
+  requeue_ = written && (signalled || !stop.empty());
   return stop;
 }
 
