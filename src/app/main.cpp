@@ -8,6 +8,7 @@
 
 #include "pdsp/app/build_info.hpp"
 #include "pdsp/app/commands.hpp"
+#include "pdsp/app/stop_signals.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/parallel/mpi_communicator.hpp"
 
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
   } catch (const pdsp::CollectiveError& error) {
     // Every rank saw the failure; one prints it and all leave normally.
     if (error.reporter()) std::fprintf(stderr, "pdsp: error: %s\n", error.what());
+    pdsp::ignore_stop_signals();
     return 2;
   } catch (const pdsp::InputError& error) {
     // Found by this rank alone: the others may be waiting in a collective, so abort them all.

@@ -388,6 +388,9 @@ def died_in_libhdf5(code, stderr, mutant, timeout):
     if code in ("timeout", 0, 2):
         return False
     frames = [line for line in stderr.splitlines() if re.match(r"^\s*#\d+ 0x", line)]
+    # Without the sanitizer, Open MPI's own handler prints "[host:pid] [ k] library(+0x...)";
+    # frame 0 is libc's signal trampoline.
+    frames += [line for line in stderr.splitlines() if re.match(r"^\[[^]]*\] \[ *[1-9]\d*\] ", line)]
     own = [f for f in frames if "libsanitizer" not in f and "__interceptor_" not in f]
     if own:
         return "libhdf5" in own[0]

@@ -11,5 +11,8 @@ inline constexpr int kExitInterrupted = 130;  // stopped by a signal without a c
 // `announce`: whether this process prints the first request (rank 0 only).
 void install_stop_signals(bool announce);
 bool stop_signal_received();
+// For a process that is leaving after an error every rank saw: the launcher may terminate the
+// ranks still finishing, and a "stop requested" line would then follow the error line.
+void ignore_stop_signals();
 
 }  // namespace pdsp

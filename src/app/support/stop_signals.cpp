@@ -47,6 +47,10 @@ void install_stop_signals(bool announce) {
   for (int signal : {SIGTERM, SIGINT, SIGUSR1}) sigaction(signal, &action, nullptr);
 }
 
+void ignore_stop_signals() {
+  for (int signal : {SIGTERM, SIGINT, SIGUSR1}) std::signal(signal, SIG_IGN);
+}
+
 bool stop_signal_received() {
   return g_signals > 0;
 }
