@@ -62,8 +62,8 @@ Dataset DatasetBuilder::finish() {
   data_.labelled = any_label_;
   data_.file_examples = data_.num_examples();
   data_.rebuild_offsets("DatasetBuilder");
-  Dataset out = std::move(data_);
-  data_ = Dataset{};
+  Dataset out;
+  std::swap(out, data_);
   return out;
 }
 

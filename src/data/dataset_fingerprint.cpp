@@ -25,6 +25,34 @@ void add_rows(Checksum& sum, uint64_t tag, int64_t first_row, const SparseRows& 
   sum.add<double>(tag + 2, rows.first_nnz, rows.value);
 }
 
+// Format 2's compact part. Observation rows are global positions, so the sum does not depend
+// on the split either.
+void add_compact(Checksum& sum, const Dataset& d, bool root) {
+  const ObservationRows& obs = d.observations;
+  const auto obs_examples = std::span<const int64_t>(d.obs_offset).first(d.obs_offset.size() - 1);
+  sum.add<int64_t>(50, d.first_example, shifted<int64_t>(obs_examples, obs.first_row));
+  sum.add<int64_t>(
+      51, obs.first_row,
+      shifted(std::span<const LocalIndex>(obs.ptr).first(obs.ptr.size() - 1), obs.first_nnz));
+  sum.add<int32_t>(52, obs.first_nnz, obs.index);
+  sum.add<double>(53, obs.first_nnz, obs.value);
+  const RegionTypes* kinds[2] = {&d.var_types, &d.factor_types};
+  const int64_t first_region[2] = {d.first_var, d.first_factor};
+  for (uint64_t kind = 0; kind < 2; ++kind) {
+    const RegionTypes& types = *kinds[kind];
+    const uint64_t tag = 60 + 10 * kind;
+    if (root) {  // the type tables once, whatever the rank count
+      sum.add<int64_t>(tag, 0, types.param_offset);
+      sum.add<int32_t>(tag + 1, 0, types.dim);
+    }
+    sum.add<int32_t>(tag + 2, first_region[kind], types.type);
+    std::vector<int64_t> rows(types.obs_row.begin(), types.obs_row.end());
+    for (int64_t& row : rows)
+      if (row >= 0) row += obs.first_row;
+    sum.add<int64_t>(tag + 3, first_region[kind], rows);
+  }
+}
+
 }  // namespace
 
 std::string dataset_fingerprint(const Dataset& d, Communicator& comm) {
@@ -45,6 +73,8 @@ std::string dataset_fingerprint(const Dataset& d, Communicator& comm) {
   sum.add<double>(40, d.first_var, d.var_counting);
   sum.add<double>(41, d.first_factor, d.factor_counting);
   sum.add<double>(42, d.first_state, d.var_loss);
+  if (d.is_compact())
+    add_compact(sum, d, comm.is_root());  // a format-1 file keeps the fingerprint it had
   sum.combine(comm);
 
   int64_t sizes[5] = {d.num_vars(), d.num_factors(), d.num_states(), d.num_table_entries(),

@@ -2,10 +2,8 @@
 #include <cmath>
 #include <limits>
 
-#include "pdsp/data/allocation.hpp"
 #include "pdsp/data/dataset_io.hpp"
-#include "pdsp/data/errors.hpp"
-#include "pdsp/data/hdf5_file.hpp"
+#include "pdsp/data/reader_checks.hpp"
 
 namespace pdsp {
 namespace {
@@ -20,63 +18,15 @@ void check_header(const h5::File& file, DatasetLayout& layout) {
   if (format != kDatasetFormat)
     throw_file_error(path, "@format", "is '" + format + "', expected '" + kDatasetFormat + "'");
   const int64_t version = file.read_int_attribute("format_version");
-  if (version != kDatasetFormatVersion)
+  if (version < 1 || version > kDatasetFormatVersion)
     throw_file_error(path, "@format_version",
-                     "unknown version " + std::to_string(version) + " (this pdsp reads " +
+                     "unknown version " + std::to_string(version) + " (this pdsp reads 1 to " +
                          std::to_string(kDatasetFormatVersion) + ")");
+  layout.format_version = version;
   layout.num_params = file.read_int_attribute("num_params");
   if (layout.num_params < 1 || layout.num_params > INT32_MAX)
     throw_file_error(path, "@num_params",
                      "must be in [1, 2^31), got " + std::to_string(layout.num_params));
-}
-
-// Offsets must start at 0, never decrease (or strictly increase), and end at `end`.
-void check_offsets(const std::string& path, const std::string& name,
-                   const std::vector<int64_t>& offsets, bool strictly, int64_t end) {
-  if (offsets.empty() || offsets[0] != 0) throw_file_error(path, name, 0, "must start at 0");
-  for (size_t i = 1; i < offsets.size(); ++i) {
-    const bool bad = strictly ? offsets[i] <= offsets[i - 1] : offsets[i] < offsets[i - 1];
-    if (bad)
-      throw_file_error(path, name, static_cast<int64_t>(i),
-                       strictly ? "must increase (every entry needs at least one element)"
-                                : "must not decrease");
-  }
-  if (offsets.back() != end)
-    throw_file_error(path, name, static_cast<int64_t>(offsets.size()) - 1,
-                     "is " + std::to_string(offsets.back()) + ", expected the length " +
-                         std::to_string(end) + " of the array it indexes");
-}
-
-// Reads entries [offset, offset + count) of a 64-bit array of global positions a block at a
-// time, passes each to check(index in the file, value), and keeps value - base as a LocalIndex:
-// the 64-bit values are never held whole, so a slice is read without a second copy.
-template <class Check>
-std::vector<LocalIndex> read_local(const h5::File& file, const std::string& name, int64_t offset,
-                                   int64_t count, int64_t base, Check&& check) {
-  constexpr int64_t kBlock = int64_t{1} << 20;
-  std::vector<LocalIndex> local = allocate_vector<LocalIndex>(
-      file.path() + ": " + name, std::to_string(count) + " local indices", count);
-  for (int64_t start = 0; start < count; start += kBlock) {
-    const int64_t n = std::min(kBlock, count - start);
-    const std::vector<int64_t> block = file.read<int64_t>(name, offset + start, n);
-    for (int64_t i = 0; i < n; ++i) {
-      check(offset + start + i, block[i]);
-      if (block[i] - base > std::numeric_limits<LocalIndex>::max())
-        throw_file_error(file.path(), name, offset + start + i,
-                         "this rank's slice reaches past 2^31 - 1 entries: run on more ranks");
-      local[start + i] = static_cast<LocalIndex>(block[i] - base);
-    }
-  }
-  return local;
-}
-
-void check_optional_length(const h5::File& file, const std::string& name, int64_t expected,
-                           bool& present) {
-  present = file.exists(name);
-  if (present && file.length(name) != expected)
-    throw_file_error(file.path(), name,
-                     "has length " + std::to_string(file.length(name)) + ", expected " +
-                         std::to_string(expected));
 }
 
 // Reads card, the factor lists and their variables for examples [first, last), checks them and
@@ -164,9 +114,32 @@ void read_structure(const h5::File& file, const DatasetLayout& layout, int64_t f
   data.rebuild_offsets(path);
 }
 
-// Reads the feature rows [row0, row0 + rows) of one region kind and checks them.
-void read_features(const h5::File& file, const std::string& group, int64_t row0, int64_t rows,
-                   int64_t num_params, SparseRows& out) {
+// Whether `group` has feature rows (format 1 requires them; in format 2 the three arrays are
+// there together or not at all), with one row pointer per row and one more.
+bool has_feature_rows(const h5::File& file, const std::string& group, int64_t format_version,
+                      int64_t rows, const std::string& what) {
+  const std::string ptr = group + "/feat_ptr";
+  if (format_version >= 2 && !file.exists(ptr)) {
+    for (const std::string& name : {group + "/feat_param", group + "/feat_value"})
+      if (file.exists(name))
+        throw_file_error(file.path(), ptr, "is missing, but " + name + " is there");
+    return false;
+  }
+  if (file.length(ptr) != rows + 1)
+    throw_file_error(file.path(), ptr,
+                     "has length " + std::to_string(file.length(ptr)) + ", expected " +
+                         std::to_string(rows + 1) + " (" + what + " + 1)");
+  return true;
+}
+
+// Reads the feature rows [row0, row0 + rows) of one region kind and checks them; without rows
+// in the file, every row is empty.
+void read_features(const h5::File& file, const std::string& group, bool present, int64_t row0,
+                   int64_t rows, int64_t num_params, SparseRows& out) {
+  if (!present) {
+    out.ptr.assign(static_cast<size_t>(rows) + 1, 0);
+    return;
+  }
   const std::string& path = file.path();
   const std::string ptr_name = group + "/feat_ptr";
   const int64_t nnz_total = file.length(group + "/feat_param");
@@ -175,20 +148,9 @@ void read_features(const h5::File& file, const std::string& group, int64_t row0,
                      "has length " + std::to_string(file.length(group + "/feat_value")) +
                          ", expected the length " + std::to_string(nnz_total) + " of " + group +
                          "/feat_param");
-  const int64_t k0 = file.read<int64_t>(ptr_name, row0, 1)[0];
-  if (row0 == 0 && k0 != 0) throw_file_error(path, ptr_name, 0, "must start at 0");
-  int64_t previous = k0;
-  out.ptr = read_local(file, ptr_name, row0, rows + 1, k0, [&](int64_t i, int64_t k) {
-    if (k < previous) throw_file_error(path, ptr_name, i, "must not decrease");
-    if (k < 0 || k > nnz_total)
-      throw_file_error(path, ptr_name, i, "points past the end of " + group + "/feat_param");
-    previous = k;
-  });
-  if (row0 + rows + 1 == file.length(ptr_name) && previous != nnz_total)
-    throw_file_error(path, ptr_name, row0 + rows,
-                     "is " + std::to_string(previous) + ", expected the length " +
-                         std::to_string(nnz_total) + " of " + group + "/feat_param");
-  const int64_t count = previous - k0;
+  int64_t k0 = 0;
+  out.ptr = read_row_pointers(file, ptr_name, group + "/feat_param", row0, rows, nnz_total, k0);
+  const int64_t count = out.ptr.back();
   out.param = file.read<int32_t>(group + "/feat_param", k0, count);
   out.value = file.read<double>(group + "/feat_value", k0, count);
   for (int64_t k = 0; k < count; ++k) {
@@ -200,15 +162,6 @@ void read_features(const h5::File& file, const std::string& group, int64_t row0,
       throw_file_error(path, group + "/feat_value", k0 + k, "value is not finite");
   }
   out.first_nnz = k0;
-}
-
-std::vector<double> read_finite(const h5::File& file, const std::string& name, int64_t offset,
-                                int64_t count) {
-  std::vector<double> values = file.read<double>(name, offset, count);
-  for (int64_t i = 0; i < count; ++i)
-    if (!std::isfinite(values[i]))
-      throw_file_error(file.path(), name, offset + i, "value is not finite");
-  return values;
 }
 
 }  // namespace
@@ -231,10 +184,12 @@ DatasetLayout scan_dataset(const std::string& path, Communicator& comm) {
     check_offsets(path, "/examples/var_offset", layout.var_offset, true, file.length("/vars/card"));
     check_offsets(path, "/examples/factor_offset", layout.factor_offset, false,
                   file.length("/factors/var_ptr") - 1);
-    check_optional_length(file, "/vars/label", layout.num_vars(), layout.has_labels);
-    check_optional_length(file, "/vars/counting", layout.num_vars(), layout.has_var_counting);
-    check_optional_length(file, "/factors/counting", layout.num_factors(),
-                          layout.has_factor_counting);
+    layout.has_labels = check_optional_length(file, "/vars/label", layout.num_vars());
+    layout.has_var_counting = check_optional_length(file, "/vars/counting", layout.num_vars());
+    layout.has_factor_counting =
+        check_optional_length(file, "/factors/counting", layout.num_factors());
+    layout.compact = scan_compact_features(file, layout.format_version, layout.num_examples(),
+                                           layout.num_vars(), layout.num_factors());
     if (layout.has_var_counting != layout.has_factor_counting)
       throw_file_error(path, layout.has_var_counting ? "/factors/counting" : "/vars/counting",
                        "is missing: counting numbers need both /vars/counting and "
@@ -282,17 +237,11 @@ DatasetLayout scan_dataset(const std::string& path, Communicator& comm) {
 
   run_collectively(comm, [&] {
     const h5::File file = h5::File::open_read(path);
-    check_optional_length(file, "/vars/loss", layout.state_offset.back(), layout.has_loss);
-    if (file.length("/vars/feat_ptr") != layout.state_offset.back() + 1)
-      throw_file_error(path, "/vars/feat_ptr",
-                       "has length " + std::to_string(file.length("/vars/feat_ptr")) +
-                           ", expected " + std::to_string(layout.state_offset.back() + 1) +
-                           " (states + 1)");
-    if (file.length("/factors/feat_ptr") != layout.table_offset.back() + 1)
-      throw_file_error(path, "/factors/feat_ptr",
-                       "has length " + std::to_string(file.length("/factors/feat_ptr")) +
-                           ", expected " + std::to_string(layout.table_offset.back() + 1) +
-                           " (factor table entries + 1)");
+    layout.has_loss = check_optional_length(file, "/vars/loss", layout.state_offset.back());
+    layout.has_var_rows = has_feature_rows(file, "/vars", layout.format_version,
+                                           layout.state_offset.back(), "states");
+    layout.has_factor_rows = has_feature_rows(file, "/factors", layout.format_version,
+                                              layout.table_offset.back(), "factor table entries");
   });
   return layout;
 }
@@ -315,10 +264,11 @@ Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last) 
                          "label " + std::to_string(data.label[v]) + " is outside [0, " +
                              std::to_string(data.card[v]) + ")");
   }
-  read_features(file, "/vars", data.first_state, data.num_states(), layout.num_params,
-                data.var_features);
-  read_features(file, "/factors", data.first_table_entry, data.num_table_entries(),
-                layout.num_params, data.factor_features);
+  read_features(file, "/vars", layout.has_var_rows, data.first_state, data.num_states(),
+                layout.num_params, data.var_features);
+  read_features(file, "/factors", layout.has_factor_rows, data.first_table_entry,
+                data.num_table_entries(), layout.num_params, data.factor_features);
+  read_compact_features(file, layout.compact, first, last, data);
   if (layout.has_var_counting)
     data.var_counting = read_finite(file, "/vars/counting", data.first_var, vars);
   if (layout.has_factor_counting)

@@ -21,27 +21,35 @@ void write_widened(h5::File& file, const std::string& name, const std::vector<Lo
   }
 }
 
+void write_rows(h5::File& file, const std::string& group, const SparseRows& rows,
+                bool may_leave_out) {
+  if (may_leave_out && rows.nnz() == 0) return;
+  write_widened(file, group + "/feat_ptr", rows.ptr);
+  file.write(group + "/feat_param", rows.param);
+  file.write(group + "/feat_value", rows.value);
+}
+
 }  // namespace
 
 void write_dataset(const std::string& path, const Dataset& data, const Provenance& provenance) {
   write_output(path, [&](const std::string& temporary) {
     h5::File file = h5::File::create(temporary);
     file.write_attribute("format", std::string(kDatasetFormat));
-    file.write_attribute("format_version", kDatasetFormatVersion);
+    const bool compact = data.is_compact();
+    file.write_attribute("format_version", compact ? kDatasetFormatVersion : int64_t{1});
     file.write_attribute("num_params", data.num_params);
     write_provenance(file, provenance);
     file.write("/examples/var_offset", data.var_offset);
     file.write("/examples/factor_offset", data.factor_offset);
     file.write("/vars/card", data.card);
     if (data.has_labels()) file.write("/vars/label", data.label);
-    write_widened(file, "/vars/feat_ptr", data.var_features.ptr);
-    file.write("/vars/feat_param", data.var_features.param);
-    file.write("/vars/feat_value", data.var_features.value);
+    // Format 2 leaves out feature rows that are all empty: a row pointer per state or table
+    // entry is most of the size of a compact file.
+    write_rows(file, "/vars", data.var_features, compact);
     write_widened(file, "/factors/var_ptr", data.factor_var_ptr);
     write_widened(file, "/factors/vars", data.factor_vars);
-    write_widened(file, "/factors/feat_ptr", data.factor_features.ptr);
-    file.write("/factors/feat_param", data.factor_features.param);
-    file.write("/factors/feat_value", data.factor_features.value);
+    write_rows(file, "/factors", data.factor_features, compact);
+    write_compact_features(file, data);
     if (!data.var_counting.empty()) file.write("/vars/counting", data.var_counting);
     if (!data.factor_counting.empty()) file.write("/factors/counting", data.factor_counting);
     if (!data.var_loss.empty()) file.write("/vars/loss", data.var_loss);

@@ -50,7 +50,7 @@ void ApproximateCrf::set_theta(std::span<const double> theta) {
 
 void ApproximateCrf::set_example_theta(int64_t n, std::span<const double> theta) {
   theta_.assign(theta.begin(), theta.end());
-  compute_example_potentials(data_, n, theta, {}, potential_);
+  features_.example_potentials(n, theta, {}, potential_);
 }
 
 double ApproximateCrf::infer(int64_t n, Workspace& w) {

@@ -60,8 +60,8 @@ class Likelihood {
     if (k >= 0 && k < data.num_examples()) {
       crf_.set_example_theta(k, theta);
       crf_.infer(k);
-      add_example_moments(data, k, crf_.beliefs(), grad);
-      add_example_moments(data, k, negative_truth_, grad);
+      crf_.add_example_moments(k, crf_.beliefs(), grad);
+      crf_.add_example_moments(k, negative_truth_, grad);
     }
     comm_.allreduce_sum(grad);
     const double share = 1.0 / static_cast<double>(data.file_examples);

@@ -83,11 +83,14 @@ double largest_abs_row_sum(const SparseRows& rows) {
 
 FeatureIndex::FeatureIndex(const Dataset& data, Order order)
     : data_(data),
+      typed_{TypedEncoding(data, TypedEncoding::Kind::Variables),
+             TypedEncoding(data, TypedEncoding::Kind::Factors)},
       order_(order),
       one_entry_per_row_{has_one_entry_per_row(data.var_features),
                          has_one_entry_per_row(data.factor_features)},
-      largest_row_sum_(std::max(largest_abs_row_sum(data.var_features),
-                                largest_abs_row_sum(data.factor_features))) {
+      largest_row_sum_(
+          std::max(largest_abs_row_sum(data.var_features) + typed_[0].largest_row_sum(),
+                   largest_abs_row_sum(data.factor_features) + typed_[1].largest_row_sum())) {
   const std::string source = data.source();
   check_parameter_memory(data, source);
   const int64_t entries = num_entries(data);
@@ -148,6 +151,7 @@ void FeatureIndex::moments(std::span<const double> weight, std::span<double> z) 
     moments_by_rows(weight, z);
   else
     moments_by_params(weight, z);
+  for (const TypedEncoding& part : typed_) part.add_moments(weight, z);
 }
 
 void FeatureIndex::moments_by_rows(std::span<const double> weight, std::span<double> z) const {
@@ -244,6 +248,11 @@ void ground_truth_moments(const Dataset& data, const FactorGraph& graph, std::sp
     add_row(data.var_features, data.state_offset[v] + data.label[v], z);
   for (int64_t a = 0; a < data.num_factors(); ++a)
     add_row(data.factor_features, labelled_entry(data, graph, a), z);
+  if (data.is_compact()) {
+    const std::vector<double> weight = ground_truth_weights(data, graph);
+    for (auto kind : {TypedEncoding::Kind::Variables, TypedEncoding::Kind::Factors})
+      TypedEncoding(data, kind).add_moments(weight, z);
+  }
 }
 
 std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph) {
@@ -263,6 +272,8 @@ void compute_potentials(const Dataset& data, std::span<const double> theta,
                    potential.data());
   rows_times_theta(data.factor_features, false, theta, nullptr,
                    potential.data() + data.num_states());
+  for (auto kind : {TypedEncoding::Kind::Variables, TypedEncoding::Kind::Factors})
+    TypedEncoding(data, kind).add_potentials(theta, potential);
 }
 
 void FeatureIndex::potentials(std::span<const double> theta, std::span<const double> loss,
@@ -271,20 +282,25 @@ void FeatureIndex::potentials(std::span<const double> theta, std::span<const dou
                    loss.empty() ? nullptr : loss.data(), potential.data());
   rows_times_theta(data_.factor_features, one_entry_per_row_[1], theta, nullptr,
                    potential.data() + data_.num_states());
+  for (const TypedEncoding& part : typed_) part.add_potentials(theta, potential);
 }
 
-void compute_example_potentials(const Dataset& data, int64_t n, std::span<const double> theta,
-                                std::span<const double> loss, std::span<double> potential) {
-  for_each_position(data, n, [&](int64_t i) { potential[i] = potential_of(data, i, theta, loss); });
+void FeatureIndex::example_potentials(int64_t n, std::span<const double> theta,
+                                      std::span<const double> loss,
+                                      std::span<double> potential) const {
+  for_each_position(data_, n,
+                    [&](int64_t i) { potential[i] = potential_of(data_, i, theta, loss); });
+  for (const TypedEncoding& part : typed_) part.add_example_potentials(n, theta, potential);
 }
 
-void add_example_moments(const Dataset& data, int64_t n, std::span<const double> weight,
-                         std::span<double> z) {
-  for_each_position(data, n, [&](int64_t i) {
-    const Row r = row_of(data, i);
+void FeatureIndex::add_example_moments(int64_t n, std::span<const double> weight,
+                                       std::span<double> z) const {
+  for_each_position(data_, n, [&](int64_t i) {
+    const Row r = row_of(data_, i);
     for (int64_t k = r.features.ptr[r.row]; k < r.features.ptr[r.row + 1]; ++k)
       z[r.features.param[k]] += weight[i] * r.features.value[k];
   });
+  for (const TypedEncoding& part : typed_) part.add_example_moments(n, weight, z);
 }
 
 }  // namespace pdsp

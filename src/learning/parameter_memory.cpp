@@ -13,6 +13,17 @@ int64_t largest_parameter_used(const Dataset& data) {
   int64_t largest = -1;
   for (const SparseRows* rows : {&data.var_features, &data.factor_features})
     for (int32_t r : rows->param) largest = std::max<int64_t>(largest, r);
+  // Format 2's typed blocks: a region of type k with `size` states reads up to
+  // param_offset[k] + block_size - 1.
+  const RegionTypes* kinds[2] = {&data.var_types, &data.factor_types};
+  const std::vector<LocalIndex>* offsets[2] = {&data.state_offset, &data.table_offset};
+  for (int kind = 0; kind < 2; ++kind)
+    for (size_t r = 0; r < kinds[kind]->type.size(); ++r)
+      if (const int32_t k = kinds[kind]->type[r]; k >= 0)
+        largest = std::max(
+            largest, kinds[kind]->param_offset[k] +
+                         kinds[kind]->block_size(k, (*offsets[kind])[r + 1] - (*offsets[kind])[r]) -
+                         1);
   return largest;
 }
 

@@ -45,8 +45,8 @@ TEST(DatasetIo, WrongFormatAttributeIsAnInputError) {
 TEST(DatasetIo, UnknownFormatVersionIsAnInputError) {
   const TempDir dir;
   const std::string path = valid_file(dir);
-  write_int_attribute_raw(path, "format_version", H5T_STD_I64LE, 2);
-  expect_error_names(path, {"@format_version", "version 2"});
+  write_int_attribute_raw(path, "format_version", H5T_STD_I64LE, 3);
+  expect_error_names(path, {"@format_version", "version 3"});
 }
 
 TEST(DatasetIo, MissingNumParamsIsAnInputError) {

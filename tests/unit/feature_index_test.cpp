@@ -29,10 +29,15 @@ std::vector<double> random_weights(const Dataset& data) {
   return w;
 }
 
-// The reference: every example's rows in order, one running sum per parameter.
+// The reference: every row in layout order, one running sum per parameter.
 std::vector<double> row_by_row(const Dataset& data, const std::vector<double>& w) {
   std::vector<double> z(static_cast<size_t>(data.num_params), 0.0);
-  for (int64_t n = 0; n < data.num_examples(); ++n) add_example_moments(data, n, w, z);
+  const SparseRows* parts[2] = {&data.var_features, &data.factor_features};
+  int64_t position = 0;
+  for (const SparseRows* rows : parts)
+    for (int64_t i = 0; i < rows->num_rows(); ++i, ++position)
+      for (int64_t k = rows->ptr[i]; k < rows->ptr[i + 1]; ++k)
+        z[rows->param[k]] += w[position] * rows->value[k];
   return z;
 }
 

@@ -7,15 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "pdsp/data/local_index.hpp"
+#include "pdsp/data/typed_features.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
 namespace pdsp {
 
-// Positions inside one slice (rows, slots, variables, states, table entries) are 32-bit: they
-// are the bulk of a slice's index memory, and halving them is what lets 50 million variables
-// fit one machine. A slice may therefore hold at most 2^31 - 1 of each; the file's global
-// positions stay 64-bit, and larger problems run on more ranks.
-using LocalIndex = int32_t;
 // `value` as a LocalIndex, or an InputError naming `what` and `source` when it does not fit.
 LocalIndex to_local_index(int64_t value, const std::string& what, const std::string& source);
 
@@ -53,8 +50,12 @@ struct Dataset {
   std::vector<double> var_counting;           // optional, [vars]
   std::vector<double> factor_counting;        // optional, [factors]
   std::vector<double> var_loss;               // optional, [states]
-  bool labelled = false;                      // the file has /vars/label
-  bool counted = false;                       // the file has both counting arrays
+  // Format 2's compact features (see typed_features.hpp); empty in a format-1 file.
+  std::vector<int64_t> obs_offset{0};  // [examples + 1] local observation rows of each example
+  ObservationRows observations;
+  RegionTypes var_types, factor_types;
+  bool labelled = false;  // the file has /vars/label
+  bool counted = false;   // the file has both counting arrays
   std::string file_path;  // the file the slice was read from, for error messages ("" in memory)
   // The ranks that hold the other slices of the same file (set by load_rank_slice): checks that
   // every rank must agree on, such as finite potentials, run collectively over them. Null for a
@@ -75,6 +76,8 @@ struct Dataset {
   // rank, even on one whose slice is empty.
   bool has_labels() const { return labelled; }
   bool has_counting() const { return counted; }
+  // Whether any compact part is present: the file is (or is written as) format 2.
+  bool is_compact() const { return var_types.present || factor_types.present; }
   // file_path, or "data set" for data built in memory: how errors name the data.
   std::string source() const { return file_path.empty() ? "data set" : file_path; }
   // `ranks`, or a serial communicator for a data set held whole.

@@ -6,12 +6,16 @@
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/data/provenance.hpp"
+#include "pdsp/data/typed_features_io.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
 namespace pdsp {
 
 inline constexpr const char* kDatasetFormat = "pdsp-dataset";
-inline constexpr int64_t kDatasetFormatVersion = 1;
+// Format 1 is the row form; format 2 adds the compact features (typed_features.hpp) and makes
+// the feature rows optional. A data set without compact features is written as format 1, so
+// that every pdsp reads it.
+inline constexpr int64_t kDatasetFormatVersion = 2;
 
 // What every rank knows about the whole file before it reads its own slice: per-example sizes,
 // from which the cost-balanced partition and the global offsets of any slice follow.
@@ -28,6 +32,10 @@ struct DatasetLayout {
   bool has_var_counting = false;
   bool has_factor_counting = false;
   bool has_loss = false;
+  int64_t format_version = 1;
+  bool has_var_rows = true;     // format 2 may leave out /vars/feat_*
+  bool has_factor_rows = true;  // and /factors/feat_*
+  CompactLayout compact;
 
   int64_t num_examples() const { return static_cast<int64_t>(var_offset.size()) - 1; }
   int64_t num_vars() const { return var_offset.back(); }

@@ -39,6 +39,10 @@ class ApproximateCrf {
   double infer_all();
   std::span<const double> beliefs() const { return belief_; }
   void moments(std::span<double> z) const { features_.moments(belief_, z); }
+  // z += the features of example n weighted by `weight` (a vector over the potential layout).
+  void add_example_moments(int64_t n, std::span<const double> weight, std::span<double> z) const {
+    features_.add_example_moments(n, weight, z);
+  }
   void ground_truth_moments(std::span<double> d) const;
 
  private:

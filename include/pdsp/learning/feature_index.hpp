@@ -12,12 +12,15 @@
 // potentials at every step-search trial), so a part of the layout whose rows each hold exactly
 // one entry (the factor tables of the grid generators) skips the row pointers and the inner
 // loop: the same sums in the same order, a third fewer bytes and a loop that vectorises.
+// Format 2's typed features (TypedEncoding, one per region kind) add their terms after the rows.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/inference/factor_graph.hpp"
+#include "pdsp/learning/typed_encoding.hpp"
 
 namespace pdsp {
 
@@ -32,8 +35,12 @@ class FeatureIndex {
   // u = loss + Phi theta in the layout [states | table entries]; equal to compute_potentials.
   void potentials(std::span<const double> theta, std::span<const double> loss,
                   std::span<double> potential) const;
-  // The largest sum of |feature value| over one row: no potential exceeds |loss| + max |theta|
-  // times it.
+  // The same two for the positions of example n only (the baselines go example by example).
+  void example_potentials(int64_t n, std::span<const double> theta, std::span<const double> loss,
+                          std::span<double> potential) const;
+  void add_example_moments(int64_t n, std::span<const double> weight, std::span<double> z) const;
+  // A bound on the sum of |feature value| over the features of one position (its row and its
+  // typed term): no potential exceeds |loss| + max |theta| times it.
   double largest_row_sum() const { return largest_row_sum_; }
   Order order() const { return order_; }
   // Whether every row of the variables' (part 0) or the factors' (part 1) features holds
@@ -45,6 +52,7 @@ class FeatureIndex {
   void moments_by_params(std::span<const double> weight, std::span<double> z) const;
 
   const Dataset& data_;
+  std::array<TypedEncoding, 2> typed_;  // variables, factors
   Order order_;
   bool one_entry_per_row_[2];
   double largest_row_sum_;
@@ -60,19 +68,13 @@ class FeatureIndex {
 // d of design.md §2: the feature sums at the ground-truth labelling (each variable's label and
 // each factor's labelled joint state), in row order.
 void ground_truth_moments(const Dataset& data, const FactorGraph& graph, std::span<double> z);
+// (With typed features, the same sums through TypedEncoding.)
 // The same labelling as weights in the potential layout: 1 at each labelled position, 0
 // elsewhere (for the baselines, which need it example by example).
 std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph);
-// Potentials u = loss + Phi theta in the layout [states | table entries], row by row (the
-// reference FeatureIndex::potentials is tested against).
+// Potentials u = loss + Phi theta in the layout [states | table entries], row by row, then the
+// typed terms (the reference FeatureIndex::potentials is tested against).
 void compute_potentials(const Dataset& data, std::span<const double> theta,
                         std::span<const double> loss, std::span<double> potential);
-// The same for the rows of example n only.
-void compute_example_potentials(const Dataset& data, int64_t n, std::span<const double> theta,
-                                std::span<const double> loss, std::span<double> potential);
-// z[param] += weight[i] * value for every feature of the rows of example n (its states and its
-// factors' table entries), in row order.
-void add_example_moments(const Dataset& data, int64_t n, std::span<const double> weight,
-                         std::span<double> z);
 
 }  // namespace pdsp

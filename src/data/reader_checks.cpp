@@ -1,0 +1,63 @@
+#include "pdsp/data/reader_checks.hpp"
+
+#include <cmath>
+
+namespace pdsp {
+
+// Offsets must start at 0, never decrease (or strictly increase), and end at `end`.
+void check_offsets(const std::string& path, const std::string& name,
+                   const std::vector<int64_t>& offsets, bool strictly, int64_t end) {
+  if (offsets.empty() || offsets[0] != 0) throw_file_error(path, name, 0, "must start at 0");
+  for (size_t i = 1; i < offsets.size(); ++i) {
+    const bool bad = strictly ? offsets[i] <= offsets[i - 1] : offsets[i] < offsets[i - 1];
+    if (bad)
+      throw_file_error(path, name, static_cast<int64_t>(i),
+                       strictly ? "must increase (every entry needs at least one element)"
+                                : "must not decrease");
+  }
+  if (offsets.back() != end)
+    throw_file_error(path, name, static_cast<int64_t>(offsets.size()) - 1,
+                     "is " + std::to_string(offsets.back()) + ", expected the length " +
+                         std::to_string(end) + " of the array it indexes");
+}
+
+bool check_optional_length(const h5::File& file, const std::string& name, int64_t expected) {
+  if (!file.exists(name)) return false;
+  if (file.length(name) != expected)
+    throw_file_error(file.path(), name,
+                     "has length " + std::to_string(file.length(name)) + ", expected " +
+                         std::to_string(expected));
+  return true;
+}
+
+std::vector<double> read_finite(const h5::File& file, const std::string& name, int64_t offset,
+                                int64_t count) {
+  std::vector<double> values = file.read<double>(name, offset, count);
+  for (int64_t i = 0; i < count; ++i)
+    if (!std::isfinite(values[i]))
+      throw_file_error(file.path(), name, offset + i, "value is not finite");
+  return values;
+}
+
+std::vector<LocalIndex> read_row_pointers(const h5::File& file, const std::string& ptr_name,
+                                          const std::string& entries_name, int64_t row0,
+                                          int64_t rows, int64_t nnz_total, int64_t& first_entry) {
+  const std::string& path = file.path();
+  first_entry = file.read<int64_t>(ptr_name, row0, 1)[0];
+  if (row0 == 0 && first_entry != 0) throw_file_error(path, ptr_name, 0, "must start at 0");
+  int64_t previous = first_entry;
+  std::vector<LocalIndex> ptr =
+      read_local(file, ptr_name, row0, rows + 1, first_entry, [&](int64_t i, int64_t k) {
+        if (k < previous) throw_file_error(path, ptr_name, i, "must not decrease");
+        if (k < 0 || k > nnz_total)
+          throw_file_error(path, ptr_name, i, "points past the end of " + entries_name);
+        previous = k;
+      });
+  if (row0 + rows + 1 == file.length(ptr_name) && previous != nnz_total)
+    throw_file_error(path, ptr_name, row0 + rows,
+                     "is " + std::to_string(previous) + ", expected the length " +
+                         std::to_string(nnz_total) + " of " + entries_name);
+  return ptr;
+}
+
+}  // namespace pdsp

@@ -1,0 +1,205 @@
+#include "pdsp/data/typed_features_io.hpp"
+
+#include <algorithm>
+
+#include "pdsp/data/reader_checks.hpp"
+
+namespace pdsp {
+namespace {
+
+// The datasets of one region kind's typed part.
+struct KindNames {
+  std::string type;          // "/vars/type"
+  std::string obs_row;       // "/vars/obs_row"
+  std::string param_offset;  // "/var_types/param_offset"
+  std::string dim;           // "/var_types/dim"
+  std::string regions;       // "variable", for messages
+};
+
+const KindNames kVarNames{"/vars/type", "/vars/obs_row", "/var_types/param_offset",
+                          "/var_types/dim", "variable"};
+const KindNames kFactorNames{"/factors/type", "/factors/obs_row", "/factor_types/param_offset",
+                             "/factor_types/dim", "factor"};
+
+bool reads_observations(const RegionTypes& types) {
+  return std::any_of(types.dim.begin(), types.dim.end(), [](int32_t d) { return d > 0; });
+}
+
+RegionTypes scan_types(const h5::File& file, const KindNames& names, int64_t regions) {
+  const std::string& path = file.path();
+  RegionTypes types;
+  if (!file.exists(names.type) && !file.exists(names.param_offset) && !file.exists(names.dim))
+    return types;
+  for (const std::string* name : {&names.type, &names.param_offset, &names.dim})
+    if (!file.exists(*name))
+      throw_file_error(path, *name,
+                       "is missing: typed features need " + names.type + ", " + names.param_offset +
+                           " and " + names.dim);
+  if (file.length(names.type) != regions)
+    throw_file_error(path, names.type,
+                     "has length " + std::to_string(file.length(names.type)) + ", expected " +
+                         std::to_string(regions) + " (one per " + names.regions + ")");
+  types.param_offset = file.read_all<int64_t>(names.param_offset);
+  types.dim = file.read_all<int32_t>(names.dim);
+  if (types.dim.size() != types.param_offset.size())
+    throw_file_error(path, names.dim,
+                     "has length " + std::to_string(types.dim.size()) + ", expected the length " +
+                         std::to_string(types.param_offset.size()) + " of " + names.param_offset);
+  for (int64_t k = 0; k < types.num_types(); ++k) {
+    if (types.param_offset[k] < 0)
+      throw_file_error(path, names.param_offset, k,
+                       "is " + std::to_string(types.param_offset[k]) + ", must be >= 0");
+    if (types.dim[k] < 0)
+      throw_file_error(path, names.dim, k, "is " + std::to_string(types.dim[k]) + ", must be >= 0");
+  }
+  if (reads_observations(types) && !check_optional_length(file, names.obs_row, regions))
+    throw_file_error(path, names.obs_row,
+                     "is missing: a type with " + names.dim + " > 0 reads an observation row");
+  types.present = true;
+  return types;
+}
+
+// Reads and checks the types of one kind's regions of the slice. Region r of the slice belongs
+// to example n when region_offset[n] <= r < region_offset[n + 1]; size(r) is its state count.
+template <class Size>
+void read_types(const h5::File& file, const KindNames& names, const RegionTypes& tables,
+                int64_t first_region, const std::vector<int64_t>& region_offset, Size&& size,
+                int64_t num_params, Dataset& data, RegionTypes& out) {
+  out = tables;
+  if (!tables.present) return;
+  const std::string& path = file.path();
+  const int64_t regions = region_offset.back();
+  out.type = file.read<int32_t>(names.type, first_region, regions);
+  const bool reads = reads_observations(tables);
+  std::vector<int64_t> rows;
+  if (reads) {
+    rows = file.read<int64_t>(names.obs_row, first_region, regions);
+    out.obs_row.assign(static_cast<size_t>(regions), -1);
+  }
+  const ObservationRows& obs = data.observations;
+  for (int64_t n = 0; n + 1 < static_cast<int64_t>(region_offset.size()); ++n)
+    for (int64_t r = region_offset[n]; r < region_offset[n + 1]; ++r) {
+      const int64_t k = out.type[r];
+      if (k < -1 || k >= tables.num_types())
+        throw_file_error(path, names.type, first_region + r,
+                         "type " + std::to_string(k) + " is outside [-1, " +
+                             std::to_string(tables.num_types()) + ")");
+      if (k < 0) continue;
+      const int64_t end = tables.param_offset[k] + tables.block_size(k, size(r));
+      if (end > num_params)
+        throw_file_error(path, names.type, first_region + r,
+                         "type " + std::to_string(k) + " gives this " + names.regions +
+                             " parameters up to " + std::to_string(end - 1) +
+                             ", outside @num_params = " + std::to_string(num_params));
+      if (tables.dim[k] == 0) continue;
+      const int64_t lo = obs.first_row + data.obs_offset[n];
+      const int64_t hi = obs.first_row + data.obs_offset[n + 1];
+      if (rows[r] < lo || rows[r] >= hi)
+        throw_file_error(path, names.obs_row, first_region + r,
+                         "observation row " + std::to_string(rows[r]) +
+                             " is not one of its example's rows [" + std::to_string(lo) + ", " +
+                             std::to_string(hi) + ")");
+      const auto row = static_cast<LocalIndex>(rows[r] - obs.first_row);
+      out.obs_row[r] = row;
+      for (int64_t e = obs.ptr[row]; e < obs.ptr[row + 1]; ++e)
+        if (obs.index[e] >= tables.dim[k])
+          throw_file_error(path, "/obs/index", obs.first_nnz + e,
+                           "position " + std::to_string(obs.index[e]) + " is outside [0, " +
+                               std::to_string(tables.dim[k]) + ") of type " + std::to_string(k) +
+                               ", which " + names.regions + " " + std::to_string(first_region + r) +
+                               " reads");
+    }
+}
+
+void write_types(h5::File& file, const KindNames& names, const RegionTypes& types) {
+  if (!types.present) return;
+  file.write(names.param_offset, types.param_offset);
+  file.write(names.dim, types.dim);
+  file.write(names.type, types.type);
+  if (reads_observations(types))
+    file.write(names.obs_row, std::vector<int64_t>(types.obs_row.begin(), types.obs_row.end()));
+}
+
+}  // namespace
+
+CompactLayout scan_compact_features(const h5::File& file, int64_t format_version,
+                                    int64_t num_examples, int64_t num_vars, int64_t num_factors) {
+  const std::string& path = file.path();
+  CompactLayout layout;
+  layout.var_types = scan_types(file, kVarNames, num_vars);
+  layout.factor_types = scan_types(file, kFactorNames, num_factors);
+  const bool reads =
+      reads_observations(layout.var_types) || reads_observations(layout.factor_types);
+  if (reads || file.exists("/examples/obs_offset")) {
+    for (const char* name : {"/examples/obs_offset", "/obs/ptr", "/obs/index"})
+      if (!file.exists(name))
+        throw_file_error(path, name,
+                         "is missing: observation rows need /examples/obs_offset, /obs/ptr and "
+                         "/obs/index");
+    layout.obs_offset = file.read_all<int64_t>("/examples/obs_offset");
+    if (static_cast<int64_t>(layout.obs_offset.size()) != num_examples + 1)
+      throw_file_error(path, "/examples/obs_offset",
+                       "has length " + std::to_string(layout.obs_offset.size()) + ", expected " +
+                           std::to_string(num_examples + 1) + " (examples + 1)");
+    const int64_t rows = file.length("/obs/ptr") - 1;
+    if (rows < 0) throw_file_error(path, "/obs/ptr", "is empty; it needs rows + 1 entries");
+    check_offsets(path, "/examples/obs_offset", layout.obs_offset, false, rows);
+    layout.has_obs_values = check_optional_length(file, "/obs/value", file.length("/obs/index"));
+  }
+  if (format_version < 2) {
+    const char* compact = layout.var_types.present      ? "/vars/type"
+                          : layout.factor_types.present ? "/factors/type"
+                          : !layout.obs_offset.empty()  ? "/examples/obs_offset"
+                                                        : nullptr;
+    if (compact != nullptr)
+      throw_file_error(path, compact,
+                       "is a compact feature of format_version 2, but the file says "
+                       "format_version " +
+                           std::to_string(format_version));
+  }
+  return layout;
+}
+
+void read_compact_features(const h5::File& file, const CompactLayout& layout, int64_t first,
+                           int64_t last, Dataset& data) {
+  ObservationRows& obs = data.observations;
+  data.obs_offset.assign(static_cast<size_t>(last - first) + 1, 0);
+  if (!layout.obs_offset.empty()) {
+    const int64_t r0 = layout.obs_offset[first];
+    for (int64_t n = first; n <= last; ++n) data.obs_offset[n - first] = layout.obs_offset[n] - r0;
+    const int64_t nnz_total = file.length("/obs/index");
+    obs.first_row = r0;
+    obs.ptr = read_row_pointers(file, "/obs/ptr", "/obs/index", r0, layout.obs_offset[last] - r0,
+                                nnz_total, obs.first_nnz);
+    const int64_t count = obs.ptr.back();
+    obs.index = file.read<int32_t>("/obs/index", obs.first_nnz, count);
+    for (int64_t e = 0; e < count; ++e)
+      if (obs.index[e] < 0)
+        throw_file_error(file.path(), "/obs/index", obs.first_nnz + e,
+                         "position " + std::to_string(obs.index[e]) + " is negative");
+    if (layout.has_obs_values) obs.value = read_finite(file, "/obs/value", obs.first_nnz, count);
+  }
+  read_types(
+      file, kVarNames, layout.var_types, data.first_var, data.var_offset,
+      [&](int64_t v) { return int64_t{data.card[v]}; }, data.num_params, data, data.var_types);
+  read_types(
+      file, kFactorNames, layout.factor_types, data.first_factor, data.factor_offset,
+      [&](int64_t a) { return int64_t{data.table_offset[a + 1] - data.table_offset[a]}; },
+      data.num_params, data, data.factor_types);
+}
+
+void write_compact_features(h5::File& file, const Dataset& data) {
+  if (!data.is_compact()) return;
+  if (data.observations.num_rows() > 0 || reads_observations(data.var_types) ||
+      reads_observations(data.factor_types)) {
+    file.write("/examples/obs_offset", data.obs_offset);
+    file.write("/obs/ptr",
+               std::vector<int64_t>(data.observations.ptr.begin(), data.observations.ptr.end()));
+    file.write("/obs/index", data.observations.index);
+    if (!data.observations.value.empty()) file.write("/obs/value", data.observations.value);
+  }
+  write_types(file, kVarNames, data.var_types);
+  write_types(file, kFactorNames, data.factor_types);
+}
+
+}  // namespace pdsp

@@ -1,0 +1,163 @@
+#include "pdsp/learning/typed_encoding.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "pdsp/data/allocation.hpp"
+
+namespace pdsp {
+namespace {
+
+// Moment blocks, as in FeatureIndex: at most kMaxBlocks, at least kMinBlockWork multiply-adds
+// each, and at least kWorkPerBlockSum per block and parameter, so that zeroing and adding the
+// block vectors costs at most 1/8 of a pass.
+constexpr int64_t kMaxBlocks = 64;
+constexpr int64_t kMinBlockWork = int64_t{1} << 14;
+constexpr int64_t kWorkPerBlockSum = 8;
+
+}  // namespace
+
+TypedEncoding::TypedEncoding(const Dataset& data, Kind kind)
+    : types_(kind == Kind::Variables ? data.var_types : data.factor_types),
+      obs_(data.observations),
+      region_offset_(kind == Kind::Variables ? &data.state_offset : &data.table_offset),
+      example_offset_(kind == Kind::Variables ? &data.var_offset : &data.factor_offset),
+      base_(kind == Kind::Variables ? 0 : data.num_states()),
+      regions_(kind == Kind::Variables ? data.num_vars() : data.num_factors()) {
+  if (!types_.present) return;
+  std::vector<int64_t> work(static_cast<size_t>(regions_), 0);
+  first_param_ = std::numeric_limits<int64_t>::max();
+  for (int64_t r = 0; r < regions_; ++r) {
+    const int32_t k = types_.type[r];
+    if (k < 0) continue;
+    int64_t entries = 1;
+    double row_sum = 1.0;
+    if (types_.dim[k] > 0) {
+      const LocalIndex row = types_.obs_row[r];
+      entries = obs_.ptr[row + 1] - obs_.ptr[row];
+      row_sum = 0.0;
+      for (int64_t e = obs_.ptr[row]; e < obs_.ptr[row + 1]; ++e)
+        row_sum += std::abs(obs_.value_at(e));
+    }
+    largest_row_sum_ = std::max(largest_row_sum_, row_sum);
+    work[r] = size(r) * std::max<int64_t>(entries, 1);
+    first_param_ = std::min(first_param_, types_.param_offset[k]);
+    end_param_ = std::max(end_param_, types_.param_offset[k] + types_.block_size(k, size(r)));
+  }
+  if (end_param_ == 0) first_param_ = 0;  // no region of the slice has a type
+  int64_t total = 0;
+  for (int64_t w : work) total += w;
+  const int64_t span = end_param_ - first_param_;
+  const int64_t blocks = std::clamp(
+      std::min(total / kMinBlockWork, total / (kWorkPerBlockSum * std::max<int64_t>(span, 1))),
+      int64_t{1}, kMaxBlocks);
+  // Block b starts at the first region with at least b/blocks of the work before it.
+  block_start_.assign(1, 0);
+  int64_t done = 0;
+  for (int64_t r = 0; r < regions_; ++r) {
+    if (done * blocks >= total * static_cast<int64_t>(block_start_.size()) &&
+        static_cast<int64_t>(block_start_.size()) < blocks)
+      block_start_.push_back(r);
+    done += work[r];
+  }
+  block_start_.push_back(regions_);
+  block_sums_ = allocate_vector<double>(data.source(),
+                                        "the moments of typed features (" +
+                                            std::to_string(block_start_.size() - 1) +
+                                            " blocks of " + std::to_string(span) + " parameters)",
+                                        static_cast<int64_t>(block_start_.size() - 1) * span);
+}
+
+void TypedEncoding::region_potentials(int64_t r, std::span<const double> theta,
+                                      double* potential) const {
+  const int32_t k = types_.type[r];
+  if (k < 0) return;
+  const int64_t states = size(r);
+  const double* block = theta.data() + types_.param_offset[k];
+  const int64_t dim = types_.dim[k];
+  if (dim == 0) {
+    for (int64_t t = 0; t < states; ++t) potential[t] += block[t];
+    return;
+  }
+  const LocalIndex row = types_.obs_row[r];
+  const int32_t* index = obs_.index.data() + obs_.ptr[row];
+  const int64_t entries = obs_.ptr[row + 1] - obs_.ptr[row];
+  for (int64_t t = 0; t < states; ++t) {
+    const double* w = block + t * dim;
+    double u = 0.0;
+    if (obs_.value.empty()) {  // binary observations: no multiplication
+      for (int64_t e = 0; e < entries; ++e) u += w[index[e]];
+    } else {
+      const double* x = obs_.value.data() + obs_.ptr[row];
+      for (int64_t e = 0; e < entries; ++e) u += w[index[e]] * x[e];
+    }
+    potential[t] += u;
+  }
+}
+
+void TypedEncoding::region_moments(int64_t r, const double* weight, double* z,
+                                   int64_t first_param) const {
+  const int32_t k = types_.type[r];
+  if (k < 0) return;
+  const int64_t states = size(r);
+  double* block = z + (types_.param_offset[k] - first_param);
+  const int64_t dim = types_.dim[k];
+  if (dim == 0) {
+    for (int64_t t = 0; t < states; ++t) block[t] += weight[t];
+    return;
+  }
+  const LocalIndex row = types_.obs_row[r];
+  for (int64_t t = 0; t < states; ++t) {
+    double* g = block + t * dim;
+    for (int64_t e = obs_.ptr[row]; e < obs_.ptr[row + 1]; ++e)
+      g[obs_.index[e]] += weight[t] * obs_.value_at(e);
+  }
+}
+
+void TypedEncoding::add_potentials(std::span<const double> theta,
+                                   std::span<double> potential) const {
+  if (!types_.present) return;
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < regions_; ++r)
+    region_potentials(r, theta, potential.data() + position(r));
+}
+
+void TypedEncoding::add_moments(std::span<const double> weight, std::span<double> z) const {
+  if (!types_.present) return;
+  const int64_t blocks = static_cast<int64_t>(block_start_.size()) - 1;
+  const int64_t span = end_param_ - first_param_;
+#pragma omp parallel for schedule(dynamic)
+  for (int64_t b = 0; b < blocks; ++b) {
+    double* sums = block_sums_.data() + b * span;
+    std::fill(sums, sums + span, 0.0);
+    for (int64_t r = block_start_[b]; r < block_start_[b + 1]; ++r)
+      region_moments(r, weight.data() + position(r), sums, first_param_);
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t p = 0; p < span; ++p) {
+    double sum = 0.0;
+    for (int64_t b = 0; b < blocks; ++b) sum += block_sums_[b * span + p];
+    z[first_param_ + p] += sum;
+  }
+}
+
+void TypedEncoding::add_example_potentials(int64_t n, std::span<const double> theta,
+                                           std::span<double> potential) const {
+  if (!types_.present) return;
+  for (int64_t r = (*example_offset_)[n]; r < (*example_offset_)[n + 1]; ++r)
+    region_potentials(r, theta, potential.data() + position(r));
+}
+
+void TypedEncoding::add_example_moments(int64_t n, std::span<const double> weight,
+                                        std::span<double> z) const {
+  if (!types_.present) return;
+  for (int64_t r = (*example_offset_)[n]; r < (*example_offset_)[n + 1]; ++r)
+    region_moments(r, weight.data() + position(r), z.data(), 0);
+}
+
+int64_t TypedEncoding::largest_parameter_used() const {
+  return end_param_ - 1;
+}
+
+}  // namespace pdsp

@@ -1,0 +1,123 @@
+#include "support/compact_data.hpp"
+
+#include <algorithm>
+#include <random>
+
+#include "pdsp/data/dataset_builder.hpp"
+
+namespace pdsp::testing {
+namespace {
+
+constexpr int32_t kRowParams = 4;  // parameters [0, 4) serve the format 1 rows
+constexpr int32_t kMaxCard = 3;    // tiny_graphs' shapes use 2 or 3 states
+
+}  // namespace
+
+Dataset random_compact_dataset(const std::vector<GraphShape>& shapes, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  // Parameter blocks: variable type 0 (dim 3) and 1 (dim 0), then factor type 0 (a table of up
+  // to 27 entries, dim 0) and 1 (dim 2).
+  const std::vector<int64_t> var_offset = {kRowParams, kRowParams + kMaxCard * 3};
+  const std::vector<int64_t> factor_offset = {var_offset[1] + kMaxCard,
+                                              var_offset[1] + kMaxCard + 27};
+  const int64_t num_params = factor_offset[1] + 27 * 2;
+
+  DatasetBuilder builder(num_params);
+  std::vector<int32_t> var_type, factor_type;
+  std::vector<int64_t> var_row, factor_row;
+  std::vector<int64_t> obs_offset = {0};
+  ObservationRows obs;
+  auto add_row = [&](int dim, bool dense) {
+    for (int32_t j = 0; j < dim; ++j)
+      if (dense || rng() % 3 != 0) {
+        obs.index.push_back(j);
+        obs.value.push_back(normal(rng));
+      }
+    obs.ptr.push_back(static_cast<LocalIndex>(obs.index.size()));
+    return static_cast<int64_t>(obs.ptr.size()) - 2;
+  };
+  auto maybe_rows = [&](int64_t count) {
+    std::vector<FeatureRow> rows;
+    if (rng() % 3 != 0) return rows;
+    for (int64_t i = 0; i < count; ++i)
+      rows.push_back({{static_cast<int32_t>(rng() % kRowParams), normal(rng)}});
+    return rows;
+  };
+  for (const GraphShape& shape : shapes) {
+    builder.begin_example();
+    std::vector<int64_t> ids;
+    for (int32_t card : shape.cards) {
+      ids.push_back(builder.add_variable(
+          card, std::uniform_int_distribution<int32_t>(0, card - 1)(rng), maybe_rows(card)));
+      const int32_t type = static_cast<int32_t>(rng() % 3) - 1;  // -1, 0 or 1
+      var_type.push_back(type);
+      var_row.push_back(type == 0 ? add_row(3, false) : -1);
+    }
+    for (const auto& local : shape.factors) {
+      std::vector<int64_t> vars;
+      int64_t table = 1;
+      for (int64_t v : local) {
+        vars.push_back(ids[v]);
+        table *= shape.cards[v];
+      }
+      builder.add_factor(vars, maybe_rows(table));
+      const int32_t type = static_cast<int32_t>(rng() % 3) - 1;
+      factor_type.push_back(type);
+      factor_row.push_back(type == 1 ? add_row(2, true) : -1);
+    }
+    obs_offset.push_back(obs.num_rows());
+  }
+  Dataset data = builder.finish();
+  data.obs_offset = obs_offset;
+  data.observations = obs;
+  data.var_types = {true, var_offset, {3, 0}, var_type, {}};
+  data.factor_types = {true, factor_offset, {0, 2}, factor_type, {}};
+  for (int64_t row : var_row) data.var_types.obs_row.push_back(static_cast<LocalIndex>(row));
+  for (int64_t row : factor_row) data.factor_types.obs_row.push_back(static_cast<LocalIndex>(row));
+  return data;
+}
+
+Dataset expand_to_rows(const Dataset& compact) {
+  Dataset rows = compact;
+  rows.obs_offset.assign(compact.var_offset.size(), 0);
+  rows.observations = {};
+  rows.var_types = {};
+  rows.factor_types = {};
+  const RegionTypes* kinds[2] = {&compact.var_types, &compact.factor_types};
+  const std::vector<LocalIndex>* offsets[2] = {&compact.state_offset, &compact.table_offset};
+  const SparseRows* sources[2] = {&compact.var_features, &compact.factor_features};
+  SparseRows* targets[2] = {&rows.var_features, &rows.factor_features};
+  const ObservationRows& obs = compact.observations;
+  for (int kind = 0; kind < 2; ++kind) {
+    const SparseRows& from = *sources[kind];
+    SparseRows to;
+    const std::vector<LocalIndex>& offset = *offsets[kind];
+    for (size_t r = 0; r + 1 < offset.size(); ++r)
+      for (int64_t t = 0; t < offset[r + 1] - offset[r]; ++t) {
+        const int64_t position = offset[r] + t;
+        for (int64_t k = from.ptr[position]; k < from.ptr[position + 1]; ++k) {
+          to.param.push_back(from.param[k]);
+          to.value.push_back(from.value[k]);
+        }
+        const RegionTypes& types = *kinds[kind];
+        const int32_t type = types.type[r];
+        if (type >= 0 && types.dim[type] == 0) {
+          to.param.push_back(static_cast<int32_t>(types.param_offset[type] + t));
+          to.value.push_back(1.0);
+        } else if (type >= 0) {
+          const LocalIndex row = types.obs_row[r];
+          for (int64_t e = obs.ptr[row]; e < obs.ptr[row + 1]; ++e) {
+            to.param.push_back(static_cast<int32_t>(types.param_offset[type] + t * types.dim[type] +
+                                                    obs.index[e]));
+            to.value.push_back(obs.value_at(e));
+          }
+        }
+        to.ptr.push_back(static_cast<LocalIndex>(to.param.size()));
+      }
+    *targets[kind] = to;
+  }
+  return rows;
+}
+
+}  // namespace pdsp::testing

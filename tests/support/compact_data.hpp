@@ -1,0 +1,22 @@
+#pragma once
+// Format 2 (compact features) test data: a random data set that uses every kind of typed part,
+// and its expansion to format 1 feature rows, computed independently of pdsp's TypedEncoding
+// (the reference every compact computation is checked against).
+#include <cstdint>
+#include <vector>
+
+#include "pdsp/data/dataset.hpp"
+#include "support/tiny_graphs.hpp"
+
+namespace pdsp::testing {
+
+// One example per shape. Variables of the two variable types read a sparse observation row (dim
+// 3, real values) or a per-state table (dim 0); factors use a shared table type or a type with
+// a dense observation row (dim 2); some regions of each kind have no type, and a few rows keep
+// format 1 features too, so potentials are sums of both parts.
+Dataset random_compact_dataset(const std::vector<GraphShape>& shapes, uint64_t seed);
+
+// The same data set in format 1: each typed term appended to its position's feature row.
+Dataset expand_to_rows(const Dataset& compact);
+
+}  // namespace pdsp::testing
