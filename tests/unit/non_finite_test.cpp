@@ -49,6 +49,21 @@ TEST(NonFinite, APotentialThatOverflowsNamesTheVariableTheParameterAndTheFeature
             "= 1e+10 times /vars/feat_value[0] = 1e+300)");
 }
 
+TEST(NonFinite, ATypedTermThatOverflowsNamesTheParameterAndTheObservation) {
+  // The chain with its variables in format 2: variable 0 reads observation row 0, whose second
+  // entry (position 1, value `3`) meets parameter 2 + 1 * 2 + 1 = 5 in state 1.
+  Dataset data = chain(1.0);
+  data.obs_offset = {0, 1};
+  data.observations.ptr = {0, 2};
+  data.observations.index = {0, 1};
+  data.observations.value = {0.5, 3.0};
+  data.var_types = {true, {2}, {2}, {0, -1, -1}, {0, -1, -1}};
+  data.num_params = 6;
+  EXPECT_EQ(prediction_error(data, {0.0, 0.0, 0.0, 0.0, 0.0, 1e308}),
+            "chain.h5: the potential of variable 0 state 1 is inf (its largest term is theta[5] "
+            "= 1e+308 times /obs/value[1] = 3)");
+}
+
 TEST(NonFinite, MessagesThatOverflowNameTheEdgeAndTheLargestPotential) {
   const std::string message = prediction_error(chain(1.0), {0.0, 1e308});
   EXPECT_EQ(message.rfind("chain.h5: the message between factor ", 0), 0u) << message;

@@ -32,6 +32,25 @@ void print_provenance(const Provenance& provenance, const std::string& path) {
   for (std::string line; std::getline(lines, line);) std::printf("    %s\n", line.c_str());
 }
 
+// How one region kind's features are encoded: its feature rows and its typed part (format 2).
+std::string encoding_text(bool has_rows, double row_nnz, const RegionTypes& types,
+                          double typed_regions, double regions, const char* kind) {
+  std::string text = has_rows
+                         ? "rows (" + std::to_string(static_cast<int64_t>(row_nnz)) + " entries)"
+                         : std::string("no rows");
+  if (!types.present) return text;
+  text += " + typed: " + std::to_string(types.num_types()) + " type(s) of dim";
+  for (int64_t k = 0; k < types.num_types() && k < 8; ++k)
+    text += (k == 0 ? " " : ", ") + std::to_string(types.dim[k]);
+  if (types.num_types() > 8) text += ", ...";
+  return text + " (0: a shared table), on " + std::to_string(static_cast<int64_t>(typed_regions)) +
+         " of " + std::to_string(static_cast<int64_t>(regions)) + " " + kind;
+}
+
+int64_t typed_regions(const RegionTypes& types) {
+  return std::count_if(types.type.begin(), types.type.end(), [](int32_t k) { return k >= 0; });
+}
+
 // Validates a data set exactly as training reads it and prints its sizes. Collective.
 void describe_dataset(const std::string& path, bool quiet, Communicator& comm) {
   DatasetLayout layout;
@@ -43,8 +62,11 @@ void describe_dataset(const std::string& path, bool quiet, Communicator& comm) {
     if (slice.has_counting())
       make_counting_numbers(slice, FactorGraph(slice), CountingMode::File, path);
   });
-  double sums[2] = {static_cast<double>(slice.var_features.nnz()),
-                    static_cast<double>(slice.factor_features.nnz())};
+  double sums[5] = {static_cast<double>(slice.var_features.nnz()),
+                    static_cast<double>(slice.factor_features.nnz()),
+                    static_cast<double>(typed_regions(slice.var_types)),
+                    static_cast<double>(typed_regions(slice.factor_types)),
+                    static_cast<double>(slice.observations.nnz())};
   double maxima[2] = {0, 0};  // largest cardinality and arity
   for (int32_t c : slice.card) maxima[0] = std::max(maxima[0], static_cast<double>(c));
   for (int64_t a = 0; a < slice.num_factors(); ++a)
@@ -55,7 +77,8 @@ void describe_dataset(const std::string& path, bool quiet, Communicator& comm) {
   run_collectively(comm, [&] { provenance = read_provenance(h5::File::open_read(path)); });
   if (!comm.is_root()) return;
 
-  std::printf("%s: valid pdsp-dataset (format_version 1)\n", path.c_str());
+  std::printf("%s: valid pdsp-dataset (format_version %lld)\n", path.c_str(),
+              static_cast<long long>(layout.format_version));
   std::printf("  examples            %lld\n", static_cast<long long>(layout.num_examples()));
   std::printf("  variables           %lld (max cardinality %g)\n",
               static_cast<long long>(layout.num_vars()), maxima[0]);
@@ -64,7 +87,19 @@ void describe_dataset(const std::string& path, bool quiet, Communicator& comm) {
   std::printf("  states              %lld\n", static_cast<long long>(layout.state_offset.back()));
   std::printf("  factor table entries %lld\n", static_cast<long long>(layout.table_offset.back()));
   std::printf("  parameters          %lld\n", static_cast<long long>(layout.num_params));
-  std::printf("  feature nnz         %.0f (variables) + %.0f (factors)\n", sums[0], sums[1]);
+  const CompactLayout& compact = layout.compact;
+  std::printf("  variable features   %s\n",
+              encoding_text(layout.has_var_rows, sums[0], compact.var_types, sums[2],
+                            static_cast<double>(layout.num_vars()), "variables")
+                  .c_str());
+  std::printf("  factor features     %s\n",
+              encoding_text(layout.has_factor_rows, sums[1], compact.factor_types, sums[3],
+                            static_cast<double>(layout.num_factors()), "factors")
+                  .c_str());
+  if (!compact.obs_offset.empty())
+    std::printf("  observation rows    %lld (%.0f entries%s)\n",
+                static_cast<long long>(compact.obs_offset.back()), sums[4],
+                compact.has_obs_values ? "" : ", binary: no /obs/value");
   std::printf("  labels              %s\n",
               layout.has_labels ? "yes" : "no (pdsp train needs them; pdsp predict does not)");
   std::printf("  counting numbers    %s\n",
