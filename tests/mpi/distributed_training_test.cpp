@@ -10,11 +10,13 @@
 
 #include "mpi/mpi_world.hpp"
 #include "pdsp/data/dataset_builder.hpp"
+#include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/trainer.hpp"
+#include "support/compact_data.hpp"
 #include "support/tiny_graphs.hpp"
 
 namespace pdsp {
@@ -87,6 +89,27 @@ TEST(Distributed, TwoRanksAgreeWithOneRankAndRunsAreBitwiseReproducible) {
   for (size_t r = 0; r < one_rank.size(); ++r)
     EXPECT_NEAR(two_ranks[r], one_rank[r], 1e-9 * std::max(1.0, std::abs(one_rank[r])))
         << "param " << r;
+  testing::world().barrier();
+  if (testing::world().is_root()) std::filesystem::remove(path);
+}
+
+TEST(Distributed, CompactFeaturesOnTwoRanksAgreeWithOneRankAndKeepTheFingerprint) {
+  // Each rank reads its slice of the observation rows and rebases their ids.
+  const Dataset data = testing::random_compact_dataset(
+      {testing::loopy_shape(), testing::chain_shape(3), testing::tree_shape(),
+       testing::loopy_shape(), testing::chain_shape(9)},
+      31);
+  const std::string path = shared_file("pdsp-dist-compact", data);
+  const std::vector<double> two_ranks = train_distributed(path, testing::world());
+  const Dataset whole = read_dataset(path);
+  const std::vector<double> one_rank = train_serially(whole, 2);
+  for (size_t r = 0; r < one_rank.size(); ++r)
+    EXPECT_NEAR(two_ranks[r], one_rank[r], 1e-9 * std::max(1.0, std::abs(one_rank[r])))
+        << "param " << r;
+  const Dataset slice = load_rank_slice(path, testing::world());
+  EXPECT_GT(slice.num_examples(), 0) << "each rank holds a part";
+  SerialCommunicator serial;
+  EXPECT_EQ(dataset_fingerprint(slice, testing::world()), dataset_fingerprint(whole, serial));
   testing::world().barrier();
   if (testing::world().is_root()) std::filesystem::remove(path);
 }
