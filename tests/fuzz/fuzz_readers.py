@@ -96,9 +96,16 @@ def make_base_files(pdsp, work, env, timeout):
         f["/vars/counting"] = np.full(variables, 0.5)
         f["/factors/counting"] = np.full(factors, 1.0)
         f["/vars/loss"] = np.linspace(0.0, 1.0, states)
+    write_compact(path("compact.h5"))
+    command = [pdsp, "train", "--data", "compact.h5", "--out", "compact_model.h5",
+               "--max-iters", "3"]
+    code, stderr = run(command, env, timeout, cwd=base)
+    if code != 0:
+        sys.exit(f"setting up the valid files failed: {' '.join(command)}: {stderr}")
     checkpoint = sorted(n for n in os.listdir(path("ck")) if n.startswith("ckpt-"))[-1]
     return {
-        "data": [path("train.h5"), path("counted.h5")],
+        "data": [path("train.h5"), path("counted.h5"), path("compact.h5")],
+        "models": {"compact.h5": path("compact_model.h5")},
         "model": [path("model.h5")],
         "prediction": [path("pred.h5")],
         "checkpoint": [os.path.join(path("ck"), checkpoint)],
@@ -107,6 +114,42 @@ def make_base_files(pdsp, work, env, timeout):
         "shared": path("shared.h5"),
         "valid_model": path("model.h5"),
     }
+
+
+def write_compact(path):
+    """A format 2 data set written with h5py to the README's contract, as an outside tool would:
+    chains of 3-state variables reading real-valued observation rows (dim 4), a shared
+    transition table, and one variable per chain with a per-state table instead."""
+    rng = np.random.default_rng(5)
+    lengths = [3, 5, 2, 4]
+    variables = sum(lengths)
+    factors = sum(n - 1 for n in lengths)
+    starts = np.cumsum([0] + lengths)
+    pairs = np.array([[v, v + 1] for s, n in zip(starts, lengths) for v in range(s, s + n - 1)])
+    entries = 2 * variables
+    with h5py.File(path, "w") as f:
+        f.attrs["format"] = np.bytes_("pdsp-dataset")
+        f.attrs["format_version"] = 2
+        f.attrs["num_params"] = 3 * 4 + 9 + 3
+        f["/examples/var_offset"] = starts.astype(np.int64)
+        f["/examples/factor_offset"] = np.cumsum([0] + [n - 1 for n in lengths]).astype(np.int64)
+        f["/examples/obs_offset"] = starts.astype(np.int64)
+        f["/vars/card"] = np.full(variables, 3, np.int32)
+        f["/vars/label"] = rng.integers(0, 3, variables).astype(np.int32)
+        f["/factors/var_ptr"] = np.arange(0, 2 * factors + 1, 2, dtype=np.int64)
+        f["/factors/vars"] = pairs.reshape(-1).astype(np.int64)
+        f["/obs/ptr"] = np.arange(0, entries + 1, 2, dtype=np.int64)
+        f["/obs/index"] = np.tile(np.array([0, 3], np.int32), variables)
+        f["/obs/value"] = rng.normal(size=entries)
+        f["/var_types/param_offset"] = np.array([0, 21], np.int64)
+        f["/var_types/dim"] = np.array([4, 0], np.int32)
+        types = np.zeros(variables, np.int32)
+        types[starts[:-1]] = 1
+        f["/vars/type"] = types
+        f["/vars/obs_row"] = np.where(types == 0, np.arange(variables), -1).astype(np.int64)
+        f["/factor_types/param_offset"] = np.array([12], np.int64)
+        f["/factor_types/dim"] = np.array([0], np.int32)
+        f["/factors/type"] = np.zeros(factors, np.int32)
 
 
 # ---- Mutations. Each returns a description. ----
@@ -341,7 +384,8 @@ PREDICT_SETTINGS = [[], [], ["--epsilon", "0"], ["--inference", "lbp"],
 def commands_for(target, mutant, base, out, pdsp, rng):
     o = lambda name: os.path.join(out, name)
     if target == "data":
-        model_for = base["valid_model"]
+        original = os.path.basename(mutant).removeprefix("mutant-")
+        model_for = base["models"].get(original, base["valid_model"])
         commands = [[pdsp, "info", mutant],
                     [pdsp, "train", "--data", mutant, "--out", o("m.h5"), "--max-iters", "2"] +
                     rng.choice(TRAIN_SETTINGS)]
