@@ -29,16 +29,47 @@ CountingMode parse_counting_mode(const std::string& text) {
   return *mode;
 }
 
+namespace {
+
+// Whether example n's factor graph (variables and factors as nodes, one edge per slot) has no
+// cycle: a forest has as many edges as nodes minus components.
+bool is_acyclic(const Dataset& data, int64_t n) {
+  const int64_t first = data.var_offset[n], vars = data.var_offset[n + 1] - first;
+  std::vector<int64_t> parent(static_cast<size_t>(vars));
+  for (int64_t v = 0; v < vars; ++v) parent[v] = v;
+  const auto root = [&](int64_t v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+  };
+  int64_t components = vars, edges = 0;
+  for (int64_t a = data.factor_offset[n]; a < data.factor_offset[n + 1]; ++a) {
+    edges += data.arity(a);
+    const int64_t first_root = root(data.factor_vars[data.factor_var_ptr[a]] - first);
+    for (int64_t k = data.factor_var_ptr[a] + 1; k < data.factor_var_ptr[a + 1]; ++k) {
+      const int64_t other = root(data.factor_vars[k] - first);
+      if (other != first_root) {
+        parent[other] = first_root;
+        --components;
+      }
+    }
+  }
+  const int64_t factors = data.factor_offset[n + 1] - data.factor_offset[n];
+  return edges == vars + factors - components;
+}
+
+}  // namespace
+
 CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& graph,
-                                      CountingMode mode, const std::string& source) {
-  if (mode == CountingMode::Auto)
-    mode = data.has_counting() ? CountingMode::File : CountingMode::Uniform;
+                                      CountingMode mode, const std::string& source,
+                                      double epsilon) {
   if (mode == CountingMode::File && !data.has_counting())
     throw InputError(source + ": --counting file needs /vars/counting and /factors/counting");
+  if (mode == CountingMode::Auto && data.has_counting()) mode = CountingMode::File;
 
   CountingNumbers c;
   c.mode = mode;
   const int64_t vars = data.num_vars();
+  const auto bethe = [&](int64_t v) { return 1.0 - static_cast<double>(graph.degree(v)); };
   switch (mode) {
     case CountingMode::File:
       c.var = RegionNumbers(data.var_counting);
@@ -46,7 +77,20 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
       break;
     case CountingMode::Bethe: {
       std::vector<double> var(static_cast<size_t>(vars));
-      for (int64_t v = 0; v < vars; ++v) var[v] = 1.0 - static_cast<double>(graph.degree(v));
+      for (int64_t v = 0; v < vars; ++v) var[v] = bethe(v);
+      c.var = RegionNumbers(std::move(var));
+      c.factor = RegionNumbers(data.num_factors(), 1.0);
+      break;
+    }
+    case CountingMode::Auto: {
+      // Bethe numbers where they are exact (examples without a cycle) and allowed (eps > 0);
+      // uniform ones elsewhere. Decided per example, so the same on any rank count.
+      std::vector<double> var(static_cast<size_t>(vars), 1.0);
+      for (int64_t n = 0; n < data.num_examples(); ++n) {
+        if (!(epsilon > 0) || !is_acyclic(data, n)) continue;
+        ++c.acyclic_examples;
+        for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) var[v] = bethe(v);
+      }
       c.var = RegionNumbers(std::move(var));
       c.factor = RegionNumbers(data.num_factors(), 1.0);
       break;

@@ -1,7 +1,10 @@
-// RegionNumbers keeps one number when every region has it, and reads the same either way.
+// RegionNumbers keeps one number when every region has it, and reads the same either way;
+// --counting auto gives Bethe numbers to the examples without a cycle.
 #include "pdsp/inference/counting.hpp"
 
 #include <gtest/gtest.h>
+
+#include "support/tiny_graphs.hpp"
 
 namespace pdsp {
 namespace {
@@ -41,6 +44,48 @@ TEST(RegionNumbers, NoRegionsHaveNoNumbers) {
   const RegionNumbers none(std::vector<double>{});
   EXPECT_EQ(none.size(), 0);
   EXPECT_FALSE(none.any_of([](double) { return true; }));
+}
+
+}  // namespace
+}  // namespace pdsp
+
+namespace pdsp {
+namespace {
+
+// Examples: a tree, a 3x3 grid (cycles), a chain, and a tree split in two components.
+Dataset mixed_examples() {
+  testing::GraphShape forest = testing::chain_shape(3);
+  forest.cards.push_back(2);
+  forest.cards.push_back(2);
+  forest.factors.push_back({3, 4});
+  return testing::random_dataset(
+      {testing::tree_shape(), testing::grid_shape(3, 3), testing::chain_shape(4), forest}, 3, 1);
+}
+
+TEST(AutoCounting, BetheOnExamplesWithoutACycleAndUniformOnTheOthers) {
+  const Dataset data = mixed_examples();
+  const FactorGraph graph(data);
+  const CountingNumbers c = make_counting_numbers(data, graph, CountingMode::Auto, "x", 1.0);
+  EXPECT_EQ(c.mode, CountingMode::Auto);
+  EXPECT_EQ(c.acyclic_examples, 3);
+  for (int64_t n = 0; n < data.num_examples(); ++n)
+    for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) {
+      const double bethe = 1.0 - static_cast<double>(graph.degree(v));
+      EXPECT_EQ(c.var[v], n == 1 ? 1.0 : bethe) << "example " << n << " variable " << v;
+    }
+  for (int64_t a = 0; a < data.num_factors(); ++a) EXPECT_EQ(c.factor[a], 1.0);
+}
+
+TEST(AutoCounting, UniformEverywhereAtEpsilonZeroAndTheFilesNumbersWhenItHasThem) {
+  Dataset data = mixed_examples();
+  const FactorGraph graph(data);
+  const CountingNumbers at_zero = make_counting_numbers(data, graph, CountingMode::Auto, "x", 0.0);
+  EXPECT_EQ(at_zero.acyclic_examples, 0);
+  EXPECT_FALSE(at_zero.var.any_of([](double x) { return x != 1.0; }));
+  testing::set_random_counting(data, 0.5, 2.0, 4);
+  const CountingNumbers file = make_counting_numbers(data, graph, CountingMode::Auto, "x", 1.0);
+  EXPECT_EQ(file.mode, CountingMode::File);
+  EXPECT_EQ(file.var[2], data.var_counting[2]);
 }
 
 }  // namespace

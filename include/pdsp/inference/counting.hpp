@@ -46,12 +46,17 @@ struct CountingNumbers {
   RegionNumbers var;          // c_v
   RegionNumbers factor;       // c_a
   std::vector<double> block;  // chat_v = c_v + sum_{a in N(v)} c_a, > 0 for every variable
-  CountingMode mode = CountingMode::Uniform;  // the mode actually used (Auto resolved)
+  // The mode used: Auto becomes File when the data carry both arrays, and stays Auto otherwise.
+  CountingMode mode = CountingMode::Uniform;
+  int64_t acyclic_examples = 0;  // Auto: the examples that got Bethe numbers
 };
 
 // `source` names the data file in error messages. Auto means File when the data carry both
-// arrays, else Uniform.
+// arrays; otherwise Bethe numbers on the examples whose factor graph has no cycle (where they
+// are exact: the beliefs are the true marginals), if epsilon > 0 (at eps = 0 the block update
+// needs c_v >= 0), and uniform ones on the others. Only Auto reads `epsilon`.
 CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& graph,
-                                      CountingMode mode, const std::string& source);
+                                      CountingMode mode, const std::string& source,
+                                      double epsilon = 1.0);
 
 }  // namespace pdsp
