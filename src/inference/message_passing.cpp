@@ -62,7 +62,8 @@ double MessagePassing::update_variable(int64_t v, const double* potential, doubl
     const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
     factor_scores(a, potential, lambda, e, w.table.data());
     double* mu = w.mu.data() + i * card;
-    smax_along_slot(w.table.data(), size, card, graph_.stride_of(e), tau_factor(a), mu);
+    smax_along_slot(w.table.data(), size, card, graph_.stride_of(e), tau_factor(a), mu,
+                    w.sums.data());
     for (int64_t s = 0; s < card; ++s) total[s] += mu[s];
   }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -61,7 +62,8 @@ TEST(Entropy, OfUniformIsLogN) {
   EXPECT_NEAR(entropy(p.data(), 4), std::log(4.0), 1e-15);
 }
 
-// A 2 x 3 x 2 table; the slot kernels must agree with explicit index arithmetic.
+// A 2 x 3 x 2 table; the slot kernels must agree with explicit index arithmetic, at positive,
+// negative and zero temperature, along every slot (strides 6, 2 and 1 take different loops).
 TEST(TableOps, SlotKernelsAgreeWithExplicitIndexing) {
   const int64_t cards[3] = {2, 3, 2}, strides[3] = {6, 2, 1};
   std::vector<double> table(12);
@@ -71,8 +73,12 @@ TEST(TableOps, SlotKernelsAgreeWithExplicitIndexing) {
     for (int s = 0; s < cards[k]; ++s) message[s] = 0.5 * s - 0.2;
     std::vector<double> added = table;
     add_along_slot(added.data(), 12, cards[k], strides[k], message.data());
-    std::vector<double> smaxed(static_cast<size_t>(cards[k])), summed(smaxed.size());
-    smax_along_slot(table.data(), 12, cards[k], strides[k], 0.7, smaxed.data());
+    const size_t states = static_cast<size_t>(cards[k]);
+    std::vector<double> smaxed(states), cold(states), negative(states), summed(states),
+        scratch(states);
+    smax_along_slot(table.data(), 12, cards[k], strides[k], 0.7, smaxed.data(), scratch.data());
+    smax_along_slot(table.data(), 12, cards[k], strides[k], -0.7, negative.data(), scratch.data());
+    smax_along_slot(table.data(), 12, cards[k], strides[k], 0.0, cold.data(), scratch.data());
     sum_along_slot(table.data(), 12, cards[k], strides[k], summed.data());
     for (int s = 0; s < cards[k]; ++s) {
       std::vector<double> bucket;
@@ -84,6 +90,8 @@ TEST(TableOps, SlotKernelsAgreeWithExplicitIndexing) {
       double sum = 0;
       for (double v : bucket) sum += v;
       EXPECT_NEAR(smaxed[s], naive_smax(bucket, 0.7), 1e-12);
+      EXPECT_NEAR(negative[s], naive_smax(bucket, -0.7), 1e-12);
+      EXPECT_EQ(cold[s], *std::max_element(bucket.begin(), bucket.end()));
       EXPECT_NEAR(summed[s], sum, 1e-12);
     }
   }

@@ -32,6 +32,7 @@ struct Workspace {
   ScratchVector table;  // one factor table
   ScratchVector mu;     // mu_{a->v} of every factor of one variable
   ScratchVector state;  // one variable's states
+  ScratchVector sums;   // one variable's states again (smax_along_slot's sums)
   // Structure-of-arrays lanes of the specialised kernels: one entry per slot or region of a chunk.
   ScratchVector lane_a, lane_b, lane_c, lane_d;
 };

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "pdsp/inference/vector_math.hpp"
+
 namespace pdsp {
 
 // Two values closer than this (relative to their magnitude) tie for the arg-max at tau == 0.
@@ -21,12 +23,17 @@ inline double max_of(const double* x, int64_t n) {
   return m;
 }
 
+// The exp loops vectorise (libmvec, see vector_math.hpp): factor tables of many states spend
+// most of their time here.
 inline double smax(const double* x, int64_t n, double tau) {
   if (tau == 0.0) return max_of(x, n);
-  double m = x[0] / tau;
-  for (int64_t i = 1; i < n; ++i) m = std::max(m, x[i] / tau);
+  const double inverse = 1.0 / tau;
+  double m = x[0] * inverse;
+#pragma omp simd reduction(max : m)
+  for (int64_t i = 1; i < n; ++i) m = std::max(m, x[i] * inverse);
   double sum = 0.0;
-  for (int64_t i = 0; i < n; ++i) sum += std::exp(x[i] / tau - m);
+#pragma omp simd reduction(+ : sum)
+  for (int64_t i = 0; i < n; ++i) sum += std::exp(x[i] * inverse - m);
   return tau * (m + std::log(sum));
 }
 
@@ -38,11 +45,15 @@ inline void soft_argmax(const double* x, int64_t n, double tau, double* out) {
     const double slack = kTieTolerance * std::max(1.0, std::abs(m));
     for (int64_t i = 0; i < n; ++i) sum += out[i] = (x[i] >= m - slack) ? 1.0 : 0.0;
   } else {
-    double m = x[0] / tau;
-    for (int64_t i = 1; i < n; ++i) m = std::max(m, x[i] / tau);
-    for (int64_t i = 0; i < n; ++i) sum += out[i] = std::exp(x[i] / tau - m);
+    const double scale = 1.0 / tau;
+    double m = x[0] * scale;
+#pragma omp simd reduction(max : m)
+    for (int64_t i = 1; i < n; ++i) m = std::max(m, x[i] * scale);
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < n; ++i) sum += out[i] = std::exp(x[i] * scale - m);
   }
   const double inverse = 1.0 / sum;
+#pragma omp simd
   for (int64_t i = 0; i < n; ++i) out[i] *= inverse;
 }
 

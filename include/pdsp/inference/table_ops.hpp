@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "pdsp/inference/smax.hpp"
+#include "pdsp/inference/vector_math.hpp"
 
 namespace pdsp {
 
@@ -27,28 +28,60 @@ inline void add_along_slot(double* table, int64_t size, int64_t card, int64_t st
                       [message](double& x, int64_t s) { x += message[s]; });
 }
 
-// out[s] = smax_tau over the joint states t with t_slot = s of table[t].
+// out[s] = smax_tau over the joint states t with t_slot = s of table[t]; `sum` is scratch of
+// `card` entries. At tau != 0 the loops run along contiguous memory (over the slot's states when
+// the slot is the last variable, stride 1; within each block otherwise) so that they vectorise
+// with libmvec's exp: this is most of the time of a sweep on tables of many states.
 inline void smax_along_slot(const double* table, int64_t size, int64_t card, int64_t stride,
-                            double tau, double* out) {
+                            double tau, double* out, double* sum) {
   const int64_t block = card * stride;
-  for (int64_t s = 0; s < card; ++s) {
-    double m = -INFINITY;
-    for (int64_t outer = 0; outer < size; outer += block) {
-      const double* row = table + outer + s * stride;
-      for (int64_t inner = 0; inner < stride; ++inner)
-        m = std::max(m, tau == 0.0 ? row[inner] : row[inner] / tau);
-    }
-    if (tau == 0.0) {
+  if (tau == 0.0) {
+    for (int64_t s = 0; s < card; ++s) {
+      double m = -INFINITY;
+      for (int64_t outer = 0; outer < size; outer += block) {
+        const double* row = table + outer + s * stride;
+        for (int64_t inner = 0; inner < stride; ++inner) m = std::max(m, row[inner]);
+      }
       out[s] = m;
-      continue;
     }
-    double sum = 0.0;
-    for (int64_t outer = 0; outer < size; outer += block) {
-      const double* row = table + outer + s * stride;
-      for (int64_t inner = 0; inner < stride; ++inner) sum += std::exp(row[inner] / tau - m);
-    }
-    out[s] = tau * (m + std::log(sum));
+    return;
   }
+  // out[s] holds the largest scaled score of state s first, so that every exponent is <= 0.
+  const double inverse = 1.0 / tau;
+  for (int64_t s = 0; s < card; ++s) {
+    out[s] = -INFINITY;
+    sum[s] = 0.0;
+  }
+  if (stride == 1) {
+    for (int64_t outer = 0; outer < size; outer += block) {
+      const double* row = table + outer;
+#pragma omp simd
+      for (int64_t s = 0; s < card; ++s) out[s] = std::max(out[s], row[s] * inverse);
+    }
+    for (int64_t outer = 0; outer < size; outer += block) {
+      const double* row = table + outer;
+#pragma omp simd
+      for (int64_t s = 0; s < card; ++s) sum[s] += std::exp(row[s] * inverse - out[s]);
+    }
+  } else {
+    for (int64_t s = 0; s < card; ++s) {
+      double m = -INFINITY, total = 0.0;
+      for (int64_t outer = 0; outer < size; outer += block) {
+        const double* row = table + outer + s * stride;
+#pragma omp simd reduction(max : m)
+        for (int64_t inner = 0; inner < stride; ++inner) m = std::max(m, row[inner] * inverse);
+      }
+      for (int64_t outer = 0; outer < size; outer += block) {
+        const double* row = table + outer + s * stride;
+#pragma omp simd reduction(+ : total)
+        for (int64_t inner = 0; inner < stride; ++inner)
+          total += std::exp(row[inner] * inverse - m);
+      }
+      out[s] = m;
+      sum[s] = total;
+    }
+  }
+  for (int64_t s = 0; s < card; ++s) out[s] = tau * (out[s] + std::log(sum[s]));
 }
 
 // out[s] = sum over the joint states t with t_slot = s of table[t] (marginalisation).
