@@ -24,7 +24,8 @@ TypedEncoding::TypedEncoding(const Dataset& data, Kind kind)
       region_offset_(kind == Kind::Variables ? &data.state_offset : &data.table_offset),
       example_offset_(kind == Kind::Variables ? &data.var_offset : &data.factor_offset),
       base_(kind == Kind::Variables ? 0 : data.num_states()),
-      regions_(kind == Kind::Variables ? data.num_vars() : data.num_factors()) {
+      regions_(kind == Kind::Variables ? data.num_vars() : data.num_factors()),
+      kind_(kind) {
   if (!types_.present) return;
   std::vector<int64_t> work(static_cast<size_t>(regions_), 0);
   first_param_ = std::numeric_limits<int64_t>::max();
@@ -156,8 +157,8 @@ void TypedEncoding::add_example_moments(int64_t n, std::span<const double> weigh
     region_moments(r, weight.data() + position(r), z.data(), 0);
 }
 
-int64_t TypedEncoding::largest_parameter_used() const {
-  return end_param_ - 1;
+std::string TypedEncoding::name() const {
+  return kind_ == Kind::Variables ? "typed variables" : "typed factors";
 }
 
 }  // namespace pdsp

@@ -115,6 +115,11 @@ TEST(FeatureIndex, PotentialsEqualTheRowByRowReferenceForAnyThreadCount) {
       std::vector<double> potential(positions, -1.0);
       index.potentials(theta, loss, potential);
       EXPECT_EQ(potential, reference) << threads << " thread(s)";
+      // As an encoding among others, the rows add their part to what is there.
+      std::vector<double> added(positions, 0.0);
+      std::copy(loss.begin(), loss.end(), added.begin());
+      RowEncoding(data, RowEncoding::Order::Auto).add_potentials(theta, added);
+      EXPECT_EQ(added, reference) << threads << " thread(s)";
       // The moments of the same layout take the same path.
       const std::vector<double> w = random_weights(data);
       std::vector<double> z(static_cast<size_t>(data.num_params), -1.0);

@@ -9,29 +9,27 @@
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/learning/feature_encoding.hpp"
 
 namespace pdsp {
 
-class TypedEncoding {
+class TypedEncoding final : public FeatureEncoding {
  public:
   enum class Kind { Variables, Factors };
   TypedEncoding(const Dataset& data, Kind kind);
 
   bool present() const { return types_.present; }
-  // potential[i] += the typed term of position i, for every position of this kind (the layout
-  // is [states | table entries]).
-  void add_potentials(std::span<const double> theta, std::span<double> potential) const;
-  // z[r] += sum over this kind's positions i of weight[i] times the typed feature of parameter r.
-  void add_moments(std::span<const double> weight, std::span<double> z) const;
-  // The same two for the regions of example n only (the baselines go example by example).
+  std::string name() const override;
+  // The FeatureEncoding operations over this kind's positions (the layout is [states | table
+  // entries]); largest_row_sum is the largest sum of |x_j| over one region's observation row
+  // (1 for a shared table).
+  void add_potentials(std::span<const double> theta, std::span<double> potential) const override;
+  void add_moments(std::span<const double> weight, std::span<double> z) const override;
   void add_example_potentials(int64_t n, std::span<const double> theta,
-                              std::span<double> potential) const;
-  void add_example_moments(int64_t n, std::span<const double> weight, std::span<double> z) const;
-  // The largest sum of |x_j| over one region's observation row (1 for a shared table): no typed
-  // term exceeds max |theta| times it.
-  double largest_row_sum() const { return largest_row_sum_; }
-  // The largest parameter a region of the slice reads, or -1.
-  int64_t largest_parameter_used() const;
+                              std::span<double> potential) const override;
+  void add_example_moments(int64_t n, std::span<const double> weight,
+                           std::span<double> z) const override;
+  double largest_row_sum() const override { return largest_row_sum_; }
 
  private:
   // The typed term of region r's states into potential (from its first position); the moments
@@ -47,6 +45,7 @@ class TypedEncoding {
   const std::vector<int64_t>* example_offset_;    // var_offset or factor_offset
   int64_t base_;                                  // 0, or the number of states
   int64_t regions_;
+  Kind kind_;
   double largest_row_sum_ = 0;
   // Moment blocks: block b covers regions [block_start_[b], block_start_[b + 1]) and sums into
   // its own vector over the parameters [first_param_, end_param_) that this kind's types read.

@@ -1,0 +1,33 @@
+#pragma once
+// One way of storing features (an "encoding": format 1's rows, format 2's typed blocks, ...): it
+// adds its part of the potentials u = loss + Phi theta and of the moments z = Phi^T weight, in
+// the layout [states | table entries]. FeatureIndex holds the encodings a data set uses and
+// sums them; a new encoding is one file beside its siblings and one line in
+// make_feature_encodings (feature_index.cpp).
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace pdsp {
+
+class FeatureEncoding {
+ public:
+  virtual ~FeatureEncoding() = default;
+  // What the encoding is, for logs and tests.
+  virtual std::string name() const = 0;
+  // potential[i] += this encoding's term of position i, for every position.
+  virtual void add_potentials(std::span<const double> theta, std::span<double> potential) const = 0;
+  // z[r] += sum over positions i of weight[i] times this encoding's feature of parameter r; in an
+  // order fixed by the data, so that the sums do not depend on the thread count.
+  virtual void add_moments(std::span<const double> weight, std::span<double> z) const = 0;
+  // The same two for the positions of example n only (the baselines go example by example).
+  virtual void add_example_potentials(int64_t n, std::span<const double> theta,
+                                      std::span<double> potential) const = 0;
+  virtual void add_example_moments(int64_t n, std::span<const double> weight,
+                                   std::span<double> z) const = 0;
+  // The largest sum of |feature value| over one position's features in this encoding: its
+  // terms never exceed max |theta| times it.
+  virtual double largest_row_sum() const = 0;
+};
+
+}  // namespace pdsp
