@@ -8,24 +8,15 @@ the same 4,030 parameters (c2 = 0.5), and prints one table: time to CRFsuite's o
 with the Hamming loss (its default training), and the conversion's size and time."""
 import argparse
 import gzip
-import json
 import os
 import platform
 import re
-import subprocess
 import sys
-import time
+
+from bench_common import run, train_and_predict
 
 SOURCE = "ocr_taskar"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
-def run(command, **options):
-    started = time.perf_counter()
-    result = subprocess.run(command, capture_output=True, text=True, **options)
-    if result.returncode != 0:
-        sys.exit(f"failed ({result.returncode}): {' '.join(command)}\n{result.stderr}")
-    return result.stdout, time.perf_counter() - started
 
 
 def write_crfsuite_files(tsv, work):
@@ -76,23 +67,8 @@ def seconds_to(losses, step_seconds, target):
 
 
 def pdsp_run(pdsp, mpirun, ranks, threads, data, work, name, flags):
-    model, metrics = os.path.join(work, f"{name}.h5"), os.path.join(work, f"{name}.jsonl")
-    command = [pdsp, "train", "--data", data["train"], "--out", model, "--metrics", metrics,
-               "--threads", str(threads), "--quiet"] + flags
-    if ranks > 1:
-        command = [mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
-                   "-np", str(ranks)] + command
-    env = dict(os.environ, OMP_WAIT_POLICY="passive")
-    _, seconds = run(command, env=env)
-    records = [json.loads(line) for line in open(metrics)]
-    iterations = [r for r in records if r["type"] == "iteration"]
-    end = next(r for r in records if r["type"] == "end")
-    predicted, _ = run([pdsp, "predict", "--data", data["test"], "--model", model,
-                        "--out", os.path.join(work, f"{name}-pred.h5"), "--quiet",
-                        "--threads", str(threads)], env=env)
-    error = re.search(r"per-variable error: ([0-9.]+)%", predicted)
-    return {"iterations": iterations, "end": end, "seconds": seconds,
-            "error": float(error.group(1)) if error else float("nan")}
+    return train_and_predict(pdsp, mpirun, data["train"], data["test"], work, name, flags,
+                             ranks, threads)
 
 
 def pdsp_seconds_to(run_result, target):

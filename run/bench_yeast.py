@@ -6,23 +6,13 @@ instances) for each epsilon asked for, retrains on the whole training set with t
 prints the test Hamming loss (pdsp's per-variable error), the iterations, the time, the stop
 reason and the last primal-dual gap; then the fixed setting eps = 1, C = 0.1 on 1 and 2 cores."""
 import argparse
-import json
 import os
 import platform
-import re
-import subprocess
 import sys
-import time
+
+from bench_common import run, train_and_predict
 
 C_GRID = [0.01, 0.03, 0.1, 0.3, 1.0]
-
-
-def run(command, **options):
-    started = time.perf_counter()
-    result = subprocess.run(command, capture_output=True, text=True, **options)
-    if result.returncode != 0:
-        sys.exit(f"failed ({result.returncode}): {' '.join(command)}\n{result.stderr}")
-    return result.stdout, time.perf_counter() - started
 
 
 def convert(repo, source, work, validation):
@@ -39,25 +29,11 @@ def convert(repo, source, work, validation):
 
 
 def train_and_test(args, train, test, name, flags, ranks=1, threads=2):
-    model, metrics = (os.path.join(args.work, f"{name}.h5"),
-                      os.path.join(args.work, f"{name}.jsonl"))
-    command = [args.pdsp, "train", "--data", train, "--out", model, "--metrics", metrics,
-               "--threads", str(threads), "--quiet"] + flags
-    if ranks > 1:
-        command = [args.mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
-                   "-np", str(ranks)] + command
-    env = dict(os.environ, OMP_WAIT_POLICY="passive")
-    _, seconds = run(command, env=env)
-    records = [json.loads(line) for line in open(metrics)]
-    iterations = [r for r in records if r["type"] == "iteration"]
-    end = next(r for r in records if r["type"] == "end")
-    predicted, _ = run([args.pdsp, "predict", "--data", test, "--model", model, "--quiet",
-                        "--out", os.path.join(args.work, f"{name}-pred.h5")], env=env)
-    error = re.search(r"per-variable error: ([0-9.]+)%", predicted)
-    last = iterations[-1] if iterations else {}
-    return {"loss": float(error.group(1)) if error else float("nan"), "seconds": seconds,
-            "iterations": len(iterations), "stop": end["stop_reason"],
-            "gap": last.get("gap"), "F": end.get("F")}
+    r = train_and_predict(args.pdsp, args.mpirun, train, test, args.work, name, flags, ranks,
+                          threads)
+    last = r["iterations"][-1] if r["iterations"] else {}
+    return {"loss": r["error"], "seconds": r["seconds"], "iterations": len(r["iterations"]),
+            "stop": r["end"]["stop_reason"], "gap": last.get("gap")}
 
 
 def main():

@@ -55,13 +55,8 @@ Dataset random_compact_dataset(const std::vector<GraphShape>& shapes, uint64_t s
       var_row.push_back(type == 0 ? add_row(3, false) : -1);
     }
     for (const auto& local : shape.factors) {
-      std::vector<int64_t> vars;
-      int64_t table = 1;
-      for (int64_t v : local) {
-        vars.push_back(ids[v]);
-        table *= shape.cards[v];
-      }
-      builder.add_factor(vars, maybe_rows(table));
+      const PlacedFactor factor = place_factor(shape, local, ids);
+      builder.add_factor(factor.vars, maybe_rows(factor.table));
       const int32_t type = static_cast<int32_t>(rng() % 3) - 1;
       factor_type.push_back(type);
       factor_row.push_back(type == 1 ? add_row(2, true) : -1);

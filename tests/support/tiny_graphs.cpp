@@ -46,6 +46,16 @@ GraphShape grid_shape(int rows, int cols, bool diagonals) {
   return shape;
 }
 
+PlacedFactor place_factor(const GraphShape& shape, const std::vector<int64_t>& local,
+                          const std::vector<int64_t>& ids) {
+  PlacedFactor factor;
+  for (int64_t v : local) {
+    factor.vars.push_back(ids[v]);
+    factor.table *= shape.cards[v];
+  }
+  return factor;
+}
+
 Dataset random_dataset(const std::vector<GraphShape>& shapes, int32_t num_params, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -66,13 +76,8 @@ Dataset random_dataset(const std::vector<GraphShape>& shapes, int32_t num_params
       ids.push_back(builder.add_variable(
           card, std::uniform_int_distribution<int32_t>(0, card - 1)(rng), random_rows(card)));
     for (const auto& local : shape.factors) {
-      std::vector<int64_t> vars;
-      int64_t table = 1;
-      for (int64_t v : local) {
-        vars.push_back(ids[v]);
-        table *= shape.cards[v];
-      }
-      builder.add_factor(vars, random_rows(table));
+      const PlacedFactor factor = place_factor(shape, local, ids);
+      builder.add_factor(factor.vars, random_rows(factor.table));
     }
   }
   return builder.finish();

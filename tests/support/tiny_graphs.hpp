@@ -23,6 +23,15 @@ GraphShape chain_shape(int length);
 // with `diagonals`, also both diagonals of every cell (not 2-colourable).
 GraphShape grid_shape(int rows, int cols, bool diagonals = false);
 
+// A factor of a shape placed in a data set: the global ids of its variables (`ids` holds the
+// global id of each of the shape's variables) and its table size.
+struct PlacedFactor {
+  std::vector<int64_t> vars;
+  int64_t table = 1;
+};
+PlacedFactor place_factor(const GraphShape& shape, const std::vector<int64_t>& local,
+                          const std::vector<int64_t>& ids);
+
 // One example per shape, random labels and random sparse features over `num_params` shared
 // parameters (1 or 2 entries per row, values from N(0, 1)).
 Dataset random_dataset(const std::vector<GraphShape>& shapes, int32_t num_params, uint64_t seed);
