@@ -59,11 +59,19 @@ double MessagePassing::update_variable(int64_t v, const double* potential, doubl
   for (int64_t i = 0; i < degree; ++i) {
     const int64_t e = graph_.var_slots[first + i];
     const int64_t a = graph_.factor_of(e);
-    const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
-    factor_scores(a, potential, lambda, e, w.table.data());
     double* mu = w.mu.data() + i * card;
-    smax_along_slot(w.table.data(), size, card, graph_.stride_of(e), tau_factor(a), mu,
-                    w.sums.data());
+    if (data_.arity(a) == 2) {
+      const int64_t first_slot = data_.factor_var_ptr[a];
+      const int64_t other = e == first_slot ? first_slot + 1 : first_slot;
+      smax_pairwise(potential + data_.num_states() + data_.table_offset[a], card,
+                    data_.card[data_.factor_vars[other]], e == first_slot,
+                    lambda + graph_.message_offset(other), tau_factor(a), mu, w.sums.data());
+    } else {
+      const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
+      factor_scores(a, potential, lambda, e, w.table.data());
+      smax_along_slot(w.table.data(), size, card, graph_.stride_of(e), tau_factor(a), mu,
+                      w.sums.data());
+    }
     for (int64_t s = 0; s < card; ++s) total[s] += mu[s];
   }
 

@@ -97,5 +97,30 @@ TEST(TableOps, SlotKernelsAgreeWithExplicitIndexing) {
   }
 }
 
+// A 3 x 4 pairwise table plus the other variable's message, seen from either variable: the
+// fused kernel equals the message added to a copy and reduced along the slot.
+TEST(TableOps, PairwiseSmaxEqualsAddingTheMessageAndReducingAlongTheSlot) {
+  const int64_t cards[2] = {3, 4};
+  std::vector<double> table(12);
+  for (int t = 0; t < 12; ++t) table[t] = std::cos(1.3 * t) * 3.0;
+  for (int side = 0; side < 2; ++side) {
+    const int64_t card = cards[side], other = cards[1 - side];
+    const int64_t stride = side == 0 ? cards[1] : 1, other_stride = side == 0 ? 1 : cards[1];
+    std::vector<double> message(static_cast<size_t>(other));
+    for (int64_t t = 0; t < other; ++t) message[t] = 0.4 * static_cast<double>(t) - 0.5;
+    std::vector<double> added = table;
+    add_along_slot(added.data(), 12, other, other_stride, message.data());
+    for (double tau : {0.7, -0.7, 0.0}) {
+      std::vector<double> expected(static_cast<size_t>(card)), fused(expected.size()),
+          scratch(expected.size());
+      smax_along_slot(added.data(), 12, card, stride, tau, expected.data(), scratch.data());
+      smax_pairwise(table.data(), card, other, side == 0, message.data(), tau, fused.data(),
+                    scratch.data());
+      for (int64_t s = 0; s < card; ++s)
+        EXPECT_NEAR(fused[s], expected[s], 1e-12) << "side " << side << " tau " << tau;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pdsp

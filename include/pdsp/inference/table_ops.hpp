@@ -84,6 +84,53 @@ inline void smax_along_slot(const double* table, int64_t size, int64_t card, int
   for (int64_t s = 0; s < card; ++s) out[s] = tau * (out[s] + std::log(sum[s]));
 }
 
+// The same for a pairwise table plus the other variable's message, without forming the sum in
+// a copy of the table: out[s] = smax_tau over t of table(s, t) + message[t], where table(s, t)
+// is table[s * other_card + t] when the variable of s comes first (`first`), else
+// table[t * card + s]. `sum` is scratch of `card` entries. One pass fewer over the table than
+// add_along_slot and smax_along_slot on a copy; on 26-state chains that pass is a third of a
+// sweep.
+inline void smax_pairwise(const double* table, int64_t card, int64_t other_card, bool first,
+                          const double* message, double tau, double* out, double* sum) {
+  const double inverse = tau == 0.0 ? 1.0 : 1.0 / tau;
+  if (first) {
+    for (int64_t s = 0; s < card; ++s) {
+      const double* row = table + s * other_card;
+      double m = -INFINITY;
+#pragma omp simd reduction(max : m)
+      for (int64_t t = 0; t < other_card; ++t) m = std::max(m, (row[t] + message[t]) * inverse);
+      if (tau == 0.0) {
+        out[s] = m;
+        continue;
+      }
+      double total = 0.0;
+#pragma omp simd reduction(+ : total)
+      for (int64_t t = 0; t < other_card; ++t)
+        total += std::exp((row[t] + message[t]) * inverse - m);
+      out[s] = tau * (m + std::log(total));
+    }
+    return;
+  }
+  for (int64_t s = 0; s < card; ++s) {
+    out[s] = -INFINITY;
+    sum[s] = 0.0;
+  }
+  for (int64_t t = 0; t < other_card; ++t) {
+    const double* row = table + t * card;
+    const double shift = message[t];
+#pragma omp simd
+    for (int64_t s = 0; s < card; ++s) out[s] = std::max(out[s], (row[s] + shift) * inverse);
+  }
+  if (tau == 0.0) return;
+  for (int64_t t = 0; t < other_card; ++t) {
+    const double* row = table + t * card;
+    const double shift = message[t];
+#pragma omp simd
+    for (int64_t s = 0; s < card; ++s) sum[s] += std::exp((row[s] + shift) * inverse - out[s]);
+  }
+  for (int64_t s = 0; s < card; ++s) out[s] = tau * (out[s] + std::log(sum[s]));
+}
+
 // out[s] = sum over the joint states t with t_slot = s of table[t] (marginalisation).
 inline void sum_along_slot(const double* table, int64_t size, int64_t card, int64_t stride,
                            double* out) {
