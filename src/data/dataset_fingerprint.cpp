@@ -7,20 +7,11 @@
 namespace pdsp {
 namespace {
 
-// Global values of an index array stored with local offsets: add `base` back.
-template <class Index>
-std::vector<int64_t> shifted(std::span<const Index> local, int64_t base) {
-  std::vector<int64_t> global(local.begin(), local.end());
-  for (int64_t& x : global) x += base;
-  return global;
-}
-
 // The row pointers without their last entry, which the next slice starts with: every global
 // position is hashed exactly once however the rows are split.
 void add_rows(Checksum& sum, uint64_t tag, int64_t first_row, const SparseRows& rows) {
-  const auto ptr =
-      shifted(std::span<const LocalIndex>(rows.ptr).first(rows.ptr.size() - 1), rows.first_nnz);
-  sum.add<int64_t>(tag, first_row, ptr);
+  sum.add_shifted(tag, first_row, std::span<const LocalIndex>(rows.ptr).first(rows.ptr.size() - 1),
+                  rows.first_nnz);
   sum.add<int32_t>(tag + 1, rows.first_nnz, rows.param);
   sum.add<double>(tag + 2, rows.first_nnz, rows.value);
 }
@@ -30,10 +21,9 @@ void add_rows(Checksum& sum, uint64_t tag, int64_t first_row, const SparseRows& 
 void add_compact(Checksum& sum, const Dataset& d, bool root) {
   const ObservationRows& obs = d.observations;
   const auto obs_examples = std::span<const int64_t>(d.obs_offset).first(d.obs_offset.size() - 1);
-  sum.add<int64_t>(50, d.first_example, shifted<int64_t>(obs_examples, obs.first_row));
-  sum.add<int64_t>(
-      51, obs.first_row,
-      shifted(std::span<const LocalIndex>(obs.ptr).first(obs.ptr.size() - 1), obs.first_nnz));
+  sum.add_shifted(50, d.first_example, obs_examples, obs.first_row);
+  sum.add_shifted(51, obs.first_row, std::span<const LocalIndex>(obs.ptr).first(obs.ptr.size() - 1),
+                  obs.first_nnz);
   sum.add<int32_t>(52, obs.first_nnz, obs.index);
   sum.add<double>(53, obs.first_nnz, obs.value);
   const RegionTypes* kinds[2] = {&d.var_types, &d.factor_types};
@@ -59,16 +49,15 @@ std::string dataset_fingerprint(const Dataset& d, Communicator& comm) {
   Checksum sum;
   const auto examples = std::span<const int64_t>(d.var_offset).first(d.var_offset.size() - 1);
   const auto factors = std::span<const int64_t>(d.factor_offset).first(d.factor_offset.size() - 1);
-  sum.add<int64_t>(1, d.first_example, shifted<int64_t>(examples, d.first_var));
-  sum.add<int64_t>(2, d.first_example, shifted<int64_t>(factors, d.first_factor));
+  sum.add_shifted(1, d.first_example, examples, d.first_var);
+  sum.add_shifted(2, d.first_example, factors, d.first_factor);
   sum.add<int32_t>(3, d.first_var, d.card);
   sum.add<int32_t>(4, d.first_var, d.label);
   add_rows(sum, 10, d.first_state, d.var_features);
   const auto var_ptr =
       std::span<const LocalIndex>(d.factor_var_ptr).first(d.factor_var_ptr.size() - 1);
-  sum.add<int64_t>(20, d.first_factor, shifted(var_ptr, d.first_slot));
-  sum.add<int64_t>(21, d.first_slot,
-                   shifted(std::span<const LocalIndex>(d.factor_vars), d.first_var));
+  sum.add_shifted(20, d.first_factor, var_ptr, d.first_slot);
+  sum.add_shifted(21, d.first_slot, std::span<const LocalIndex>(d.factor_vars), d.first_var);
   add_rows(sum, 30, d.first_table_entry, d.factor_features);
   sum.add<double>(40, d.first_var, d.var_counting);
   sum.add<double>(41, d.first_factor, d.factor_counting);

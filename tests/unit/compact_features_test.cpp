@@ -9,6 +9,7 @@
 
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/dataset_io.hpp"
+#include "pdsp/gen/denoise.hpp"
 #include "pdsp/learning/feature_index.hpp"
 #include "pdsp/learning/trainer.hpp"
 #include "support/brute_force.hpp"
@@ -161,6 +162,20 @@ TEST(CompactFeatures, AFileKeepsEveryArrayAndSaysFormat2WhileRowsStayFormat1) {
   SerialCommunicator serial;
   EXPECT_EQ(dataset_fingerprint(back, serial), dataset_fingerprint(data, serial));
   EXPECT_NE(dataset_fingerprint(back, serial), dataset_fingerprint(read_dataset(expanded), serial));
+}
+
+// Checkpoints record the training set's fingerprint and a resume compares it: a format 1 data
+// set must keep the fingerprint earlier pdsp builds wrote (this one: `pdsp gen denoise --height 6
+// --width 5 --train-copies 2`, fingerprinted by the build before format 2, 384cb06).
+TEST(CompactFeatures, AFormat1DataSetKeepsTheFingerprintOfEarlierBuilds) {
+  DenoiseOptions options;
+  options.height = 6;
+  options.width = 5;
+  options.copies = 2;
+  SerialCommunicator serial;
+  EXPECT_EQ(dataset_fingerprint(generate_denoise(options), serial),
+            "examples=2 variables=60 factors=98 states=120 table_entries=392 nnz=512 params=109 "
+            "checksum=7877160dc82c073b");
 }
 
 }  // namespace

@@ -26,6 +26,19 @@ class Checksum {
       sum += element_hash(array_tag, first_position + i, bits_of(values[i]));
     add_sum(sum);
   }
+  // The same as add() of the int64 values values[i] + shift, without making them: local
+  // offsets are hashed as the global positions they stand for.
+  template <class Index>
+  void add_shifted(uint64_t array_tag, int64_t first_position, std::span<const Index> values,
+                   int64_t shift) {
+    uint64_t sum = 0;
+    const auto n = static_cast<int64_t>(values.size());
+#pragma omp parallel for reduction(+ : sum) if (n > (1 << 20))
+    for (int64_t i = 0; i < n; ++i)
+      sum += element_hash(array_tag, first_position + i,
+                          std::bit_cast<uint64_t>(static_cast<int64_t>(values[i]) + shift));
+    add_sum(sum);
+  }
   // One element, without the OpenMP region: the metrics log adds its lines byte by byte.
   void add_word(uint64_t array_tag, int64_t position, uint64_t bits) {
     add_sum(element_hash(array_tag, position, bits));
