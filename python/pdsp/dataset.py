@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 import h5py
 import numpy as np
 
-from .dataset_rules import DatasetError, check_dataset, uses_compact_parts
+from .dataset_rules import DatasetError, check_dataset, check_graph, uses_compact_parts
 from .output_file import atomic_output
 
 FORMAT = "pdsp-dataset"
@@ -138,6 +138,7 @@ def dataset_arrays(path, examples, var_types=None, factor_types=None):
         "/factors/var_ptr": layout.var_ptr,
         "/factors/vars": layout.factor_vars,
     }
+    check_graph(arrays, path)  # before rows are sized by the tables
     labelled = [e.label is not None for e in examples]
     if any(labelled):
         arrays["/vars/label"] = layout.per_variable("/vars/label", [e.label for e in examples])

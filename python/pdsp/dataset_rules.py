@@ -61,6 +61,12 @@ def check_dataset(arrays, num_params, file):
                  graph["table_size"], graph["factor_example"])
 
 
+def check_graph(arrays, file):
+    """The checks of the examples, variables and factors alone, for a writer that must know the
+    graph is sound before it sizes the rows that hang on it."""
+    _check_graph(_Problem(file), arrays)
+
+
 def _check_offsets(problem, name, offsets, strictly, end):
     if offsets.size == 0 or offsets[0] != 0:
         problem.at(name, 0, "must start at 0")
