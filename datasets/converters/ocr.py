@@ -8,7 +8,6 @@ one variable type (offset 0, dim 129) and one factor type, the 26 x 26 transitio
 (t = previous * 26 + next) at offset 3354; 4030 parameters.
 """
 import numpy as np
-import scipy.io
 
 from pdsp import Example, RegionType, SparseRows
 
@@ -58,6 +57,7 @@ def word_example(pixels, labels):
 
 def read_mat(path):
     """{split: [(pixels, labels) per word]} from the .mat's cell arrays, checked cell by cell."""
+    import scipy.io  # here: every conversion loads all converters, few need scipy's 0.3 s
     try:
         contents = scipy.io.loadmat(path)
     except Exception as error:  # scipy raises many kinds for a damaged file; all mean the same
