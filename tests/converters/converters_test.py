@@ -415,6 +415,6 @@ if __name__ == "__main__":
     DATA, PDSP = known.data, known.pdsp
     WORK = tempfile.mkdtemp(prefix="pdsp_converters_")
     try:
-        unittest.main(argv=[sys.argv[0]] + rest)
+        unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
     finally:
         shutil.rmtree(WORK)

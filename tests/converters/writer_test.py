@@ -232,4 +232,4 @@ if __name__ == "__main__":
     parser.add_argument("--pdsp", help="a pdsp binary: `pdsp info` must accept the v1 file")
     known, rest = parser.parse_known_args()
     PDSP = known.pdsp
-    unittest.main(argv=[sys.argv[0]] + rest)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
