@@ -98,7 +98,7 @@ def write(path, examples, converted, inputs):
           flush=True)
 
 
-def main(argv):
+def convert(argv):
     options = parse_arguments(argv)
     check_files(options)
     converted = FORMATS[options.format].convert(options.input, options)
@@ -115,12 +115,19 @@ def main(argv):
         write(path, examples, converted, options.input)
 
 
-if __name__ == "__main__":
+def main(argv):
+    """Runs one conversion and returns the exit code: 0, or 2 after the one line of a bad input
+    or usage."""
     try:
-        main(sys.argv[1:])
+        convert(argv)
     except (ConversionError, DatasetError, OutputError) as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)
-        sys.exit(2)
+        return 2
     except OSError as error:
         print(f"{PROGRAM}: error: {error.filename}: {error.strerror}", file=sys.stderr)
-        sys.exit(2)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

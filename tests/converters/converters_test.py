@@ -10,7 +10,9 @@ With --pdsp, `pdsp info` and a short `pdsp train` run on a converted (version 2)
 binary does not read version 2 yet that test reports itself skipped.
 """
 import argparse
+import contextlib
 import gzip
+import io
 import os
 import re
 import shutil
@@ -23,9 +25,11 @@ import h5py
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CONVERT = os.path.join(HERE, "..", "..", "datasets", "convert.py")
-sys.path.insert(0, HERE)
+DATASETS = os.path.join(HERE, "..", "..", "datasets")
+CONVERT = os.path.join(DATASETS, "convert.py")
+sys.path[:0] = [HERE, DATASETS]
 
+import convert as convert_command  # noqa: E402
 from potentials import typed_potentials  # noqa: E402
 
 SKIPPED = 77
@@ -35,8 +39,12 @@ SUMMARY = re.compile(r"^(\S+): (\d+) examples, (\d+) variables, (\d+) factors, (
 
 
 def run_convert(*arguments):
-    return subprocess.run([sys.executable, CONVERT, *map(str, arguments)], capture_output=True,
-                          text=True, timeout=120)
+    """convert.py's main in this process (a process costs 0.5 s of imports): (exit code,
+    stdout, stderr). ProcessTest runs the real command."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = convert_command.main(list(map(str, arguments)))
+    return subprocess.CompletedProcess(arguments, code, stdout.getvalue(), stderr.getvalue())
 
 
 def convert(*arguments):
@@ -382,6 +390,23 @@ class BadInputTest(unittest.TestCase):
                            "--test", work("t.h5"))
         self.assertEqual(done.returncode, 2)
         self.assertIn(f"{self.svm}: refusing to overwrite the input", done.stderr)
+
+
+class ProcessTest(unittest.TestCase):
+    """The command as a process: its exit codes and streams."""
+
+    def test_success_and_a_bad_input(self):
+        lines, _ = ocr_slice(2)
+        tsv = write_text("process.tsv", lines)
+        outputs = ["--train", work("p_train.h5"), "--test", work("p_test.h5")]
+        done = subprocess.run([sys.executable, CONVERT, "ocr", "--input", tsv, *outputs],
+                              capture_output=True, text=True, timeout=120)
+        self.assertEqual((done.returncode, done.stderr), (0, ""))
+        self.assertEqual(len(done.stdout.splitlines()), 2)
+        done = subprocess.run([sys.executable, CONVERT, "ocr", "--input", tsv + ".absent",
+                               *outputs], capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 2)
+        self.assertEqual(done.stderr, f"convert.py: error: {tsv}.absent: no such readable file\n")
 
 
 class PdspTest(unittest.TestCase):
