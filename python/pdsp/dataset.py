@@ -156,7 +156,7 @@ def dataset_arrays(path, examples, var_types=None, factor_types=None):
     # Version 1 requires the row features, version 2 lets a file without any leave them out.
     for group, rows, counts in (("/vars", [e.var_features for e in examples], layout.states),
                                 ("/factors", [e.factor_features for e in examples],
-                                 layout.table_entries)):
+                                 layout.table_entries())):
         if any(r is not None for r in rows) or not uses_compact_parts(arrays):
             features = layout.rows(f"{group}/feat_ptr", rows, counts)
             arrays[f"{group}/feat_ptr"] = features.ptr
@@ -182,14 +182,14 @@ class _Layout:
             [ids + self.var_offset[n] for n, (_, ids) in enumerate(factors)])
         self.obs_offset = _offsets([0 if e.obs is None else e.obs.num_rows for e in examples])
         self.states = [int(c.sum()) for c in cards]
-        # Ids outside [0, V) are clipped here only to count rows; the check names them.
-        self.table_entries = np.zeros(len(examples), dtype=np.int64)
-        if self.factor_vars.size:
-            slot_card = self.card[np.clip(self.factor_vars, 0, self.card.size - 1)]
-            table = np.multiply.reduceat(slot_card, self.var_ptr[:-1])
-            example = np.repeat(np.arange(len(examples)), np.diff(self.factor_offset))
-            self.table_entries = np.bincount(example, weights=table,
-                                             minlength=len(examples)).astype(np.int64)
+
+    def table_entries(self):
+        """Factor table entries per example; only for a graph check_graph has passed."""
+        if not self.factor_vars.size:
+            return np.zeros(len(self.examples), dtype=np.int64)
+        table = np.multiply.reduceat(self.card[self.factor_vars], self.var_ptr[:-1])
+        example = np.repeat(np.arange(len(self.examples)), np.diff(self.factor_offset))
+        return np.bincount(example, weights=table, minlength=len(self.examples)).astype(np.int64)
 
     def per_region(self, name, offsets, values, fill):
         """Concatenates one array per example, each of the example's length (None: `fill`)."""

@@ -67,14 +67,15 @@ def check_graph(arrays, file):
     _check_graph(_Problem(file), arrays)
 
 
-def _check_offsets(problem, name, offsets, strictly, end):
+def _check_offsets(problem, name, offsets, end, nonempty=None):
+    """Offsets from 0 to `end`, never decreasing; with `nonempty` (the reason, "every x needs a
+    y"), every range must hold an element."""
     if offsets.size == 0 or offsets[0] != 0:
         problem.at(name, 0, "must start at 0")
     # Index i names the later offset of a bad pair, as the reader does.
     steps = np.concatenate(([1], np.diff(offsets)))
-    if strictly:
-        problem.first(steps <= 0, name, lambda i: "must increase (every entry needs at least one "
-                      "element)")
+    if nonempty:
+        problem.first(steps <= 0, name, lambda i: f"must increase ({nonempty})")
     else:
         problem.first(steps < 0, name, lambda i: "must not decrease")
     if offsets[-1] != end:
@@ -100,10 +101,12 @@ def _check_graph(problem, arrays):
     if factor_offset.size != var_offset.size:
         problem.whole("/examples/factor_offset", f"has length {factor_offset.size}, expected "
                       f"{var_offset.size} (the length of /examples/var_offset)")
-    _check_offsets(problem, "/examples/var_offset", var_offset, True, card.size)
-    _check_offsets(problem, "/examples/factor_offset", factor_offset, False, var_ptr.size - 1)
+    _check_offsets(problem, "/examples/var_offset", var_offset, card.size,
+                   "every example needs at least one variable")
+    _check_offsets(problem, "/examples/factor_offset", factor_offset, var_ptr.size - 1)
     problem.first(card < 1, "/vars/card", lambda v: f"cardinality must be >= 1, got {card[v]}")
-    _check_offsets(problem, "/factors/var_ptr", var_ptr, True, factor_vars.size)
+    _check_offsets(problem, "/factors/var_ptr", var_ptr, factor_vars.size,
+                   "every factor needs at least one variable")
 
     num_factors = var_ptr.size - 1
     slot_factor = _owner(var_ptr, np.arange(factor_vars.size))
@@ -168,7 +171,7 @@ def _check_row_features(problem, arrays, group, rows, num_params, optional):
     if value.size != param.size:
         problem.whole(names[2], f"has length {value.size}, expected the length {param.size} of "
                       f"{names[1]}")
-    _check_offsets(problem, names[0], ptr, False, param.size)
+    _check_offsets(problem, names[0], ptr, param.size)
     problem.first((param < 0) | (param >= num_params), names[1], lambda k: (
         f"parameter index {param[k]} is outside [0, {num_params})"))
     _check_finite(problem, names[2], value)
@@ -203,8 +206,8 @@ def _check_observations(problem, arrays, examples):
                           "/obs/ptr and /obs/index")
     obs_offset, ptr, index = (arrays[name] for name in OBSERVATION_ARRAYS)
     _check_length(problem, arrays, "/examples/obs_offset", examples + 1)
-    _check_offsets(problem, "/obs/ptr", ptr, False, index.size)
-    _check_offsets(problem, "/examples/obs_offset", obs_offset, False, ptr.size - 1)
+    _check_offsets(problem, "/obs/ptr", ptr, index.size)
+    _check_offsets(problem, "/examples/obs_offset", obs_offset, ptr.size - 1)
     problem.first(index < 0, "/obs/index", lambda k: f"position {index[k]} is negative")
     if "/obs/value" in arrays:
         _check_length(problem, arrays, "/obs/value", index.size)

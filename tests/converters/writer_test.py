@@ -143,6 +143,8 @@ class WriterTest(unittest.TestCase):
                 Example(card=[2, 2, 2], factors=[(0, 3)]),
             "/factors/vars[1]: variable 0 appears twice in factor 0":
                 Example(card=[2, 2], factors=[(0, 0)]),
+            "/factors/var_ptr[2]: must increase (every factor needs at least one variable)":
+                Example(card=[2, 2], factors=[(0, 1), ()]),
             "/factors/var_ptr[0]: factor table is too large":
                 Example(card=[2**17, 2**16], factors=[(0, 1)]),
         }
@@ -200,7 +202,7 @@ class WriterTest(unittest.TestCase):
     def test_refuses_bad_arrays(self):
         good = dataset_arrays(self.path, [chain(), chain((4,), (3,))])
         cases = {
-            "/examples/var_offset[1]: must increase": {"/examples/var_offset": [0, 0, 4]},
+            "/examples/var_offset[1]: must increase (every example needs at least one variable)": {"/examples/var_offset": [0, 0, 4]},
             "/examples/factor_offset[2]: must not decrease": {"/examples/factor_offset": [0, 3, 2]},
             "/factors/var_ptr[2]: is 3, expected the length 4": {"/factors/var_ptr": [0, 2, 3]},
             "/vars/feat_ptr: has length 3, expected 12": {"/vars/feat_ptr": [0, 1, 2]},
