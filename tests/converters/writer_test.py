@@ -222,6 +222,36 @@ class WriterTest(unittest.TestCase):
                         arrays[name] = np.asarray(values)
                 self.refused(where, lambda: write_arrays(self.path, arrays, 7))
 
+    def test_damaged_arrays_are_refused_in_one_line_or_accepted(self):
+        """Seeded damage to a valid v1 or v2 description (one entry changed, or an array one
+        shorter or longer): never an exception other than DatasetError (an IndexError would
+        mean a check reads what it has not checked yet)."""
+        descriptions = [
+            (dataset_arrays(self.path, [chain(), chain((4,), (3,))]), 7),
+            (dataset_arrays(self.path, [typed(), typed(obs=((0.0, 3.0, 0.0),), var_obs=(0, 0)),
+                                        typed()], **V2_TYPES), V2_PARAMS)]
+        rng = np.random.default_rng(11)
+        refused = 0
+        for trial in range(600):
+            good, num_params = descriptions[trial % 2]
+            arrays = {name: np.array(values, dtype=np.int64 if np.asarray(values).dtype.kind == "i"
+                                     else float) for name, values in good.items()}
+            name = sorted(arrays)[rng.integers(len(arrays))]
+            damage = rng.integers(3)
+            if damage == 0 and arrays[name].size:
+                arrays[name][rng.integers(arrays[name].size)] = rng.choice(
+                    [-2, -1, 0, 1, 2, 3, 5, 9, 17, 2**40])
+            elif damage == 1:
+                arrays[name] = arrays[name][:-1]
+            else:
+                arrays[name] = np.append(arrays[name], rng.choice([0, 1, 3]))
+            try:
+                check_dataset(arrays, num_params, self.path)
+            except DatasetError as error:
+                refused += 1
+                self.assertNotIn("\n", str(error))
+        self.assertGreater(refused, 300)
+
     def test_check_dataset_accepts_what_it_writes(self):
         arrays = write_dataset(self.path, [typed(), typed()], V2_PARAMS, **V2_TYPES)
         check_dataset(arrays, V2_PARAMS, self.path)
