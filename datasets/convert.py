@@ -36,18 +36,24 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def parse_arguments(argv):
-    parser = OneLineParser(prog=PROGRAM, description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(prog=PROGRAM, description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     formats = parser.add_subparsers(dest="format", metavar="FORMAT", required=True,
                                     parser_class=OneLineParser)
     for name, module in FORMATS.items():
-        sub = formats.add_parser(name, help=module.__doc__.split("\n")[0],
-                                 description=module.__doc__)
-        sub.add_argument("--input", nargs="+", required=True, metavar="PATH")
-        sub.add_argument("--train", required=True, metavar="TRAIN.h5")
-        sub.add_argument("--test", required=True, metavar="TEST.h5")
-        sub.add_argument("--validation", metavar="VAL.h5")
-        sub.add_argument("--validation-fraction", type=float, metavar="F")
-        sub.add_argument("--seed", type=int, metavar="S")
+        sub = formats.add_parser(name, help=" ".join(module.__doc__.split("\n\n")[0].split()),
+                                 description=module.__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub.add_argument("--input", nargs="+", required=True, metavar="PATH",
+                         help="the source files (see above)")
+        sub.add_argument("--train", required=True, metavar="TRAIN.h5", help="training set output")
+        sub.add_argument("--test", required=True, metavar="TEST.h5", help="test set output")
+        sub.add_argument("--validation", metavar="VAL.h5",
+                         help="validation set output, taken from the training examples")
+        sub.add_argument("--validation-fraction", type=float, metavar="F",
+                         help="the share of the training examples it takes, in (0, 1)")
+        sub.add_argument("--seed", type=int, metavar="S",
+                         help="take a random choice (fixed by S), not the last ones")
         module.add_arguments(sub)
     options = parser.parse_args(argv)
     if (options.validation is None) != (options.validation_fraction is None):
