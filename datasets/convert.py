@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Converts a public data set into pdsp data-set files:
+
+    python3 datasets/convert.py FORMAT --input PATH... --train TRAIN.h5 --test TEST.h5
+                                [--validation VAL.h5 --validation-fraction F [--seed S]]
+
+FORMAT is one of the modules registered in converters/__init__.py. --validation moves a
+fraction F of the training examples into a third file: the last ones in the source's order, or
+with --seed a random choice (the same for the same seed); both files keep the source's order.
+Prints one line per written file. A bad input or usage is one line on stderr and exit code 2.
+"""
+import argparse
+import os
+import sys
+import time
+
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPOSITORY, "python"))
+
+import numpy as np  # noqa: E402
+
+from converters import FORMATS  # noqa: E402
+from converters.source import ConversionError  # noqa: E402
+from pdsp.dataset import write_dataset  # noqa: E402
+from pdsp.dataset_rules import DatasetError  # noqa: E402
+from pdsp.output_file import OutputError, check_output  # noqa: E402
+
+PROGRAM = "convert.py"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors in one line and exit code 2, like every other bad input."""
+
+    def error(self, message):
+        raise ConversionError(f"{message} (see {self.prog} --help)")
+
+
+def parse_arguments(argv):
+    parser = OneLineParser(prog=PROGRAM, description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    formats = parser.add_subparsers(dest="format", metavar="FORMAT", required=True,
+                                    parser_class=OneLineParser)
+    for name, module in FORMATS.items():
+        sub = formats.add_parser(name, help=" ".join(module.__doc__.split("\n\n")[0].split()),
+                                 description=module.__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub.add_argument("--input", nargs="+", required=True, metavar="PATH",
+                         help="the source files (see above)")
+        sub.add_argument("--train", required=True, metavar="TRAIN.h5", help="training set output")
+        sub.add_argument("--test", required=True, metavar="TEST.h5", help="test set output")
+        sub.add_argument("--validation", metavar="VAL.h5",
+                         help="validation set output, taken from the training examples")
+        sub.add_argument("--validation-fraction", type=float, metavar="F",
+                         help="the share of the training examples it takes, in (0, 1)")
+        sub.add_argument("--seed", type=int, metavar="S",
+                         help="take a random choice (fixed by S), not the last ones")
+        module.add_arguments(sub)
+    options = parser.parse_args(argv)
+    if (options.validation is None) != (options.validation_fraction is None):
+        raise ConversionError("--validation and --validation-fraction go together")
+    if options.seed is not None and options.validation is None:
+        raise ConversionError("--seed chooses the validation examples: it needs --validation")
+    if options.validation_fraction is not None and not 0 < options.validation_fraction < 1:
+        raise ConversionError(f"--validation-fraction must be in (0, 1), got "
+                              f"{options.validation_fraction}")
+    return options
+
+
+def check_files(options):
+    """Before anything is read: every input a readable file, every output new and distinct."""
+    for path in options.input:
+        if not os.path.isfile(path) or not os.access(path, os.R_OK):
+            raise ConversionError(f"{path}: no such readable file")
+    outputs = [path for path in (options.train, options.test, options.validation) if path]
+    for path in outputs:
+        check_output(path, options.input)
+        if sum(os.path.abspath(path) == os.path.abspath(other) for other in outputs) > 1:
+            raise ConversionError(f"{path}: given as two outputs")
+
+
+def split_validation(examples, fraction, seed):
+    """(kept, validation): round(fraction * n) examples, the last ones or, with a seed, a
+    random choice; both in the source's order."""
+    count = round(fraction * len(examples))
+    if not 0 < count < len(examples):
+        raise ConversionError(f"--validation-fraction {fraction} of {len(examples)} training "
+                              f"examples leaves an empty file")
+    chosen = np.zeros(len(examples), dtype=bool)
+    if seed is None:
+        chosen[len(examples) - count:] = True
+    else:
+        chosen[np.random.default_rng(seed).choice(len(examples), count, replace=False)] = True
+    return ([e for e, c in zip(examples, chosen) if not c],
+            [e for e, c in zip(examples, chosen) if c])
+
+
+def write(path, examples, converted, inputs):
+    started = time.perf_counter()
+    arrays = write_dataset(path, examples, converted.num_params, converted.var_types,
+                           converted.factor_types, inputs)
+    print(f"{path}: {len(examples)} examples, {arrays['/vars/card'].size} variables, "
+          f"{arrays['/factors/var_ptr'].size - 1} factors, {converted.num_params} parameters, "
+          f"{os.path.getsize(path) / 1e6:.2f} MB, {time.perf_counter() - started:.2f} s",
+          flush=True)
+
+
+def convert(argv):
+    options = parse_arguments(argv)
+    check_files(options)
+    converted = FORMATS[options.format].convert(options.input, options)
+    files = [(options.train, converted.train), (options.test, converted.test)]
+    if options.validation:
+        kept, validation = split_validation(converted.train, options.validation_fraction,
+                                            options.seed)
+        files = [(options.train, kept), (options.test, converted.test),
+                 (options.validation, validation)]
+    for path, examples in files:
+        if not examples:
+            raise ConversionError(f"{' '.join(options.input)}: no examples for {path}")
+    for path, examples in files:
+        write(path, examples, converted, options.input)
+
+
+def main(argv):
+    """Runs one conversion and returns the exit code: 0, or 2 after the one line of a bad input
+    or usage."""
+    try:
+        convert(argv)
+    except (ConversionError, DatasetError, OutputError) as error:
+        print(f"{PROGRAM}: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"{PROGRAM}: error: {error.filename}: {error.strerror}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,10 @@
+"""The converters of datasets/convert.py, one module per source format. Each has
+`add_arguments(parser)` (its own flags) and `convert(inputs, options)`, which returns a
+`source.Converted` or raises `source.ConversionError`. A new format is one module and one line
+below."""
+from . import multilabel, ocr
+
+FORMATS = {
+    "ocr": ocr,
+    "multilabel": multilabel,
+}
