@@ -28,12 +28,16 @@ std::string divergence_cause(std::span<const double> grad) {
 }
 
 // The minimiser of the quadratic through F(0), its slope along the direction and F(eta)
-// (Nocedal & Wright §3.5), kept within [0.1, 0.5] eta so that the search neither stalls nor
-// shrinks to nothing on one bad trial (or a non-finite F).
+// (Nocedal & Wright §3.5), kept within [eta / 16, eta / 2] so that the search neither stalls nor
+// shrinks to nothing on one bad trial (or a non-finite F), and rounded to a power of two. The
+// interpolant rests on F(eta) - F(0), a difference of nearly equal sums: unrounded, its round-off
+// (which differs with the rank count) would enter theta through every step; rounded, other rank
+// counts take the very same step unless the interpolant falls at a rounding point.
 double interpolated_step(double f0, double slope, double eta, double f_eta) {
   const double curvature = f_eta - f0 - slope * eta;
   const double step = curvature > 0 ? -slope * eta * eta / (2.0 * curvature) : 0.5 * eta;
-  return std::isfinite(step) ? std::clamp(step, 0.1 * eta, 0.5 * eta) : 0.1 * eta;
+  if (!std::isfinite(step)) return eta / 16;
+  return std::exp2(std::round(std::log2(std::clamp(step, eta / 16, eta / 2))));
 }
 
 // The outer loop, one method per phase of design.md §5.
