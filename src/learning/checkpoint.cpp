@@ -17,6 +17,17 @@ namespace {
 constexpr uint64_t kThetaTag = 101;
 constexpr uint64_t kMessageTag = 102;
 constexpr uint64_t kConfigTag = 103;
+constexpr uint64_t kLbfgsTags[4] = {104, 105, 106, 107};
+
+// The L-BFGS memory's datasets, in the order of kLbfgsTags.
+constexpr const char* kLbfgsDatasets[4] = {"/lbfgs/s", "/lbfgs/y", "/lbfgs/step",
+                                           "/lbfgs/gradient"};
+
+// The memory's vector i (const or not, as the memory).
+template <class Memory>
+auto& lbfgs_vector(Memory& m, int i) {
+  return i == 0 ? m.s : i == 1 ? m.y : i == 2 ? m.step : m.gradient;
+}
 
 // Where this rank's messages start in the global arena, and the arena's total length.
 std::pair<int64_t, int64_t> message_range(int64_t local_count, Communicator& comm) {
@@ -36,6 +47,12 @@ std::string hex_checksum(uint64_t tag, int64_t first, std::span<const double> va
   Checksum sum;
   sum.add<double>(tag, first, values);
   if (combine_over != nullptr) sum.combine(*combine_over);
+  return sum.hex();
+}
+
+std::string lbfgs_checksum(const LbfgsMemory& memory) {
+  Checksum sum;
+  for (int i = 0; i < 4; ++i) sum.add<double>(kLbfgsTags[i], 0, lbfgs_vector(memory, i));
   return sum.hex();
 }
 
@@ -62,8 +79,10 @@ std::string bits(double x) {
 
 // Every header field in one canonical text (doubles by their bits), for the header checksum:
 // a flipped bit anywhere in the attributes is damage, not a different run.
+// Version 1 files have no L-BFGS memory (`lbfgs_checksum` empty), and their text ends before it.
 std::string header_text(const Checkpoint& c, int64_t num_params, int64_t message_entries,
-                        const std::string& theta_checksum, const std::string& messages_checksum) {
+                        const std::string& theta_checksum, const std::string& messages_checksum,
+                        const std::string& lbfgs_checksum) {
   return "iteration=" + std::to_string(c.state.iterations_done) + "\nstep=" + bits(c.state.step) +
          "\nprevious=" + bits(c.state.previous_objective) +
          "\nseconds=" + bits(c.state.seconds_trained) + "\nstop=" + c.state.stop_reason +
@@ -72,7 +91,30 @@ std::string header_text(const Checkpoint& c, int64_t num_params, int64_t message
          "\nsettings=" + settings_line(c) + "\ndata=" + c.data_fingerprint +
          "\nnum_params=" + std::to_string(num_params) +
          "\nmessage_entries=" + std::to_string(message_entries) + "\ntheta=" + theta_checksum +
-         "\nmessages=" + messages_checksum;
+         "\nmessages=" + messages_checksum +
+         (lbfgs_checksum.empty() ? "" : "\nlbfgs=" + lbfgs_checksum);
+}
+
+// The four datasets of the memory, checked against the parameter count before any is read
+// whole: pairs of `params` values (as many s as y), a pending step of 0 or `params` values.
+void read_lbfgs_memory(const h5::File& file, const std::string& path, int64_t params,
+                       LbfgsMemory& memory) {
+  int64_t lengths[4];
+  for (int i = 0; i < 4; ++i) lengths[i] = file.length(kLbfgsDatasets[i]);
+  const bool pairs_fit =
+      lengths[0] == lengths[1] && (params == 0 ? lengths[0] == 0 : lengths[0] % params == 0);
+  if (!pairs_fit)
+    throw_file_error(path, "/lbfgs/y",
+                     "holds " + std::to_string(lengths[1]) + " values for " +
+                         std::to_string(lengths[0]) + " in /lbfgs/s; both must be whole pairs of " +
+                         std::to_string(params) + " parameters");
+  for (int i = 2; i < 4; ++i)
+    if (lengths[i] != 0 && lengths[i] != params)
+      throw_file_error(
+          path, kLbfgsDatasets[i],
+          "holds " + std::to_string(lengths[i]) + " values, not 0 or " + std::to_string(params));
+  for (int i = 0; i < 4; ++i)
+    lbfgs_vector(memory, i) = file.read<double>(kLbfgsDatasets[i], 0, lengths[i]);
 }
 
 }  // namespace
@@ -102,11 +144,14 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write_attribute("written_by_ranks", int64_t{comm.size()});
     file.write_attribute("checksum_theta", theta_checksum);
     file.write_attribute("checksum_messages", messages_checksum);
+    const std::string memory_checksum = lbfgs_checksum(c.state.lbfgs);
+    file.write_attribute("checksum_lbfgs", memory_checksum);
     write_provenance(file, c.provenance);
-    file.write_attribute(
-        "checksum_header",
-        text_checksum(header_text(c, params, total, theta_checksum, messages_checksum)));
+    file.write_attribute("checksum_header",
+                         text_checksum(header_text(c, params, total, theta_checksum,
+                                                   messages_checksum, memory_checksum)));
     file.write("/theta", c.state.theta);
+    for (int i = 0; i < 4; ++i) file.write(kLbfgsDatasets[i], lbfgs_vector(c.state.lbfgs, i));
     file.create_dataset<double>("/messages", total);
   });
   output.write_in_turn(
@@ -121,7 +166,7 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
   if (format != kCheckpointFormat)
     throw_file_error(path, "@format", "is '" + format + "', not a pdsp checkpoint");
   const int64_t version = file.read_int_attribute("format_version");
-  if (version != kCheckpointFormatVersion)
+  if (version != kCheckpointFormatVersion && version != 1)
     throw_file_error(path, "@format_version",
                      "unknown checkpoint version " + std::to_string(version));
   c.state.iterations_done = static_cast<int>(file.read_int_attribute("iteration"));
@@ -142,14 +187,24 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
   }
   const int64_t params = file.read_int_attribute("num_params");
   const std::string theta_checksum = file.read_string_attribute("checksum_theta");
+  const std::string memory_checksum =
+      version == 1 ? "" : file.read_string_attribute("checksum_lbfgs");
   if (text_checksum(header_text(c, params, file.read_int_attribute("message_entries"),
-                                theta_checksum, file.read_string_attribute("checksum_messages"))) !=
-      file.read_string_attribute("checksum_header"))
+                                theta_checksum, file.read_string_attribute("checksum_messages"),
+                                memory_checksum)) != file.read_string_attribute("checksum_header"))
     throw_file_error(path, "@checksum_header", "header checksum mismatch (the file is corrupt)");
   if (params < 0) throw_file_error(path, "@num_params", "is negative");
   c.state.theta = file.read<double>("/theta", 0, params);
   if (hex_checksum(kThetaTag, 0, c.state.theta, nullptr) != theta_checksum)
     throw_file_error(path, "/theta", "checksum mismatch (the file is corrupt)");
+  if (version == 1) {
+    // Version 1 was written before --theta-step existed, always by the gradient step.
+    c.compatibility.emplace_back("theta_step", "gradient");
+  } else {
+    read_lbfgs_memory(file, path, params, c.state.lbfgs);
+    if (lbfgs_checksum(c.state.lbfgs) != memory_checksum)
+      throw_file_error(path, "/lbfgs", "checksum mismatch (the file is corrupt)");
+  }
   c.provenance = read_provenance(file);
   return c;
 }

@@ -27,6 +27,9 @@ void TrainConfig::validate() const {
   require(std::isfinite(initial_step) && initial_step > 0, "--step", "must be > 0");
   require(max_step_trials >= 1 && max_step_trials <= 200, "--max-step-trials",
           "must be in [1, 200] (each trial halves the step)");
+  require(theta_step == "lbfgs" || theta_step == "gradient", "--theta-step",
+          "must be lbfgs or gradient");
+  require(lbfgs_memory >= 1 && lbfgs_memory <= 1000, "--lbfgs-memory", "must be in [1, 1000]");
   require(threads >= 0, "--threads", "must be >= 0");
   require(kernels == "auto" || kernels == "general", "--kernels", "must be auto or general");
   require(message_precision == "double" || message_precision == "single", "--message-precision",
@@ -56,6 +59,8 @@ Fields TrainConfig::fields() const {
           {"max_seconds", max_seconds},
           {"step", initial_step},
           {"max_step_trials", int64_t{max_step_trials}},
+          {"theta_step", theta_step},
+          {"lbfgs_memory", int64_t{lbfgs_memory}},
           {"kernels", kernels},
           {"message_precision", message_precision},
           {"inference_sweeps", int64_t{inference_sweeps}},
@@ -65,9 +70,11 @@ Fields TrainConfig::fields() const {
 std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields() const {
   std::vector<std::pair<std::string, std::string>> kept;
   for (const auto& [field, value] : fields())
-    for (const char* name :
-         {"epsilon", "C", "p", "counting", "loss_weight", "sweeps", "max_step_trials"})
-      if (field == name) kept.emplace_back(field, field_text(value));
+    for (const char* name : {"epsilon", "C", "p", "counting", "loss_weight", "sweeps",
+                             "max_step_trials", "theta_step", "lbfgs_memory"})
+      // The memory size changes nothing for the gradient step.
+      if (field == name && (field != "lbfgs_memory" || theta_step == "lbfgs"))
+        kept.emplace_back(field, field_text(value));
   return kept;
 }
 

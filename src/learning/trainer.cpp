@@ -27,6 +27,19 @@ std::string divergence_cause(std::span<const double> grad) {
          number_text(*worst);
 }
 
+// The minimiser of the quadratic through F(0), its slope along the direction and F(eta)
+// (Nocedal & Wright §3.5), kept within [eta / 16, eta / 2] so that the search neither stalls nor
+// shrinks to nothing on one bad trial (or a non-finite F), and rounded to a power of two. The
+// interpolant rests on F(eta) - F(0), a difference of nearly equal sums: unrounded, its round-off
+// (which differs with the rank count) would enter theta through every step; rounded, other rank
+// counts take the very same step unless the interpolant falls at a rounding point.
+double interpolated_step(double f0, double slope, double eta, double f_eta) {
+  const double curvature = f_eta - f0 - slope * eta;
+  const double step = curvature > 0 ? -slope * eta * eta / (2.0 * curvature) : 0.5 * eta;
+  if (!std::isfinite(step)) return eta / 16;
+  return std::exp2(std::round(std::log2(std::clamp(step, eta / 16, eta / 2))));
+}
+
 // The outer loop, one method per phase of design.md §5.
 class Trainer {
  public:
@@ -41,8 +54,13 @@ class Trainer {
   }
   // Sweeps, beliefs and the one allreduce; fills the gradient and the record's F, D, gap.
   void evaluate(IterationRecord& record);
-  // Armijo backtracking from the current theta along -grad; updates theta and the step.
-  void step_search(IterationRecord& record);
+  // The step on theta: along -H g when the L-BFGS memory has pairs, else (or when that fails)
+  // along -grad; updates theta, the step and the memory.
+  void take_step(IterationRecord& record);
+  // Armijo backtracking along direction_ from `first_step`, halving (or, with `interpolate`,
+  // by quadratic interpolation), at most --max-step-trials evaluations of F; moves theta and
+  // returns true at the first sufficient decrease.
+  bool line_search(IterationRecord& record, double first_step, bool interpolate);
   std::string convergence(const IterationRecord& record) const;
 
   LocalProblem& problem_;
@@ -56,7 +74,8 @@ class Trainer {
   bool dual_bounds_primal_ = false;  // eps > 0 and no negative counting number anywhere
   std::vector<double> d_;            // empirical feature sums at the ground truth
   double message_blocks_ = 0;
-  std::vector<double> grad_, trial_, reduced_, saved_messages_;
+  const bool lbfgs_;  // --theta-step lbfgs
+  std::vector<double> grad_, direction_, trial_, reduced_, saved_messages_;
   // Maxima of the allreduce: [violation, training seconds, stop request, local compute seconds].
   // The clock and the request travel with the gradient so that every rank takes the same
   // decisions.
@@ -72,18 +91,24 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
       observer_(observer),
       state_(std::move(start)),
       regularizer_{config.C, config.p},
-      params_(static_cast<size_t>(problem.num_params())) {
+      params_(static_cast<size_t>(problem.num_params())),
+      lbfgs_(config.theta_step == "lbfgs") {
   // Collective, so that every rank reports a failure in one line rather than aborting the job.
+  // The L-BFGS memory is reserved at its full size here, so it cannot fail to grow mid-run.
+  const int memory_vectors = lbfgs_ ? 2 * config.lbfgs_memory + 2 : 0;
   run_collectively(comm_, [&] {
     allocate(config.data,
              "the trainer's vectors of " + std::to_string(params_) +
-                 " parameters (theta, gradient, trial point, moments, d)",
-             5.0 * sizeof(double) * static_cast<double>(params_), [&] {
+                 " parameters (theta, gradient, direction, trial point, moments, d, and " +
+                 std::to_string(memory_vectors) + " of the L-BFGS memory)",
+             (6.0 + memory_vectors) * sizeof(double) * static_cast<double>(params_), [&] {
                grad_.resize(params_);
+               direction_.resize(params_);
                trial_.resize(params_);
                reduced_.resize(params_ + 3);
                d_.reserve(params_ + 1);
                if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
+               if (lbfgs_) state_.lbfgs.reserve(params_, config.lbfgs_memory);
              });
   });
   if (std::isnan(state_.step)) state_.step = config.initial_step;
@@ -148,15 +173,13 @@ void Trainer::evaluate(IterationRecord& record) {
 // Convex case: F at fixed messages, with the c_v = 0 blocks re-solved per trial. Saddle case
 // (a negative counting number): F at fixed messages is not what training minimises, so each
 // trial first runs the same sweeps from the same messages at its theta.
-void Trainer::step_search(IterationRecord& record) {
-  const auto start = Clock::now();
-  if (saddle_) problem_.save_messages(saved_messages_);
-  const double grad_sq = record.grad_norm * record.grad_norm;
+bool Trainer::line_search(IterationRecord& record, double first_step, bool interpolate) {
+  const double slope = dot(grad_, direction_);
   std::vector<double>& theta = state_.theta;
-  record.objective_after_step = record.objective;
-  for (double eta = state_.step; record.step_trials < config_.max_step_trials; eta *= 0.5) {
+  double eta = first_step;
+  for (int trials = 0; trials < config_.max_step_trials; ++trials) {
     ++record.step_trials;
-    for (size_t r = 0; r < params_; ++r) trial_[r] = theta[r] - eta * grad_[r];
+    for (size_t r = 0; r < params_; ++r) trial_[r] = theta[r] + eta * direction_[r];
     problem_.set_theta(trial_);
     if (saddle_) {
       problem_.set_messages(saved_messages_);
@@ -164,21 +187,54 @@ void Trainer::step_search(IterationRecord& record) {
     }
     problem_.resolve_kinks();
     const double candidate = full_objective(comm_.allreduce_sum(problem_.objective()), trial_);
-    if (candidate <= record.objective - 1e-4 * eta * grad_sq) {
+    if (candidate <= record.objective + 1e-4 * eta * slope) {
       theta.swap(trial_);
       record.objective_after_step = candidate;
       record.step = eta;
-      // Grow the step only when it was accepted at once: after a backtrack the accepted step is
-      // about the largest that works, and doubling it would cost a failed trial next time.
-      state_.step = record.step_trials == 1 ? std::min(2.0 * eta, 1e12) : eta;
-      break;
+      return true;
     }
+    eta = interpolate ? interpolated_step(record.objective, slope, eta, candidate) : 0.5 * eta;
   }
-  if (record.step == 0.0) {  // no step decreased F: keep theta, let the sweeps go on
-    problem_.set_theta(theta);
+  return false;
+}
+
+void Trainer::take_step(IterationRecord& record) {
+  const auto start = Clock::now();
+  if (saddle_) problem_.save_messages(saved_messages_);
+  record.objective_after_step = record.objective;
+  LbfgsMemory& memory = state_.lbfgs;
+  // This iteration's gradient (at its own messages) completes the pair of the last step.
+  if (lbfgs_) memory.complete_pair(grad_, config_.lbfgs_memory);
+  bool moved = false;
+  if (lbfgs_ && memory.pairs(params_) > 0) {
+    memory.direction(grad_, direction_);
+    // H carries the scale of theta, so the unit step comes first and is not grown.
+    moved = dot(grad_, direction_) < 0 && line_search(record, 1.0, true);
+    record.direction = moved ? "lbfgs" : "restart";
+    if (!moved) memory.clear();
+  }
+  if (!moved) {
+    for (size_t r = 0; r < params_; ++r) direction_[r] = -grad_[r];
+    if (record.direction.empty()) record.direction = "gradient";
+    const int trials_before = record.step_trials;
+    moved = line_search(record, state_.step, false);
+    // Grow the step only when it was accepted at once: after a backtrack the accepted step is
+    // about the largest that works, and doubling it would cost a failed trial next time.
+    if (moved)
+      state_.step =
+          record.step_trials == trials_before + 1 ? std::min(2.0 * record.step, 1e12) : record.step;
+  }
+  if (moved && lbfgs_) {
+    // trial_ holds the previous theta: the step taken is the difference.
+    for (size_t r = 0; r < params_; ++r) trial_[r] = state_.theta[r] - trial_[r];
+    memory.remember_step(trial_, grad_);
+  }
+  if (!moved) {  // no step decreased F: keep theta, let the sweeps go on
+    problem_.set_theta(state_.theta);
     if (saddle_) problem_.set_messages(saved_messages_);
     problem_.resolve_kinks();
   }
+  record.lbfgs_pairs = memory.pairs(params_);
   record.seconds_step = seconds_since(start);
 }
 
@@ -212,7 +268,7 @@ TrainResult Trainer::run() {
     record.iteration = state_.iterations_done + 1;
     const auto start = Clock::now();
     evaluate(record);
-    step_search(record);
+    take_step(record);
     record.seconds = seconds_since(start);
     record.elapsed = state_.seconds_trained + seconds_since(started_);
     record.message_updates_per_second =
@@ -227,9 +283,11 @@ TrainResult Trainer::run() {
     const bool final_stop =
         stop.rfind("converged", 0) == 0 || stop.rfind("stalled", 0) == 0 || stop == "time limit";
     if (final_stop) state_.stop_reason = stop;
-    TrainingState snapshot = state_;
-    snapshot.seconds_trained = record.elapsed;
-    const std::string hook = observer_.after_iteration(snapshot, problem_, record, stop);
+    // The state that resumes after this iteration, without a copy of the L-BFGS memory.
+    const double trained_before = state_.seconds_trained;
+    state_.seconds_trained = record.elapsed;
+    const std::string hook = observer_.after_iteration(state_, problem_, record, stop);
+    state_.seconds_trained = trained_before;
     if (stop.empty()) stop = hook;
     if (!stop.empty()) {
       result.stop_reason = stop;

@@ -49,8 +49,9 @@ Dataset uneven_examples() {
                                  9, 77);
 }
 
-TrainConfig small_config() {
+TrainConfig small_config(const std::string& theta_step = "lbfgs") {
   TrainConfig config;
+  config.theta_step = theta_step;
   config.epsilon = 0.5;
   config.counting = CountingMode::Uniform;
   config.max_iters = 300;
@@ -59,17 +60,19 @@ TrainConfig small_config() {
   return config;
 }
 
-std::vector<double> train_distributed(const std::string& path, Communicator& comm) {
+std::vector<double> train_distributed(const std::string& path, Communicator& comm,
+                                      const std::string& theta_step) {
   const Dataset slice = load_rank_slice(path, comm);
-  const TrainConfig config = small_config();
+  const TrainConfig config = small_config(theta_step);
   LocalProblem problem(slice, {config.epsilon, config.counting, config.loss_weight, true, path});
   Silent silent;
   return train(problem, config, comm, silent).state.theta;
 }
 
-std::vector<double> train_serially(const Dataset& data, int threads) {
+std::vector<double> train_serially(const Dataset& data, int threads,
+                                   const std::string& theta_step = "lbfgs") {
   omp_set_num_threads(threads);
-  const TrainConfig config = small_config();
+  const TrainConfig config = small_config(theta_step);
   LocalProblem problem(data, {config.epsilon, config.counting, config.loss_weight, true, "data"});
   SerialCommunicator serial;
   Silent silent;
@@ -82,13 +85,16 @@ TEST(Distributed, TwoRanksAgreeWithOneRankAndRunsAreBitwiseReproducible) {
   ASSERT_EQ(testing::world().size(), 2) << "run under mpirun -np 2";
   const Dataset data = uneven_examples();
   const std::string path = shared_file("pdsp-dist", data);
-  const std::vector<double> two_ranks = train_distributed(path, testing::world());
-  const std::vector<double> again = train_distributed(path, testing::world());
-  const std::vector<double> one_rank = train_serially(read_dataset(path), 1);
-  EXPECT_EQ(two_ranks, again) << "same ranks and threads must give a bitwise-identical theta";
-  for (size_t r = 0; r < one_rank.size(); ++r)
-    EXPECT_NEAR(two_ranks[r], one_rank[r], 1e-9 * std::max(1.0, std::abs(one_rank[r])))
-        << "param " << r;
+  for (const std::string theta_step : {"lbfgs", "gradient"}) {
+    const std::vector<double> two_ranks = train_distributed(path, testing::world(), theta_step);
+    const std::vector<double> again = train_distributed(path, testing::world(), theta_step);
+    const std::vector<double> one_rank = train_serially(read_dataset(path), 1, theta_step);
+    EXPECT_EQ(two_ranks, again) << theta_step
+                                << ": same ranks and threads must give a bitwise-identical theta";
+    for (size_t r = 0; r < one_rank.size(); ++r)
+      EXPECT_NEAR(two_ranks[r], one_rank[r], 1e-9 * std::max(1.0, std::abs(one_rank[r])))
+          << theta_step << ", param " << r;
+  }
   testing::world().barrier();
   if (testing::world().is_root()) std::filesystem::remove(path);
 }

@@ -78,5 +78,24 @@ TEST(RunView, AnErrorOnRankZeroIsTheSameErrorOnEveryRank) {
   if (comm.is_root()) fs::remove_all(directory);
 }
 
+// The L-BFGS memory is part of the state a resume continues from: it crosses with the header.
+TEST(RunView, CarriesTheLbfgsMemoryOfACheckpointHeader) {
+  Communicator& comm = testing::world();
+  const CheckpointView shared = share_from_root<CheckpointView>(comm, [&](CheckpointView& v) {
+    v.headers.emplace_back();
+    LbfgsMemory& memory = v.headers.back().state.lbfgs;
+    memory.s = {1.0, -2.0};
+    memory.y = {0.5, 3.0};
+    memory.step = {1e-300, 7.0};
+    memory.gradient = {-0.0, 2.5};
+  });
+  ASSERT_EQ(shared.headers.size(), 1u);
+  const LbfgsMemory& memory = shared.headers[0].state.lbfgs;
+  EXPECT_EQ(memory.s, (std::vector<double>{1.0, -2.0}));
+  EXPECT_EQ(memory.y, (std::vector<double>{0.5, 3.0}));
+  EXPECT_EQ(memory.step, (std::vector<double>{1e-300, 7.0}));
+  EXPECT_EQ(memory.gradient, (std::vector<double>{-0.0, 2.5}));
+}
+
 }  // namespace
 }  // namespace pdsp

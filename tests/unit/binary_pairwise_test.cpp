@@ -196,7 +196,10 @@ TEST_P(BinaryPairwiseTest, TrainingFollowsTheGeneralKernelsTrajectory) {
     const IterationRecord& b = runs[1].records[i];
     EXPECT_NEAR(b.objective, g.objective, relative * std::abs(g.objective)) << "iteration " << i;
     EXPECT_NEAR(b.dual, g.dual, c.dual_tolerance() * std::abs(g.dual)) << "iteration " << i;
-    EXPECT_EQ(b.step_trials, g.step_trials) << "iteration " << i;
+    // Once L-BFGS has F converged to round-off, the Armijo decisions are round-off too.
+    if (g.objective - g.objective_after_step > 1e-12 * std::abs(g.objective)) {
+      EXPECT_EQ(b.step_trials, g.step_trials) << "iteration " << i;
+    }
   }
   EXPECT_LT(testing::max_abs_difference(results[0].state.theta, results[1].state.theta),
             c.theta_tolerance());

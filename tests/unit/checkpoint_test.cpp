@@ -54,6 +54,11 @@ struct Fixture {
     c.state.previous_objective = 42.5;
     c.state.iterations_done = iteration;
     c.state.seconds_trained = 3.5;
+    // Two pairs and a pending step of the L-BFGS memory.
+    c.state.lbfgs.s = {1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6};
+    c.state.lbfgs.y = {0.5, 0.25, 1, 2, 3, 4, 6, 5, 4, 3, 2, 1};
+    c.state.lbfgs.step = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+    c.state.lbfgs.gradient = {-7, 7, -7, 7, -7, 7};
     c.metrics_bytes = 1234;
     c.config_line = "epsilon=1 tol=1e-06";
     c.compatibility = {{"epsilon", "1"}, {"C", "1"}};
@@ -136,6 +141,10 @@ TEST(Checkpoint, RoundTripRestoresEveryField) {
   EXPECT_EQ(read.state.previous_objective, 42.5);
   EXPECT_EQ(read.state.iterations_done, 7);
   EXPECT_EQ(read.state.seconds_trained, 3.5);
+  EXPECT_EQ(read.state.lbfgs.s, written.state.lbfgs.s);
+  EXPECT_EQ(read.state.lbfgs.y, written.state.lbfgs.y);
+  EXPECT_EQ(read.state.lbfgs.step, written.state.lbfgs.step);
+  EXPECT_EQ(read.state.lbfgs.gradient, written.state.lbfgs.gradient);
   EXPECT_EQ(read.metrics_bytes, 1234);
   EXPECT_EQ(read.config_line, written.config_line);
   EXPECT_EQ(read.compatibility, written.compatibility);
@@ -172,6 +181,11 @@ TEST_F(DamagedCheckpoint, AFlippedByteInThetaIsDetected) {
   EXPECT_NE(load_error().find("/theta: checksum mismatch"), std::string::npos) << load_error();
 }
 
+TEST_F(DamagedCheckpoint, AFlippedByteInTheLbfgsMemoryIsDetected) {
+  flip_byte_of(path_, "/lbfgs/y", 13);
+  EXPECT_NE(load_error().find("/lbfgs: checksum mismatch"), std::string::npos) << load_error();
+}
+
 TEST_F(DamagedCheckpoint, AChangedHeaderFieldIsDetected) {
   hid_t file = H5Fopen(path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   const int64_t iteration = 1048605;
@@ -189,12 +203,14 @@ TEST_F(DamagedCheckpoint, ATruncatedFileIsDetected) {
 
 TEST_F(DamagedCheckpoint, AnUnknownVersionIsDetected) {
   hid_t file = H5Fopen(path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  const int64_t version = 2;
+  const int64_t version = kCheckpointFormatVersion + 1;
   hid_t attribute = H5Aopen(file, "format_version", H5P_DEFAULT);
   H5Awrite(attribute, H5T_NATIVE_INT64, &version);
   H5Aclose(attribute);
   H5Fclose(file);
-  EXPECT_NE(load_error().find("unknown checkpoint version 2"), std::string::npos) << load_error();
+  EXPECT_NE(load_error().find("unknown checkpoint version " + std::to_string(version)),
+            std::string::npos)
+      << load_error();
 }
 
 TEST(CheckpointStore, PublishesLatestAndKeepsTheNewest) {

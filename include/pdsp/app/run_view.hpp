@@ -42,9 +42,14 @@ struct RunView {
 namespace boost::serialization {
 
 template <class Archive>
+void serialize(Archive& archive, pdsp::LbfgsMemory& m, unsigned) {
+  archive& m.s& m.y& m.step& m.gradient;
+}
+
+template <class Archive>
 void serialize(Archive& archive, pdsp::TrainingState& s, unsigned) {
   archive& s.theta& s.step& s.previous_objective& s.iterations_done& s.seconds_trained& s
-      .stop_reason;
+      .stop_reason& s.lbfgs;
 }
 
 template <class Archive>

@@ -1,8 +1,9 @@
 #pragma once
 // Checkpoint files: the whole training state in one HDF5 file. Root attributes hold the scalar
 // state, the configuration, the identity of the training data and of the metrics file, all
-// under one header checksum; /theta holds the parameters and /messages every message in global
-// example order (so a run can resume on another rank count), each with its own checksum.
+// under one header checksum; /theta holds the parameters, /lbfgs the L-BFGS memory and /messages
+// every message in global example order (so a run can resume on another rank count), each with
+// its own checksum.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -15,7 +16,9 @@
 namespace pdsp {
 
 inline constexpr const char* kCheckpointFormat = "pdsp-checkpoint";
-inline constexpr int64_t kCheckpointFormatVersion = 1;
+// Version 2 added the L-BFGS memory (/lbfgs); version 1 files are still read (as written by the
+// gradient step, with no memory).
+inline constexpr int64_t kCheckpointFormatVersion = 2;
 
 struct Checkpoint {
   TrainingState state;

@@ -26,6 +26,10 @@ struct TrainConfig {
   double max_seconds = 0.0;  // 0: no limit
   double initial_step = 1.0;
   int max_step_trials = 60;
+  // The direction of the step on theta: "lbfgs" (quasi-Newton from the last `lbfgs_memory`
+  // pairs of steps and gradient changes) or "gradient" (steepest descent).
+  std::string theta_step = "lbfgs";
+  int lbfgs_memory = 10;
   int threads = 0;  // 0: OpenMP's default
   // "auto": the specialised kernels where they apply; "general": always the general ones. Both
   // compute the same values up to round-off.

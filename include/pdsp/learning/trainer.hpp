@@ -1,10 +1,12 @@
 #pragma once
 // The outer loop of design.md §5: sweeps, one allreduce of [moments, F, D | violation, flags],
-// an Armijo step on theta, stopping tests. Collective: every rank calls train() with its slice.
+// a step on theta (L-BFGS or gradient direction, Armijo backtracking on F), stopping tests.
+// Collective: every rank calls train() with its slice.
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "pdsp/learning/lbfgs_memory.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/train_config.hpp"
 #include "pdsp/parallel/communicator.hpp"
@@ -13,13 +15,18 @@ namespace pdsp {
 
 struct IterationRecord {
   int iteration = 0;
-  double objective = 0;                   // F at the beliefs of this iteration (before the step)
-  double dual = 0;                        // D at the same beliefs
-  double gap = 0;                         // F - D
-  double violation = 0;                   // largest marginalisation violation
-  double grad_norm = 0;                   // ||grad F||_2
-  double step = 0;                        // accepted step size, 0 when no step decreased F
-  int step_trials = 0;                    // objective evaluations of the step search
+  double objective = 0;  // F at the beliefs of this iteration (before the step)
+  double dual = 0;       // D at the same beliefs
+  double gap = 0;        // F - D
+  double violation = 0;  // largest marginalisation violation
+  double grad_norm = 0;  // ||grad F||_2
+  double step = 0;       // accepted step size, 0 when no step decreased F
+  int step_trials = 0;   // objective evaluations of the step search
+  // The direction searched last: "lbfgs" (-H g), "gradient" (-g: --theta-step gradient, or no
+  // curvature pair yet) or "restart" (-g after -H g was no descent direction or no step along it
+  // decreased F; the memory was dropped). Empty for the likelihood baselines.
+  std::string direction;
+  int lbfgs_pairs = 0;                    // curvature pairs in the memory after this iteration
   double objective_after_step = 0;        // F after the step
   double seconds = 0;                     // wall time of this iteration
   double elapsed = 0;                     // training time so far (including runs before a resume)
@@ -44,6 +51,7 @@ struct TrainingState {
   // Why training ended at iterations_done, when it ended for good (converged or its time limit);
   // empty while it goes on. train() started from such a state returns at once.
   std::string stop_reason;
+  LbfgsMemory lbfgs;  // --theta-step lbfgs: the curvature pairs and the pending step
 };
 
 class TrainingObserver {

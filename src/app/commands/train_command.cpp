@@ -81,7 +81,15 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--max-seconds", c.max_seconds, "stop after this wall time (0: no limit)")
       ->check(finite_at_least(0))
       ->group(stop);
-  app.add_option("--step", c.initial_step, "first step of the Armijo search (SGD: step scale)")
+  app.add_option("--theta-step", c.theta_step,
+                 "direction of the step on theta: lbfgs (quasi-Newton) or gradient")
+      ->check(CLI::IsMember({"lbfgs", "gradient"}))
+      ->group(stop);
+  app.add_option("--lbfgs-memory", c.lbfgs_memory, "curvature pairs L-BFGS keeps")
+      ->check(CLI::Range(1, 1000))
+      ->group(stop);
+  app.add_option("--step", c.initial_step,
+                 "first step of the Armijo search along the gradient (SGD: step scale)")
       ->check(finite_at_least(0))
       ->group(stop);
   app.add_option("--max-step-trials", c.max_step_trials, "objective evaluations per step search")

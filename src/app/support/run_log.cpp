@@ -1,5 +1,6 @@
 #include "pdsp/app/run_log.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -74,17 +75,22 @@ void RunLog::on_iteration(const IterationRecord& r) {
               r.message_updates_per_second);
   std::fflush(stdout);
   if (!metrics_.is_open()) return;
-  write_line(JsonLine()
-                 .add("type", "iteration")
-                 .add("iteration", r.iteration)
-                 .add(objective_, r.objective)
-                 .add("D", r.dual)
-                 .add("gap", r.gap)
-                 .add("violation", r.violation)
-                 .add("grad_norm", r.grad_norm)
-                 .add("step", r.step)
-                 .add("step_trials", r.step_trials)
-                 .add(objective_ + "_after_step", r.objective_after_step)
+  JsonLine line;
+  line.add("type", "iteration")
+      .add("iteration", r.iteration)
+      .add(objective_, r.objective)
+      .add("D", r.dual)
+      .add("gap", r.gap)
+      .add("violation", r.violation)
+      .add("grad_norm", r.grad_norm)
+      .add("step", r.step)
+      .add("step_trials", r.step_trials);
+  // The baselines search no direction of their own: null, not a made-up value.
+  if (r.direction.empty())
+    line.add("direction", NAN).add("lbfgs_pairs", NAN);
+  else
+    line.add("direction", r.direction).add("lbfgs_pairs", r.lbfgs_pairs);
+  write_line(line.add(objective_ + "_after_step", r.objective_after_step)
                  .add("seconds", r.seconds)
                  .add("elapsed", r.elapsed)
                  .add("message_updates_per_second", r.message_updates_per_second)

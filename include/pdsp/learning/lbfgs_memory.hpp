@@ -1,0 +1,33 @@
+#pragma once
+// The curvature memory of L-BFGS on theta (Nocedal & Wright, Numerical Optimization, §7.2): the
+// last m pairs s = theta_{k+1} - theta_k, y = g_{k+1} - g_k and the two-loop recursion that
+// turns a gradient g into the quasi-Newton direction -H g. Plain vectors, so that a checkpoint
+// stores it exactly and a resume continues bitwise.
+#include <span>
+#include <vector>
+
+namespace pdsp {
+
+struct LbfgsMemory {
+  // The kept pairs, oldest first, each `params` values long, concatenated.
+  std::vector<double> s, y;
+  // The last accepted step and the gradient it was taken from: the next outer iteration's
+  // gradient completes the pair. Empty after an iteration that took no step.
+  std::vector<double> step, gradient;
+
+  int pairs(size_t params) const { return params == 0 ? 0 : static_cast<int>(s.size() / params); }
+  // Forms the pair of the pending step with `new_gradient` and keeps it (dropping the oldest
+  // beyond `capacity`) unless its curvature s'y is not clearly positive; clears the pending step.
+  // Returns whether the pair was kept.
+  bool complete_pair(std::span<const double> new_gradient, int capacity);
+  // Remembers an accepted step and the gradient it was taken from.
+  void remember_step(std::span<const double> taken, std::span<const double> from_gradient);
+  // d = -H g by the two-loop recursion, H_0 = gamma I with gamma = s'y / y'y of the newest pair;
+  // d = -g without pairs.
+  void direction(std::span<const double> g, std::span<double> d) const;
+  void clear();
+  // Reserves the memory's full size (`capacity` pairs of `params`), so it never reallocates.
+  void reserve(size_t params, int capacity);
+};
+
+}  // namespace pdsp

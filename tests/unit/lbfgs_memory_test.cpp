@@ -1,0 +1,131 @@
+// The L-BFGS memory: the two-loop recursion equals the BFGS inverse-Hessian update computed
+// directly as a matrix, keeps only the newest pairs, and rejects pairs without curvature.
+#include "pdsp/learning/lbfgs_memory.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+
+namespace pdsp {
+namespace {
+
+using Matrix = std::vector<std::vector<double>>;
+
+Matrix product(const Matrix& a, const Matrix& b) {
+  const size_t n = a.size();
+  Matrix c(n, std::vector<double>(n, 0.0));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t k = 0; k < n; ++k)
+      for (size_t j = 0; j < n; ++j) c[i][j] += a[i][k] * b[k][j];
+  return c;
+}
+
+std::vector<double> times(const Matrix& a, const std::vector<double>& x) {
+  std::vector<double> y(a.size(), 0.0);
+  for (size_t i = 0; i < a.size(); ++i)
+    y[i] = std::inner_product(a[i].begin(), a[i].end(), x.begin(), 0.0);
+  return y;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);
+}
+
+// H_0 = (s'y / y'y) I of the newest pair, then for each pair oldest to newest
+// H <- (I - rho s y') H (I - rho y s') + rho s s' (Nocedal & Wright, eq. 6.17).
+Matrix bfgs_inverse(const std::vector<std::vector<double>>& s,
+                    const std::vector<std::vector<double>>& y) {
+  const size_t n = s[0].size();
+  const double gamma = dot(s.back(), y.back()) / dot(y.back(), y.back());
+  Matrix h(n, std::vector<double>(n, 0.0));
+  for (size_t i = 0; i < n; ++i) h[i][i] = gamma;
+  for (size_t p = 0; p < s.size(); ++p) {
+    const double rho = 1.0 / dot(s[p], y[p]);
+    Matrix left(n, std::vector<double>(n)), right(n, std::vector<double>(n));
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        left[i][j] = (i == j) - rho * s[p][i] * y[p][j];
+        right[i][j] = (i == j) - rho * y[p][i] * s[p][j];
+      }
+    h = product(product(left, h), right);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j) h[i][j] += rho * s[p][i] * s[p][j];
+  }
+  return h;
+}
+
+TEST(LbfgsMemory, TwoLoopRecursionEqualsTheDirectInverseUpdateOnAQuadratic) {
+  const size_t n = 6;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal;
+  // F(x) = x'Ax/2 with A = B'B + I: its gradient change along s is y = A s.
+  Matrix b(n, std::vector<double>(n)), a(n, std::vector<double>(n, 0.0));
+  for (auto& row : b)
+    for (double& x : row) x = normal(rng);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      for (size_t k = 0; k < n; ++k) a[i][j] += b[k][i] * b[k][j];
+      a[i][j] += i == j;
+    }
+  const int capacity = 4;
+  LbfgsMemory memory;
+  std::vector<std::vector<double>> steps, changes;
+  std::vector<double> x(n), g(n);
+  for (double& v : x) v = normal(rng);
+  for (int k = 0; k < 7; ++k) {
+    g = times(a, x);
+    std::vector<double> s(n);
+    for (double& v : s) v = normal(rng);
+    memory.remember_step(s, g);
+    for (size_t i = 0; i < n; ++i) x[i] += s[i];
+    ASSERT_TRUE(memory.complete_pair(times(a, x), capacity)) << "pair " << k;
+    steps.push_back(s);
+    changes.push_back(times(a, s));
+  }
+  ASSERT_EQ(memory.pairs(n), capacity);
+  // Only the newest `capacity` pairs count.
+  steps.erase(steps.begin(), steps.end() - capacity);
+  changes.erase(changes.begin(), changes.end() - capacity);
+  const Matrix h = bfgs_inverse(steps, changes);
+
+  std::vector<double> probe(n), direction(n);
+  for (double& v : probe) v = normal(rng);
+  memory.direction(probe, direction);
+  const std::vector<double> expected = times(h, probe);
+  for (size_t i = 0; i < n; ++i)
+    EXPECT_NEAR(direction[i], -expected[i], 1e-12 * (1 + std::abs(expected[i]))) << i;
+  // The secant equation of the newest pair: H y = s.
+  memory.direction(changes.back(), direction);
+  for (size_t i = 0; i < n; ++i) EXPECT_NEAR(-direction[i], steps.back()[i], 1e-12) << i;
+}
+
+TEST(LbfgsMemory, WithoutPairsTheDirectionIsMinusTheGradient) {
+  const std::vector<double> g = {1.5, -2.0, 0.25};
+  std::vector<double> d(3);
+  LbfgsMemory().direction(g, d);
+  EXPECT_EQ(d, (std::vector<double>{-1.5, 2.0, -0.25}));
+}
+
+TEST(LbfgsMemory, RejectsPairsWithoutClearlyPositiveCurvature) {
+  LbfgsMemory memory;
+  const std::vector<double> g = {1.0, 2.0, 3.0}, s = {0.5, -0.5, 1.0};
+  // y = -s: the gradient fell along the step (negative curvature).
+  memory.remember_step(s, g);
+  EXPECT_FALSE(memory.complete_pair(std::vector<double>{0.5, 2.5, 2.0}, 10));
+  // y orthogonal to s up to round-off.
+  memory.remember_step(s, g);
+  EXPECT_FALSE(memory.complete_pair(std::vector<double>{2.0, 3.0, 3.0}, 10));
+  EXPECT_EQ(memory.pairs(3), 0);
+  EXPECT_TRUE(memory.step.empty()) << "a rejected pair leaves no pending step";
+  // Without a pending step there is no pair to form.
+  EXPECT_FALSE(memory.complete_pair(g, 10));
+  memory.remember_step(s, g);
+  EXPECT_TRUE(memory.complete_pair(std::vector<double>{1.5, 1.5, 4.0}, 10));
+  EXPECT_EQ(memory.pairs(3), 1);
+  memory.clear();
+  EXPECT_EQ(memory.pairs(3), 0);
+}
+
+}  // namespace
+}  // namespace pdsp
