@@ -106,7 +106,7 @@ TEST(Distributed, CompactFeaturesOnTwoRanksAgreeWithOneRankAndKeepTheFingerprint
        testing::loopy_shape(), testing::chain_shape(9)},
       31);
   const std::string path = shared_file("pdsp-dist-compact", data);
-  const std::vector<double> two_ranks = train_distributed(path, testing::world());
+  const std::vector<double> two_ranks = train_distributed(path, testing::world(), "lbfgs");
   const Dataset whole = read_dataset(path);
   const std::vector<double> one_rank = train_serially(whole, 2);
   for (size_t r = 0; r < one_rank.size(); ++r)
