@@ -40,6 +40,9 @@ double interpolated_step(double f0, double slope, double eta, double f_eta) {
   return std::exp2(std::round(std::log2(std::clamp(step, eta / 16, eta / 2))));
 }
 
+// The stop reason of a relative decrease of F below --tol (followed by why it is not certified).
+constexpr const char* kSmallDecrease = "relative decrease of F below tol";
+
 // The outer loop, one method per phase of design.md §5.
 class Trainer {
  public:
@@ -241,16 +244,25 @@ void Trainer::take_step(IterationRecord& record) {
 std::string Trainer::convergence(const IterationRecord& record) const {
   const double accepted = record.objective_after_step;
   const double scale = std::max(1.0, std::abs(accepted));
-  if (!std::isnan(state_.previous_objective) &&
-      std::abs(state_.previous_objective - accepted) < config_.tol * scale)
-    // At eps = 0, F is piecewise linear: no descent step along the subgradient and no change of
-    // the messages is a stall at a kink, not a certificate of optimality (design.md §5).
-    return config_.epsilon == 0 && record.step == 0
-               ? "stalled: no step decreased F (eps = 0 is not smooth)"
-               : "converged: relative decrease below tol";
+  // "converged" only where an optimality test says so: the primal-dual gap, which bounds the
+  // distance to the optimum when eps > 0 and no counting number is negative.
   if (dual_bounds_primal_ && record.gap >= 0 && record.gap < config_.tol * scale &&
       record.violation <= std::sqrt(config_.tol))
     return "converged: primal-dual gap below tol";
+  if (!std::isnan(state_.previous_objective) &&
+      std::abs(state_.previous_objective - accepted) < config_.tol * scale) {
+    // At eps = 0, F is piecewise linear: no descent step along the subgradient and no change of
+    // the messages is a stall at a kink, not a certificate of optimality (design.md §5).
+    if (config_.epsilon == 0 && record.step == 0)
+      return "stalled: no step decreased F (eps = 0 is not smooth)";
+    // A small decrease is a reason to stop, not a proof of optimality (a slow step on an
+    // ill-conditioned problem decreases F slowly far from its minimum).
+    return std::string(kSmallDecrease) + " (not certified: " +
+           (dual_bounds_primal_    ? "primal-dual gap " + number_text(record.gap)
+            : config_.epsilon == 0 ? "no gap test at eps = 0 yet"
+                                   : "no gap test with negative counting numbers") +
+           ")";
+  }
   if (config_.max_seconds > 0 && maxima_[1] >= config_.max_seconds) return "time limit";
   if (maxima_[2] > 0) return "stop requested by a signal";
   if (record.iteration >= config_.max_iters) return "max-iters";
@@ -280,8 +292,8 @@ TrainResult Trainer::run() {
     state_.previous_objective = record.objective_after_step;
     state_.iterations_done = record.iteration;
     result.objective = record.objective_after_step;
-    const bool final_stop =
-        stop.rfind("converged", 0) == 0 || stop.rfind("stalled", 0) == 0 || stop == "time limit";
+    const bool final_stop = stop.rfind("converged", 0) == 0 || stop.rfind("stalled", 0) == 0 ||
+                            stop.rfind(kSmallDecrease, 0) == 0 || stop == "time limit";
     if (final_stop) state_.stop_reason = stop;
     // The state that resumes after this iteration, without a copy of the L-BFGS memory.
     const double trained_before = state_.seconds_trained;
