@@ -18,8 +18,13 @@ const double* arena_of(const MessageState& state) {
 
 MessagePassing::MessagePassing(const Dataset& data, const FactorGraph& graph,
                                const CountingNumbers& counting, double epsilon)
-    : data_(data), graph_(graph), counting_(counting), epsilon_(epsilon) {
-  if (epsilon_ > 0.0) has_kinks_ = counting_.var.any_of([](double c) { return c == 0.0; });
+    : data_(data), graph_(graph), counting_(counting) {
+  set_epsilon(epsilon);
+}
+
+void MessagePassing::set_epsilon(double epsilon) {
+  epsilon_ = epsilon;
+  has_kinks_ = epsilon_ > 0.0 && counting_.var.any_of([](double c) { return c == 0.0; });
 }
 
 void MessagePassing::factor_scores(int64_t a, const double* potential, const double* lambda,

@@ -40,6 +40,7 @@ class BinaryPairwiseKernels final : public Kernels {
   MessageState make_message_state() const override;
   void export_messages(const MessageState& state, double* arena) const override;
   void import_messages(const double* arena, MessageState& state) const override;
+  void set_epsilon(double epsilon) override { epsilon_ = epsilon; }
   bool variables_first() const override { return true; }
   double update_variables(std::span<const LocalIndex> vars, const double* potential,
                           MessageState& lambda, Workspace& w) const override;

@@ -53,6 +53,9 @@ class Kernels {
   virtual MessageState make_message_state() const = 0;
   virtual void export_messages(const MessageState& state, double* arena) const = 0;
   virtual void import_messages(const double* arena, MessageState& state) const = 0;
+  // Runs at another positive temperature from now on (the continuation towards eps = 0 lowers
+  // it during training); the message state stays valid. Only between sweeps, never during one.
+  virtual void set_epsilon(double epsilon) = 0;
 
   // Lemma 3 for every variable of `vars`, which must not share a factor with each other (one
   // colour class): each update is the exact minimiser of F over its block. Returns the largest
