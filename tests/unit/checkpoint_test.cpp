@@ -59,6 +59,11 @@ struct Fixture {
     c.state.lbfgs.y = {0.5, 0.25, 1, 2, 3, 4, 6, 5, 4, 3, 2, 1};
     c.state.lbfgs.step = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
     c.state.lbfgs.gradient = {-7, 7, -7, 7, -7, 7};
+    // An eps = 0 run: its temperature and two points of the dual bundle.
+    c.state.smoothing = 0.01;
+    c.state.dual_bundle.moments = {1, 0, 2, 0, 3, 0, 0, 1, 0, 2, 0, 3};
+    c.state.dual_bundle.losses = {4.5, 2.25};
+    c.state.dual_bundle.best = -17.5;
     c.metrics_bytes = 1234;
     c.config_line = "epsilon=1 tol=1e-06";
     c.compatibility = {{"epsilon", "1"}, {"C", "1"}};
@@ -145,6 +150,10 @@ TEST(Checkpoint, RoundTripRestoresEveryField) {
   EXPECT_EQ(read.state.lbfgs.y, written.state.lbfgs.y);
   EXPECT_EQ(read.state.lbfgs.step, written.state.lbfgs.step);
   EXPECT_EQ(read.state.lbfgs.gradient, written.state.lbfgs.gradient);
+  EXPECT_EQ(read.state.smoothing, 0.01);
+  EXPECT_EQ(read.state.dual_bundle.moments, written.state.dual_bundle.moments);
+  EXPECT_EQ(read.state.dual_bundle.losses, written.state.dual_bundle.losses);
+  EXPECT_EQ(read.state.dual_bundle.best, -17.5);
   EXPECT_EQ(read.metrics_bytes, 1234);
   EXPECT_EQ(read.config_line, written.config_line);
   EXPECT_EQ(read.compatibility, written.compatibility);
@@ -184,6 +193,11 @@ TEST_F(DamagedCheckpoint, AFlippedByteInThetaIsDetected) {
 TEST_F(DamagedCheckpoint, AFlippedByteInTheLbfgsMemoryIsDetected) {
   flip_byte_of(path_, "/lbfgs/y", 13);
   EXPECT_NE(load_error().find("/lbfgs: checksum mismatch"), std::string::npos) << load_error();
+}
+
+TEST_F(DamagedCheckpoint, AFlippedByteInTheDualBundleIsDetected) {
+  flip_byte_of(path_, "/dual/moments", 13);
+  EXPECT_NE(load_error().find("header checksum mismatch"), std::string::npos) << load_error();
 }
 
 TEST_F(DamagedCheckpoint, AChangedHeaderFieldIsDetected) {

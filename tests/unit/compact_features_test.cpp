@@ -125,7 +125,7 @@ TEST(CompactFeatures, TrainsAlongTheTrajectoryOfItsExpansionOnALoopyGraph) {
   config.counting = CountingMode::Uniform;
   // The same trajectory: stopped before F is flat to round-off, where a step search accepts or
   // rejects a trial by the last bit (the optimum itself is checked against brute force above).
-  config.max_iters = 20;
+  config.max_iters = 10;
   config.tol = 0;
   std::vector<std::vector<double>> theta;
   for (const Dataset* d : {&data, &rows}) {

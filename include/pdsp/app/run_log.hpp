@@ -1,5 +1,6 @@
 #pragma once
 // The rank-0 log line per iteration and the JSONL metrics file (first line: run metadata).
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -34,6 +35,7 @@ class RunLog final : public TrainingObserver {
 
   bool root_;
   std::string objective_;
+  double temperature_ = NAN;  // of the last iteration, to announce a change at eps = 0
   std::ofstream metrics_;
   int64_t bytes_ = 0;
   Checksum checksum_;

@@ -16,9 +16,10 @@
 namespace pdsp {
 
 inline constexpr const char* kCheckpointFormat = "pdsp-checkpoint";
-// Version 2 added the L-BFGS memory (/lbfgs); version 1 files are still read (as written by the
-// gradient step, with no memory).
-inline constexpr int64_t kCheckpointFormatVersion = 2;
+// Version 2 added the L-BFGS memory (/lbfgs), version 3 the temperature of the eps = 0
+// continuation (@smoothing); older files are still read (version 1 as written by the gradient
+// step, with no memory; versions 1 and 2 at eps = 0 from --smoothing-start).
+inline constexpr int64_t kCheckpointFormatVersion = 3;
 
 struct Checkpoint {
   TrainingState state;

@@ -31,12 +31,16 @@ struct ProblemSettings {
   // Single: the binary pairwise kernels keep their messages in float (an InputError where they
   // do not apply: the general kernels keep double).
   MessagePrecision message_precision = MessagePrecision::Double;
+  // Training at eps = 0: the kernels start at this positive temperature, which the trainer
+  // lowers (set_temperature) as it goes; 0: they run at eps = 0 itself (prediction).
+  double smoothing = 0.0;
 };
 
 struct LocalEvaluation {
-  double objective = 0;  // sum of the smax terms of F over this rank's examples
-  double dual = 0;       // sum of the entropy and loss terms of D
-  double violation = 0;  // largest marginalisation violation
+  double objective = 0;      // sum of the smax terms of F over this rank's examples
+  double dual = 0;           // sum of the entropy and loss terms of D
+  double expected_loss = 0;  // sum b_v(s) e_v(s): the part of `dual` that is not entropy
+  double violation = 0;      // largest marginalisation violation
 };
 
 class LocalProblem {
@@ -55,6 +59,9 @@ class LocalProblem {
   bool threads_inside_examples() const { return threads_inside_examples_; }
 
   void set_theta(std::span<const double> theta);
+  // The temperature the kernels run at: eps, or at eps = 0 the smoothing temperature (above).
+  double temperature() const { return temperature_; }
+  void set_temperature(double epsilon);
   // Runs `count` sweeps; returns the largest message change of the last one.
   double sweep(int count);
   void resolve_kinks();
@@ -76,6 +83,10 @@ class LocalProblem {
   std::vector<double> messages() const;
   void save_messages(std::vector<double>& arena) const;  // reuses arena's memory
   void set_messages(std::span<const double> arena);
+  // A copy of the messages in the kernels' own form, and the return to it (the trainer's step
+  // search runs sweeps at each trial theta from the same messages).
+  void keep_messages();
+  void restore_messages();
   // Message blocks (lambda_{v->a}) updated by one sweep.
   int64_t messages_per_sweep() const { return graph_.num_slots(); }
 
@@ -93,11 +104,12 @@ class LocalProblem {
 
   const Dataset& data_;
   ProblemSettings settings_;
+  double temperature_;
   FactorGraph graph_;
   CountingNumbers counting_;
   MessagePassing general_;
   std::unique_ptr<Kernels> binary_pairwise_;  // null when they do not apply
-  const Kernels* kernels_;                    // the ones that run
+  Kernels* kernels_;                          // the ones that run
   Colouring colouring_;
   WorkPlan sweep_plan_;
   WorkPlan evaluation_plan_;
@@ -110,6 +122,7 @@ class LocalProblem {
   bool potentials_bounded_ = true;  // far below the largest double, by a bound from theta
   bool potentials_finite_ = true;
   MessageState lambda_;                        // message state of the kernels
+  MessageState kept_lambda_;                   // keep_messages' copy (empty until then)
   bool imported_finite_ = true;                // set_messages got only finite messages
   std::vector<double> belief_;                 // [states + table entries]
   std::vector<double> chunk_value_;            // per chunk of the plan that ran last

@@ -16,6 +16,10 @@ struct TrainConfig {
   std::string out;
   std::string metrics;
   double epsilon = 1.0;
+  // At eps = 0 (where F is not smooth) training runs at a positive temperature that starts here
+  // and is lowered until the primal-dual gap of the eps = 0 problem is below tol
+  // (docs/eps_zero.md).
+  double smoothing_start = 1.0;
   double C = 1.0;
   double p = 2.0;
   CountingMode counting = CountingMode::Auto;

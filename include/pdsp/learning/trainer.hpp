@@ -8,6 +8,7 @@
 
 #include "pdsp/learning/lbfgs_memory.hpp"
 #include "pdsp/learning/local_problem.hpp"
+#include "pdsp/learning/smoothing.hpp"
 #include "pdsp/learning/train_config.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
@@ -18,6 +19,11 @@ struct IterationRecord {
   double objective = 0;  // F at the beliefs of this iteration (before the step)
   double dual = 0;       // D at the same beliefs
   double gap = 0;        // F - D
+  // The temperature the sweeps ran at (eps, or at eps = 0 the smoothing temperature w, with D
+  // the eps = 0 dual and gap the certificate F_w - D_0) and, at eps = 0, the gap F_w - D_w of the
+  // problem at w (NaN elsewhere, and both NaN for the likelihood baselines; see smoothing.hpp).
+  double temperature = NAN;
+  double smoothed_gap = NAN;
   double violation = 0;  // largest marginalisation violation
   double grad_norm = 0;  // ||grad F||_2
   double step = 0;       // accepted step size, 0 when no step decreased F
@@ -52,6 +58,10 @@ struct TrainingState {
   // empty while it goes on. train() started from such a state returns at once.
   std::string stop_reason;
   LbfgsMemory lbfgs;  // --theta-step lbfgs: the curvature pairs and the pending step
+  // eps = 0: the temperature of the next iteration (NaN: --smoothing-start) and the dual side
+  // of the certificate (smoothing.hpp).
+  double smoothing = NAN;
+  DualBundle dual_bundle;
 };
 
 class TrainingObserver {

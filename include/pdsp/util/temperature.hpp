@@ -4,10 +4,12 @@
 
 namespace pdsp {
 
-// A usable temperature: 0 (the exact max) or at least 1e-12, below which the scores divided by
-// the temperature overflow.
+// The smallest positive temperature: below it the scores divided by the temperature overflow.
+inline constexpr double kSmallestEpsilon = 1e-12;
+
+// A usable temperature: 0 (the exact max) or at least kSmallestEpsilon.
 inline bool is_valid_epsilon(double epsilon) {
-  return std::isfinite(epsilon) && (epsilon == 0 || epsilon >= 1e-12);
+  return std::isfinite(epsilon) && (epsilon == 0 || epsilon >= kSmallestEpsilon);
 }
 
 }  // namespace pdsp

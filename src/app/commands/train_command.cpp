@@ -56,6 +56,11 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--epsilon", c.epsilon, "entropy temperature: 1 = CRF, 0 = structured SVM")
       ->check(finite_at_least(0))
       ->group(model);
+  app.add_option("--smoothing-start", c.smoothing_start,
+                 "eps = 0: the temperature training starts at and lowers until the gap at eps = "
+                 "0 is below tol")
+      ->check(finite_at_least(0))
+      ->group(model);
   app.add_option("--C", c.C, "regularisation weight (> 0)")
       ->check(finite_at_least(0))
       ->group(model);
@@ -187,11 +192,17 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
   std::unique_ptr<LocalProblem> problem;
   const auto setup_start = Clock::now();
   run_collectively(comm, [&] {
-    problem = std::make_unique<LocalProblem>(
-        slice, ProblemSettings{config.epsilon, config.counting, config.loss_weight, true,
-                               config.data, config.kernels == "auto",
-                               config.message_precision == "single" ? MessagePrecision::Single
-                                                                    : MessagePrecision::Double});
+    ProblemSettings settings{.epsilon = config.epsilon,
+                             .counting = config.counting,
+                             .loss_weight = config.loss_weight,
+                             .loss_augmented = true,
+                             .source = config.data,
+                             .specialised_kernels = config.kernels == "auto",
+                             .message_precision = config.message_precision == "single"
+                                                      ? MessagePrecision::Single
+                                                      : MessagePrecision::Double,
+                             .smoothing = config.epsilon == 0 ? config.smoothing_start : 0.0};
+    problem = std::make_unique<LocalProblem>(slice, settings);
     config.counting = problem->counting().mode;
   });
   const double seconds_setup = largest_over_ranks(seconds_since(setup_start), comm);

@@ -70,6 +70,11 @@ void RunLog::write_line(const std::string& json) {
 
 void RunLog::on_iteration(const IterationRecord& r) {
   if (!root_) return;
+  // At eps = 0 the table's F is F at the smoothing temperature, D the eps = 0 dual and gap the
+  // certificate: a line says which temperature the rows below ran at.
+  if (!std::isnan(r.smoothed_gap) && r.temperature != temperature_)
+    std::printf("eps = 0: training at temperature %.3g\n", r.temperature);
+  temperature_ = r.temperature;
   std::printf("%5d %16.9g %16.9g %11.4g %9.3g %10.4g %9.3g %8.4f %10.4g\n", r.iteration,
               r.objective, r.dual, r.gap, r.violation, r.grad_norm, r.step, r.seconds,
               r.message_updates_per_second);
@@ -81,6 +86,8 @@ void RunLog::on_iteration(const IterationRecord& r) {
       .add(objective_, r.objective)
       .add("D", r.dual)
       .add("gap", r.gap)
+      .add("temperature", r.temperature)
+      .add("smoothed_gap", r.smoothed_gap)
       .add("violation", r.violation)
       .add("grad_norm", r.grad_norm)
       .add("step", r.step)

@@ -1,0 +1,162 @@
+// Training at eps = 0 (the structured SVM) by continuation in the temperature: it stops with a
+// certified gap, and reaches the reference optimum computed without pdsp's kernels: the exact
+// structured SVM over every labelling on trees, the local-polytope relaxation on loops.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "pdsp/learning/checkpoint.hpp"
+#include "pdsp/learning/trainer.hpp"
+#include "support/brute_force.hpp"
+#include "support/ssvm_reference.hpp"
+#include "support/test_helpers.hpp"
+#include "support/tiny_graphs.hpp"
+
+namespace pdsp {
+namespace {
+
+using testing::SsvmPoints;
+
+struct Trained {
+  TrainResult result;
+  std::vector<IterationRecord> records;
+};
+
+Trained train_at_zero(const Dataset& data, double C, double tol) {
+  TrainConfig config;
+  config.epsilon = 0;
+  config.C = C;
+  config.tol = tol;
+  config.max_iters = 20000;
+  // At low temperatures one sweep leaves the beliefs inconsistent, and inconsistent beliefs
+  // give no lower bound.
+  config.sweeps = 20;
+  LocalProblem problem(data, {0.0, CountingMode::Auto, 1.0, true, "tiny"});
+  SerialCommunicator serial;
+  testing::Recorder recorder;
+  Trained out{train(problem, config, serial, recorder), {}};
+  out.records = recorder.records;
+  return out;
+}
+
+// The certificate holds (the reference optimum lies between pdsp's bounds), the gap met tol, and
+// theta is as close to the reference's as strong convexity allows: C/2 |theta - theta*|^2 is at
+// most P(theta) - P(theta*).
+void expect_certified_optimum(const Dataset& data, double C, double tol, SsvmPoints points) {
+  const testing::SsvmReference reference = testing::solve_ssvm(data, 1.0, C, points);
+  const Trained run = train_at_zero(data, C, tol);
+  ASSERT_EQ(run.result.stop_reason.rfind("converged: primal-dual gap at eps = 0", 0), 0u)
+      << run.result.stop_reason;
+  const IterationRecord& last = run.records.back();
+  const double scale = std::max(1.0, std::abs(reference.primal));
+  EXPECT_LE(last.gap, tol * std::max(1.0, std::abs(last.objective_after_step)));
+  EXPECT_LE(last.dual, reference.primal + 1e-9 * scale) << "D_0 is a lower bound";
+  EXPECT_GE(last.objective, reference.dual - 1e-9 * scale) << "F_w is an upper bound";
+  // The primal at pdsp's theta (before its last step, the point the certificate is about).
+  const double primal_at_pdsp = testing::ssvm_primal(data, run.result.state.theta, 1.0, C, points);
+  const double suboptimality = primal_at_pdsp - reference.dual;
+  EXPECT_LE(suboptimality, last.gap + 1e-9 * scale);
+  EXPECT_LE(testing::max_abs_difference(run.result.state.theta, reference.theta),
+            std::sqrt(2 * std::max(suboptimality, 0.0) / C) + 1e-6);
+  // Training ran at several temperatures, each lower than the one before.
+  double temperature = INFINITY;
+  int temperatures = 0;
+  for (const IterationRecord& r : run.records) {
+    EXPECT_LE(r.temperature, temperature);
+    if (r.temperature < temperature) ++temperatures;
+    temperature = r.temperature;
+    EXPECT_FALSE(std::isnan(r.smoothed_gap));
+  }
+  EXPECT_GT(temperatures, 1);
+}
+
+TEST(EpsZero, ReachesTheExactStructuredSvmOptimumOnTrees) {
+  const Dataset data = testing::random_dataset(
+      {testing::tree_shape(), testing::chain_shape(4), testing::tree_shape()}, 5, 31);
+  for (double C : {1.0, 0.1}) {
+    SCOPED_TRACE("C " + std::to_string(C));
+    expect_certified_optimum(data, C, 1e-4, SsvmPoints::Labellings);
+  }
+}
+
+TEST(EpsZero, ReachesTheLocalPolytopeOptimumOnLoops) {
+  const testing::GraphShape triangle{{2, 2, 2}, {{0, 1}, {1, 2}, {0, 2}}};
+  const Dataset data =
+      testing::random_dataset({triangle, testing::grid_shape(2, 2), triangle}, 4, 12);
+  // The relaxation differs from the exact structured SVM here, so agreeing with it is a test of
+  // which problem pdsp solves.
+  const double relaxed =
+      testing::solve_ssvm(data, 1.0, 1.0, SsvmPoints::HalfIntegralLocalPolytope).primal;
+  const double exact = testing::solve_ssvm(data, 1.0, 1.0, SsvmPoints::Labellings).primal;
+  EXPECT_GT(relaxed, exact + 1e-6);
+  expect_certified_optimum(data, 1.0, 1e-4, SsvmPoints::HalfIntegralLocalPolytope);
+}
+
+// Keeps the state and messages after one iteration, and every record.
+class Snapshot final : public TrainingObserver {
+ public:
+  explicit Snapshot(int at) : at_(at) {}
+  void on_iteration(const IterationRecord& record) override { records.push_back(record); }
+  std::string after_iteration(const TrainingState& now, LocalProblem& problem,
+                              const IterationRecord&, const std::string&) override {
+    if (now.iterations_done == at_) {
+      state = now;
+      messages = problem.messages();
+    }
+    return "";
+  }
+  std::vector<IterationRecord> records;
+  TrainingState state;
+  std::vector<double> messages;
+
+ private:
+  int at_;
+};
+
+TEST(EpsZero, ResumeFromACheckpointContinuesBitwise) {
+  const testing::GraphShape triangle{{2, 2, 2}, {{0, 1}, {1, 2}, {0, 2}}};
+  const Dataset data = testing::random_dataset({triangle, testing::grid_shape(2, 3)}, 4, 5);
+  TrainConfig config;
+  config.epsilon = 0;
+  config.sweeps = 20;
+  config.tol = 1e-7;  // not 0: the bundle takes beliefs within sqrt(tol) of consistency
+  config.max_iters = 40;
+  const ProblemSettings settings{0.0, CountingMode::Auto, 1.0, true, "tiny"};
+  SerialCommunicator serial;
+  LocalProblem whole(data, settings);
+  Snapshot uninterrupted(25);
+  const TrainResult straight = train(whole, config, serial, uninterrupted);
+  ASSERT_EQ(uninterrupted.state.iterations_done, 25);
+  ASSERT_LT(uninterrupted.state.smoothing, config.smoothing_start) << "the temperature must move";
+  ASSERT_FALSE(uninterrupted.state.dual_bundle.losses.empty()) << "the bundle must matter";
+
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("pdsp-eps0-resume-" + std::to_string(::getpid()) + ".h5"))
+                               .string();
+  Checkpoint written;
+  written.state = uninterrupted.state;
+  write_checkpoint(path, written, uninterrupted.messages, serial);
+  std::vector<double> messages(uninterrupted.messages.size());
+  const Checkpoint read = read_checkpoint_header(path, 4, serial);
+  read_checkpoint_messages(path, messages, serial);
+  std::filesystem::remove(path);
+
+  LocalProblem resumed_problem(data, settings);
+  resumed_problem.set_messages(messages);
+  Snapshot resumed(-1);
+  const TrainResult continued = train(resumed_problem, config, serial, resumed, read.state);
+  EXPECT_EQ(continued.state.theta, straight.state.theta);
+  ASSERT_EQ(resumed.records.size(), 40u - 25u);
+  for (size_t i = 0; i < resumed.records.size(); ++i) {
+    const IterationRecord& a = uninterrupted.records[25 + i];
+    const IterationRecord& b = resumed.records[i];
+    EXPECT_EQ(a.objective, b.objective) << "iteration " << b.iteration;
+    EXPECT_EQ(a.dual, b.dual) << "iteration " << b.iteration;
+    EXPECT_EQ(a.temperature, b.temperature) << "iteration " << b.iteration;
+  }
+}
+
+}  // namespace
+}  // namespace pdsp
