@@ -34,6 +34,8 @@ expect_error() {
   --train-copies 4 --test-copies 2 > /dev/null
 "$pdsp" gen denoise --train "$work/shared.h5" --height 8 --width 8 --params shared \
   --train-copies 2 > /dev/null
+# Two pixels: each in one factor, so Bethe's c_v = 0, which the binary pairwise kernels refuse.
+"$pdsp" gen denoise --train "$work/pair.h5" --height 1 --width 2 --train-copies 2 > /dev/null
 "$pdsp" train --data "$work/train.h5" --out "$work/model.h5" --max-iters 2 > /dev/null
 echo "not hdf5" > "$work/text.h5"
 head -c 3000 "$work/train.h5" > "$work/truncated.h5"
@@ -113,7 +115,7 @@ for ranks in 1 2; do
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting bethe
   expect_error 2 "\-\-message-precision: half not in {double,single}" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision half
   expect_error 2 "\-\-message-precision: single needs \-\-kernels auto" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision single --kernels general
-  expect_error 2 "train.h5: \-\-message-precision single needs the binary pairwise kernels" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision single --epsilon 0
+  expect_error 2 "pair.h5: \-\-message-precision single needs the binary pairwise kernels" $ranks -- "$pdsp" train --data "$work/pair.h5" --out "$work/m.h5" --message-precision single --counting bethe
   expect_error 2 "\-\-out $work/nowhere/m.h5: directory $work/nowhere does not exist" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/nowhere/m.h5"
   expect_error 2 "\-\-test $work/g.h5: is also given to \-\-train" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --test "$work/g.h5"
   expect_error 2 "\-\-sizes: \-\-params per-site needs a single image size" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8x8,16x16
