@@ -2,14 +2,12 @@
 // certified gap, and reaches the reference optimum computed without pdsp's kernels: the exact
 // structured SVM over every labelling on trees, the local-polytope relaxation on loops.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
+#include <tuple>
 
-#include "pdsp/learning/checkpoint.hpp"
 #include "pdsp/learning/trainer.hpp"
-#include "support/brute_force.hpp"
+#include "support/checkpoint_round_trip.hpp"
 #include "support/ssvm_reference.hpp"
 #include "support/test_helpers.hpp"
 #include "support/tiny_graphs.hpp"
@@ -17,6 +15,7 @@
 namespace pdsp {
 namespace {
 
+using testing::Snapshot;
 using testing::SsvmPoints;
 
 struct Trained {
@@ -94,27 +93,6 @@ TEST(EpsZero, ReachesTheLocalPolytopeOptimumOnLoops) {
   expect_certified_optimum(data, 1.0, 1e-4, SsvmPoints::HalfIntegralLocalPolytope);
 }
 
-// Keeps the state and messages after one iteration, and every record.
-class Snapshot final : public TrainingObserver {
- public:
-  explicit Snapshot(int at) : at_(at) {}
-  void on_iteration(const IterationRecord& record) override { records.push_back(record); }
-  std::string after_iteration(const TrainingState& now, LocalProblem& problem,
-                              const IterationRecord&, const std::string&) override {
-    if (now.iterations_done == at_) {
-      state = now;
-      messages = problem.messages();
-    }
-    return "";
-  }
-  std::vector<IterationRecord> records;
-  TrainingState state;
-  std::vector<double> messages;
-
- private:
-  int at_;
-};
-
 TEST(EpsZero, ResumeFromACheckpointContinuesBitwise) {
   const testing::GraphShape triangle{{2, 2, 2}, {{0, 1}, {1, 2}, {0, 2}}};
   const Dataset data = testing::random_dataset({triangle, testing::grid_shape(2, 3)}, 4, 5);
@@ -132,29 +110,15 @@ TEST(EpsZero, ResumeFromACheckpointContinuesBitwise) {
   ASSERT_LT(uninterrupted.state.smoothing, config.smoothing_start) << "the temperature must move";
   ASSERT_FALSE(uninterrupted.state.dual_bundle.losses.empty()) << "the bundle must matter";
 
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("pdsp-eps0-resume-" + std::to_string(::getpid()) + ".h5"))
-                               .string();
-  Checkpoint written;
-  written.state = uninterrupted.state;
-  write_checkpoint(path, written, uninterrupted.messages, serial);
-  std::vector<double> messages(uninterrupted.messages.size());
-  const Checkpoint read = read_checkpoint_header(path, 4, serial);
-  read_checkpoint_messages(path, messages, serial);
-  std::filesystem::remove(path);
-
-  LocalProblem resumed_problem(data, settings);
-  resumed_problem.set_messages(messages);
-  Snapshot resumed(-1);
-  const TrainResult continued = train(resumed_problem, config, serial, resumed, read.state);
+  const auto [state, messages] = testing::through_checkpoint(uninterrupted, 4);
+  const auto [continued, records] = testing::resume(data, settings, config, state, messages);
   EXPECT_EQ(continued.state.theta, straight.state.theta);
-  ASSERT_EQ(resumed.records.size(), 40u - 25u);
-  for (size_t i = 0; i < resumed.records.size(); ++i) {
-    const IterationRecord& a = uninterrupted.records[25 + i];
-    const IterationRecord& b = resumed.records[i];
-    EXPECT_EQ(a.objective, b.objective) << "iteration " << b.iteration;
-    EXPECT_EQ(a.dual, b.dual) << "iteration " << b.iteration;
-    EXPECT_EQ(a.temperature, b.temperature) << "iteration " << b.iteration;
+  ASSERT_EQ(records.size(), 40u - 25u);
+  for (const IterationRecord& b : records) {
+    const IterationRecord& a = uninterrupted.records[b.iteration - 1];
+    EXPECT_EQ(std::tie(a.objective, a.dual, a.temperature),
+              std::tie(b.objective, b.dual, b.temperature))
+        << "iteration " << b.iteration;
   }
 }
 

@@ -3,14 +3,13 @@
 // problem, F never increasing, and a resume from a checkpoint that carries the L-BFGS memory
 // continuing bitwise like the uninterrupted run.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
+#include <tuple>
 
-#include "pdsp/learning/checkpoint.hpp"
 #include "pdsp/learning/trainer.hpp"
 #include "support/brute_force.hpp"
+#include "support/checkpoint_round_trip.hpp"
 #include "support/test_helpers.hpp"
 #include "support/tiny_graphs.hpp"
 
@@ -19,6 +18,7 @@ namespace {
 
 using testing::max_abs_difference;
 using testing::Recorder;
+using testing::Snapshot;
 
 struct TrainedRun {
   TrainResult result;
@@ -118,27 +118,6 @@ TEST(QuasiNewton, TakesFarFewerIterationsOnAnIllConditionedProblem) {
   expect_monotone(lbfgs.records);
 }
 
-// Stores the state and the messages after one chosen iteration.
-class Snapshot final : public TrainingObserver {
- public:
-  explicit Snapshot(int at) : at_(at) {}
-  void on_iteration(const IterationRecord& record) override { records.push_back(record); }
-  std::string after_iteration(const TrainingState& now, LocalProblem& problem,
-                              const IterationRecord&, const std::string&) override {
-    if (now.iterations_done == at_) {
-      state = now;
-      messages = problem.messages();
-    }
-    return "";
-  }
-  std::vector<IterationRecord> records;
-  TrainingState state;
-  std::vector<double> messages;
-
- private:
-  int at_;
-};
-
 TEST(QuasiNewton, ResumeFromACheckpointWithTheMemoryIsBitwiseIdentical) {
   const Dataset data = testing::random_dataset(
       {testing::loopy_shape(), testing::grid_shape(3, 3), testing::tree_shape()}, 7, 9);
@@ -155,38 +134,21 @@ TEST(QuasiNewton, ResumeFromACheckpointWithTheMemoryIsBitwiseIdentical) {
   ASSERT_GT(uninterrupted.state.lbfgs.pairs(7), 1) << "the memory must matter to this test";
   ASSERT_FALSE(uninterrupted.state.lbfgs.step.empty());
 
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("pdsp-lbfgs-resume-" + std::to_string(::getpid()) + ".h5"))
-                               .string();
-  Checkpoint written;
-  written.state = uninterrupted.state;
-  write_checkpoint(path, written, uninterrupted.messages, serial);
-  std::vector<double> messages(uninterrupted.messages.size());
-  const Checkpoint read = read_checkpoint_header(path, 7, serial);
-  read_checkpoint_messages(path, messages, serial);
-  std::filesystem::remove(path);
-
-  LocalProblem resumed_problem(data, settings);
-  resumed_problem.set_messages(messages);
-  Snapshot resumed(-1);
-  const TrainResult continued = train(resumed_problem, config, serial, resumed, read.state);
+  const auto [read_state, messages] = testing::through_checkpoint(uninterrupted, 7);
+  const auto [continued, records] = testing::resume(data, settings, config, read_state, messages);
   EXPECT_EQ(continued.state.theta, straight.state.theta);
-  ASSERT_EQ(resumed.records.size(), 40u - 17u);
-  for (size_t i = 0; i < resumed.records.size(); ++i) {
-    const IterationRecord& a = uninterrupted.records[17 + i];
-    const IterationRecord& b = resumed.records[i];
-    EXPECT_EQ(a.objective, b.objective) << "iteration " << b.iteration;
-    EXPECT_EQ(a.step, b.step) << "iteration " << b.iteration;
-    EXPECT_EQ(a.direction, b.direction) << "iteration " << b.iteration;
+  ASSERT_EQ(records.size(), 40u - 17u);
+  for (const IterationRecord& b : records) {
+    const IterationRecord& a = uninterrupted.records[b.iteration - 1];
+    EXPECT_EQ(std::tie(a.objective, a.step, a.direction),
+              std::tie(b.objective, b.step, b.direction))
+        << "iteration " << b.iteration;
   }
 
   // Without the memory the continuation differs: the test can tell.
-  LocalProblem forgetful_problem(data, settings);
-  forgetful_problem.set_messages(messages);
-  TrainingState forgotten = read.state;
+  TrainingState forgotten = read_state;
   forgotten.lbfgs.clear();
-  Snapshot forgetful(-1);
-  EXPECT_NE(train(forgetful_problem, config, serial, forgetful, forgotten).state.theta,
+  EXPECT_NE(testing::resume(data, settings, config, forgotten, messages).first.state.theta,
             straight.state.theta);
 }
 

@@ -1,0 +1,38 @@
+#pragma once
+// What the resume tests share: an observer that keeps the state and messages after one chosen
+// iteration, and the round trip of that state through a checkpoint file, as a resume reads it.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pdsp/learning/trainer.hpp"
+
+namespace pdsp::testing {
+
+class Snapshot final : public TrainingObserver {
+ public:
+  explicit Snapshot(int at) : at_(at) {}  // at < 0: keep only the records
+  void on_iteration(const IterationRecord& record) override { records.push_back(record); }
+  std::string after_iteration(const TrainingState& now, LocalProblem& problem,
+                              const IterationRecord&, const std::string&) override;
+  std::vector<IterationRecord> records;
+  TrainingState state;
+  std::vector<double> messages;
+
+ private:
+  int at_;
+};
+
+// Writes the snapshot's state and messages to a temporary checkpoint file and reads them back.
+std::pair<TrainingState, std::vector<double>> through_checkpoint(const Snapshot& snapshot,
+                                                                 int64_t num_params);
+
+// Trains on from `state` and `messages` (those of through_checkpoint, possibly altered), as a
+// resumed run does; returns the result and every record.
+std::pair<TrainResult, std::vector<IterationRecord>> resume(const Dataset& data,
+                                                            const ProblemSettings& settings,
+                                                            const TrainConfig& config,
+                                                            const TrainingState& state,
+                                                            const std::vector<double>& messages);
+
+}  // namespace pdsp::testing
