@@ -192,6 +192,7 @@ void LocalProblem::set_messages(std::span<const double> arena) {
 void LocalProblem::set_theta(std::span<const double> theta) {
   theta_.assign(theta.begin(), theta.end());
   features_.potentials(theta, loss_, potential_);
+  general_.set_potentials(potential_.data());
   // No potential exceeds max |loss| + max |theta| times the largest row sum of |values|: when
   // that bound is far inside the range of doubles, none can have overflowed, and the potentials
   // (many more than the parameters) need no scan.
