@@ -174,9 +174,9 @@ double MessagePassing::factor_objective(int64_t first, int64_t last, const doubl
   for (int64_t a = first; a < last; ++a) {
     if (const SharedTable* table = shared_table(a, potential)) {
       const int64_t slot = data_.factor_var_ptr[a];
-      objective +=
-          table->objective(lambda + graph_.message_offset(slot),
-                           lambda + graph_.message_offset(slot + 1), w.state.data(), w.sums.data());
+      objective += table->objective(lambda + graph_.message_offset(slot),
+                                    lambda + graph_.message_offset(slot + 1), w.state.data(),
+                                    w.sums.data(), w.table.data());
       continue;
     }
     factor_scores(a, potential, lambda, -1, w.table.data());
@@ -232,7 +232,7 @@ BeliefTerms MessagePassing::factor_beliefs(int64_t first, int64_t last, const do
       double tau_entropy = 0.0;
       terms.objective += table->beliefs(lambda + graph_.message_offset(slot),
                                         lambda + graph_.message_offset(slot + 1), b, &tau_entropy,
-                                        w.state.data(), w.sums.data());
+                                        w.state.data(), w.sums.data(), w.table.data());
       terms.dual += tau_entropy;
       continue;
     }

@@ -22,11 +22,26 @@ double scaled_weights(const double* l, int64_t n, double tau, double* weight) {
   return m;
 }
 
-double dot(const double* a, const double* b, int64_t n) {
-  double sum = 0.0;
-#pragma omp simd reduction(+ : sum)
-  for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
-  return sum;
+// out[j] = sum_i weight[i] * matrix[i * m + j] for j < m, i < n: blocks of kLanes outputs, each
+// summed in registers over i (summing into `out` row after row waited on a store and a reload of
+// out per row; one dot product per output waited on a horizontal sum).
+constexpr int64_t kLanes = 8;
+void weighted_rows(const double* matrix, int64_t n, int64_t m, const double* weight, double* out) {
+  int64_t j0 = 0;
+  for (; j0 + kLanes <= m; j0 += kLanes) {
+    double sum[kLanes] = {};
+    for (int64_t i = 0; i < n; ++i) {
+      const double* row = matrix + i * m + j0;
+#pragma omp simd
+      for (int64_t j = 0; j < kLanes; ++j) sum[j] += weight[i] * row[j];
+    }
+    for (int64_t j = 0; j < kLanes; ++j) out[j0 + j] = sum[j];
+  }
+  for (int64_t j = j0; j < m; ++j) {
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; ++i) sum += weight[i] * matrix[i * m + j];
+    out[j] = sum;
+  }
 }
 
 // Fills the exp tables of `table` from its potentials at its temperature; false when a row or a
@@ -52,13 +67,14 @@ bool fill(SharedTable& table) {
     if (table.row_max[s] - row_min[s] > kSharedTableRange) return false;
   for (int64_t t = 0; t < cols; ++t)
     if (table.col_max[t] - col_min[t] > kSharedTableRange) return false;
-  table.by_row.resize(static_cast<size_t>(rows * cols));
-  table.by_col.resize(static_cast<size_t>(rows * cols));
+  for (std::vector<double>* e : {&table.by_row, &table.by_row_transposed, &table.by_col})
+    e->resize(static_cast<size_t>(rows * cols));
   for (int64_t s = 0; s < rows; ++s)
     for (int64_t t = 0; t < cols; ++t) {
       const double x = table.u[s * cols + t] * inverse;
-      table.by_row[s * cols + t] = std::exp(x - table.row_max[s]);
-      table.by_col[t * rows + s] = std::exp(x - table.col_max[t]);
+      table.by_row[s * cols + t] = table.by_row_transposed[t * rows + s] =
+          std::exp(x - table.row_max[s]);
+      table.by_col[s * cols + t] = std::exp(x - table.col_max[t]);
     }
   return true;
 }
@@ -69,39 +85,40 @@ void SharedTable::message(bool first, const double* other_message, double* out,
                           double* weight) const {
   const int64_t n = first ? cols : rows;  // the other variable's states
   const int64_t m = first ? rows : cols;
-  const double* table = first ? by_row.data() : by_col.data();
+  const double* table = first ? by_row_transposed.data() : by_col.data();
   const double* shift = first ? row_max.data() : col_max.data();
   const double top = scaled_weights(other_message, n, tau, weight);
-  for (int64_t s = 0; s < m; ++s) out[s] = dot(table + s * n, weight, n);
+  weighted_rows(table, n, m, weight, out);
 #pragma omp simd
   for (int64_t s = 0; s < m; ++s) out[s] = tau * (shift[s] + top + std::log(out[s]));
 }
 
-double SharedTable::weights(const double* l0, const double* l1, double* x, double* weight) const {
+double SharedTable::normalise(const double* l0, const double* l1, double* x, double* weight,
+                              double* inner, double* mass) const {
   const double top = scaled_weights(l1, cols, tau, weight);
   const double inverse = 1.0 / tau;
   double largest = row_max[0] + l0[0] * inverse;
   for (int64_t s = 1; s < rows; ++s) largest = std::max(largest, row_max[s] + l0[s] * inverse);
 #pragma omp simd
   for (int64_t s = 0; s < rows; ++s) x[s] = std::exp(row_max[s] + l0[s] * inverse - largest);
+  weighted_rows(by_row_transposed.data(), cols, rows, weight, inner);
+  double z = 0.0;
+  for (int64_t s = 0; s < rows; ++s) z += x[s] * inner[s];
+  *mass = z;
   return largest + top;
 }
 
-double SharedTable::mass(const double* x, const double* weight) const {
+double SharedTable::objective(const double* l0, const double* l1, double* x, double* weight,
+                              double* inner) const {
   double z = 0.0;
-  for (int64_t s = 0; s < rows; ++s) z += x[s] * dot(by_row.data() + s * cols, weight, cols);
-  return z;
-}
-
-double SharedTable::objective(const double* l0, const double* l1, double* x, double* weight) const {
-  const double shift = weights(l0, l1, x, weight);
-  return tau * (shift + std::log(mass(x, weight)));
+  const double shift = normalise(l0, l1, x, weight, inner, &z);
+  return tau * (shift + std::log(z));
 }
 
 double SharedTable::beliefs(const double* l0, const double* l1, double* belief, double* tau_entropy,
-                            double* x, double* weight) const {
-  const double shift = weights(l0, l1, x, weight);
-  const double z = mass(x, weight);
+                            double* x, double* weight, double* inner) const {
+  double z = 0.0;
+  const double shift = normalise(l0, l1, x, weight, inner, &z);
   const double objective = tau * (shift + std::log(z));
   // b(s, t) = x(s) E(s, t) weight(t) / z; tau H(b) = smax - sum_{s,t} b(s, t) score(s, t), from
   // log b = (score - smax) / tau, without a log per entry.

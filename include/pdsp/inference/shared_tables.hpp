@@ -31,25 +31,28 @@ struct SharedTable {
   bool usable = false;        // at this temperature and these potentials: within the range
   const double* u = nullptr;  // the table (the representative's potentials)
   std::vector<double> row_max, col_max;  // r_s and c_t = max_s u(s, t) / tau
-  std::vector<double> by_row;            // E(s, t) at [s * cols + t]
-  std::vector<double> by_col;            // exp(u(s, t) / tau - c_t) at [t * rows + s]
+  // E(s, t) at [s * cols + t] and at [t * rows + s], and exp(u(s, t) / tau - c_t) at
+  // [s * cols + t]: each product runs as sums of contiguous rows scaled by one weight each,
+  // which vectorise without a horizontal reduction per state.
+  std::vector<double> by_row, by_row_transposed, by_col;
 
   // mu(s) = smax_tau over the other variable's states of u + other_message, for the factor's
   // first variable (`first`) or its second; `weight` is scratch of the other's cardinality.
   void message(bool first, const double* other_message, double* out, double* weight) const;
-  // smax_tau over (s, t) of u(s, t) + l0(s) + l1(t); `x` and `weight` are scratch of rows and
-  // cols entries.
-  double objective(const double* l0, const double* l1, double* x, double* weight) const;
+  // smax_tau over (s, t) of u(s, t) + l0(s) + l1(t); `x` and `inner` are scratch of rows
+  // entries, `weight` of cols.
+  double objective(const double* l0, const double* l1, double* x, double* weight,
+                   double* inner) const;
   // The same, with the beliefs b(s, t) written to `belief` and tau H(b) to `tau_entropy`.
   double beliefs(const double* l0, const double* l1, double* belief, double* tau_entropy, double* x,
-                 double* weight) const;
+                 double* weight, double* inner) const;
 
  private:
-  // weight[t] = exp(l1(t) / tau - m) and x[s] = exp(r_s + l0(s) / tau - M); returns M + m, the
-  // shift of the log-normaliser.
-  double weights(const double* l0, const double* l1, double* x, double* weight) const;
-  // The normaliser's sum, sum_s x[s] sum_t E(s, t) weight[t] (at least exp(-range)).
-  double mass(const double* x, const double* weight) const;
+  // weight[t] = exp(l1(t) / tau - m), x[s] = exp(r_s + l0(s) / tau - M) and
+  // inner[s] = sum_t E(s, t) weight[t]; returns M + m and sets *mass to the normaliser's sum
+  // sum_s x[s] inner[s] (at least exp(-range)).
+  double normalise(const double* l0, const double* l1, double* x, double* weight, double* inner,
+                   double* mass) const;
 };
 
 class SharedPairwiseTables {

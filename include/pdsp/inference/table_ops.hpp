@@ -131,16 +131,28 @@ inline void smax_pairwise(const double* table, int64_t card, int64_t other_card,
   for (int64_t s = 0; s < card; ++s) out[s] = tau * (out[s] + std::log(sum[s]));
 }
 
-// out[s] = sum over the joint states t with t_slot = s of table[t] (marginalisation).
+// out[s] = sum over the joint states t with t_slot = s of table[t] (marginalisation). The loops
+// run along contiguous memory and vectorise: the marginalisation violation reads every factor
+// table twice per evaluation, and a sequential sum of 26 entries per state made it the largest
+// term of an OCR evaluation.
 inline void sum_along_slot(const double* table, int64_t size, int64_t card, int64_t stride,
                            double* out) {
   const int64_t block = card * stride;
   for (int64_t s = 0; s < card; ++s) out[s] = 0.0;
-  for (int64_t outer = 0; outer < size; outer += block)
+  for (int64_t outer = 0; outer < size; outer += block) {
+    if (stride == 1) {
+#pragma omp simd
+      for (int64_t s = 0; s < card; ++s) out[s] += table[outer + s];
+      continue;
+    }
     for (int64_t s = 0; s < card; ++s) {
       const double* row = table + outer + s * stride;
-      for (int64_t inner = 0; inner < stride; ++inner) out[s] += row[inner];
+      double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
+      for (int64_t inner = 0; inner < stride; ++inner) sum += row[inner];
+      out[s] += sum;
     }
+  }
 }
 
 }  // namespace pdsp
