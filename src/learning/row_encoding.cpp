@@ -52,6 +52,12 @@ bool has_one_entry_per_row(const SparseRows& rows) {
 void rows_times_theta(const SparseRows& rows, bool one_entry_per_row, std::span<const double> theta,
                       const double* offset, double* out) {
   const int64_t count = rows.num_rows();
+  if (rows.nnz() == 0) {  // format 2 without rows: no row pointers to read
+    if (offset == out) return;
+#pragma omp parallel for simd schedule(static)
+    for (int64_t i = 0; i < count; ++i) out[i] = offset != nullptr ? offset[i] : 0.0;
+    return;
+  }
   if (one_entry_per_row) {
     const int32_t* param = rows.param.data();
     const double* value = rows.value.data();
