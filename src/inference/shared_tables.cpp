@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "pdsp/inference/table_ops.hpp"
 #include "pdsp/inference/vector_math.hpp"
 
 namespace pdsp {
@@ -20,28 +21,6 @@ double scaled_weights(const double* l, int64_t n, double tau, double* weight) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) weight[i] = std::exp(l[i] * inverse - m);
   return m;
-}
-
-// out[j] = sum_i weight[i] * matrix[i * m + j] for j < m, i < n: blocks of kLanes outputs, each
-// summed in registers over i (summing into `out` row after row waited on a store and a reload of
-// out per row; one dot product per output waited on a horizontal sum).
-constexpr int64_t kLanes = 8;
-void weighted_rows(const double* matrix, int64_t n, int64_t m, const double* weight, double* out) {
-  int64_t j0 = 0;
-  for (; j0 + kLanes <= m; j0 += kLanes) {
-    double sum[kLanes] = {};
-    for (int64_t i = 0; i < n; ++i) {
-      const double* row = matrix + i * m + j0;
-#pragma omp simd
-      for (int64_t j = 0; j < kLanes; ++j) sum[j] += weight[i] * row[j];
-    }
-    for (int64_t j = 0; j < kLanes; ++j) out[j0 + j] = sum[j];
-  }
-  for (int64_t j = j0; j < m; ++j) {
-    double sum = 0.0;
-    for (int64_t i = 0; i < n; ++i) sum += weight[i] * matrix[i * m + j];
-    out[j] = sum;
-  }
 }
 
 // Fills the exp tables of `table` from its potentials at its temperature; false when a row or a
@@ -88,7 +67,8 @@ void SharedTable::message(bool first, const double* other_message, double* out,
   const double* table = first ? by_row_transposed.data() : by_col.data();
   const double* shift = first ? row_max.data() : col_max.data();
   const double top = scaled_weights(other_message, n, tau, weight);
-  weighted_rows(table, n, m, weight, out);
+  weighted_column_sums(
+      table, n, m, [weight](int64_t i) { return weight[i]; }, out);
 #pragma omp simd
   for (int64_t s = 0; s < m; ++s) out[s] = tau * (shift[s] + top + std::log(out[s]));
 }
@@ -101,7 +81,8 @@ double SharedTable::normalise(const double* l0, const double* l1, double* x, dou
   for (int64_t s = 1; s < rows; ++s) largest = std::max(largest, row_max[s] + l0[s] * inverse);
 #pragma omp simd
   for (int64_t s = 0; s < rows; ++s) x[s] = std::exp(row_max[s] + l0[s] * inverse - largest);
-  weighted_rows(by_row_transposed.data(), cols, rows, weight, inner);
+  weighted_column_sums(
+      by_row_transposed.data(), cols, rows, [weight](int64_t i) { return weight[i]; }, inner);
   double z = 0.0;
   for (int64_t s = 0; s < rows; ++s) z += x[s] * inner[s];
   *mass = z;
