@@ -37,7 +37,7 @@ void MessagePassing::set_potentials(const double* potential) {
 void MessagePassing::factor_scores(int64_t a, const double* potential, const double* lambda,
                                    int64_t skip, double* out) const {
   const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
-  const double* u = potential + data_.num_states() + data_.table_offset[a];
+  const double* u = table_of(a, potential);
   std::copy(u, u + size, out);
   for (int64_t e = data_.factor_var_ptr[a]; e < data_.factor_var_ptr[a + 1]; ++e) {
     if (e == skip) continue;
@@ -78,9 +78,9 @@ double MessagePassing::update_variable(int64_t v, const double* potential, doubl
       if (const SharedTable* table = shared_table(a, potential))
         table->message(e == first_slot, lambda + graph_.message_offset(other), mu, w.sums.data());
       else
-        smax_pairwise(potential + data_.num_states() + data_.table_offset[a], card,
-                      data_.card[data_.factor_vars[other]], e == first_slot,
-                      lambda + graph_.message_offset(other), tau_factor(a), mu, w.sums.data());
+        smax_pairwise(table_of(a, potential), card, data_.card[data_.factor_vars[other]],
+                      e == first_slot, lambda + graph_.message_offset(other), tau_factor(a), mu,
+                      w.sums.data());
     } else {
       const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
       factor_scores(a, potential, lambda, e, w.table.data());

@@ -153,7 +153,10 @@ SharedPairwiseTables::SharedPairwiseTables(const Dataset& data, const CountingNu
   if (static_cast<int64_t>(tables_.size()) * 2 > shared) {
     tables_.clear();
     table_of_.clear();
+    return;
   }
+  others_.assign(static_cast<size_t>(data.num_factors()), 0);
+  for (int64_t a = 0; a < data.num_factors(); ++a) others_[a] = representative(a) != a;
 }
 
 void SharedPairwiseTables::rebuild(const double* potential, double epsilon) {

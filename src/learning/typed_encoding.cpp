@@ -158,13 +158,15 @@ void TypedEncoding::section_moments(int64_t r, const double* weight, double* sum
   }
 }
 
-void TypedEncoding::add_potentials(std::span<const double> theta,
-                                   std::span<double> potential) const {
+void TypedEncoding::add_potentials(std::span<const double> theta, std::span<double> potential,
+                                   const uint8_t* skip_factor) const {
   if (!types_.present) return;
   const int64_t span = section_.back();
   for (int64_t p = 0; p < span; ++p) minor_theta_[p] = theta[section_param_[p]];
 #pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < regions_; ++r) section_potentials(r, potential.data() + position(r));
+  for (int64_t r = 0; r < regions_; ++r)
+    if (kind_ == Kind::Variables || skip_factor == nullptr || !skip_factor[r])
+      section_potentials(r, potential.data() + position(r));
 }
 
 void TypedEncoding::add_moments(std::span<const double> weight, std::span<double> z) const {

@@ -32,6 +32,9 @@ class MessagePassing final : public Kernels {
   // set_epsilon). Calls with another array, such as the baselines' per-example potentials, and
   // every call before this one, take the general path.
   void set_potentials(const double* potential);
+  // The factors whose own tables these kernels never read in the potentials of set_potentials
+  // (they read their shared table's representative's): FeatureIndex::potentials may skip them.
+  std::span<const uint8_t> factors_without_own_table() const { return shared_.others(); }
 
   MessageState make_message_state() const override;
   void export_messages(const MessageState& state, double* arena) const override;
@@ -78,6 +81,11 @@ class MessagePassing final : public Kernels {
   void var_scores(int64_t v, const double* potential, const double* lambda, double* out) const;
   void var_belief(int64_t v, const double* potential, const double* lambda, const double* belief,
                   double* out, Workspace& w) const;
+  // Factor a's table in `potential`: its representative's in the potentials of set_potentials.
+  const double* table_of(int64_t a, const double* potential) const {
+    return potential + data_.num_states() +
+           data_.table_offset[potential == shared_potential_ ? shared_.representative(a) : a];
+  }
   // Factor a's shared table when it has a usable one for these potentials, else null.
   const SharedTable* shared_table(int64_t a, const double* potential) const {
     return potential == shared_potential_ ? shared_.of(a) : nullptr;

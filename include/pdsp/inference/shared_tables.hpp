@@ -69,11 +69,19 @@ class SharedPairwiseTables {
     return table.usable ? &table : nullptr;
   }
   bool empty() const { return tables_.empty(); }
+  // The factor whose table stands for a's (a itself when a has no shared table).
+  int64_t representative(int64_t a) const {
+    return table_of_.empty() || table_of_[a] < 0 ? a : tables_[table_of_[a]].representative;
+  }
+  // [factors] 1 for a factor with a shared table that is not its representative (empty when no
+  // factor has one).
+  const std::vector<uint8_t>& others() const { return others_; }
 
  private:
   const Dataset& data_;
   std::vector<SharedTable> tables_;
   std::vector<int32_t> table_of_;  // [factors] an index into tables_ or -1; empty if none has one
+  std::vector<uint8_t> others_;
 };
 
 }  // namespace pdsp

@@ -23,7 +23,8 @@ class TypedEncoding final : public FeatureEncoding {
   // The FeatureEncoding operations over this kind's positions (the layout is [states | table
   // entries]); largest_row_sum is the largest sum of |x_j| over one region's observation row
   // (1 for a shared table).
-  void add_potentials(std::span<const double> theta, std::span<double> potential) const override;
+  void add_potentials(std::span<const double> theta, std::span<double> potential,
+                      const uint8_t* skip_factor = nullptr) const override;
   void add_moments(std::span<const double> weight, std::span<double> z) const override;
   void add_example_potentials(int64_t n, std::span<const double> theta,
                               std::span<double> potential) const override;
