@@ -67,8 +67,10 @@ void SharedTable::message(bool first, const double* other_message, double* out,
   const double* table = first ? by_row_transposed.data() : by_col.data();
   const double* shift = first ? row_max.data() : col_max.data();
   const double top = scaled_weights(other_message, n, tau, weight);
-  weighted_column_sums(
-      table, n, m, [weight](int64_t i) { return weight[i]; }, out);
+  std::fill(out, out + m, 0.0);
+  add_weighted_rows(
+      n, m, [table, m](int64_t i) { return table + i * m; },
+      [weight](int64_t i) { return weight[i]; }, out);
 #pragma omp simd
   for (int64_t s = 0; s < m; ++s) out[s] = tau * (shift[s] + top + std::log(out[s]));
 }
@@ -81,8 +83,11 @@ double SharedTable::normalise(const double* l0, const double* l1, double* x, dou
   for (int64_t s = 1; s < rows; ++s) largest = std::max(largest, row_max[s] + l0[s] * inverse);
 #pragma omp simd
   for (int64_t s = 0; s < rows; ++s) x[s] = std::exp(row_max[s] + l0[s] * inverse - largest);
-  weighted_column_sums(
-      by_row_transposed.data(), cols, rows, [weight](int64_t i) { return weight[i]; }, inner);
+  std::fill(inner, inner + rows, 0.0);
+  const double* table = by_row_transposed.data();
+  add_weighted_rows(
+      cols, rows, [table, this](int64_t i) { return table + i * rows; },
+      [weight](int64_t i) { return weight[i]; }, inner);
   double z = 0.0;
   for (int64_t s = 0; s < rows; ++s) z += x[s] * inner[s];
   *mass = z;

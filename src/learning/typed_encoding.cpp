@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "pdsp/data/allocation.hpp"
+#include "pdsp/inference/table_ops.hpp"
 
 namespace pdsp {
 namespace {
@@ -130,13 +131,14 @@ void TypedEncoding::section_potentials(int64_t r, double* potential) const {
     for (int64_t t = 0; t < states; ++t) potential[t] += section[t];
     return;
   }
+  // u(t) = sum over the row's entries e of x_e times the parameters of entry e.
   const LocalIndex row = types_.obs_row[r];
-  for (int64_t e = obs_.ptr[row]; e < obs_.ptr[row + 1]; ++e) {
-    const double* column = section + obs_.index[e] * stride_[k];
-    const double x = obs_.value_at(e);
-#pragma omp simd
-    for (int64_t t = 0; t < states; ++t) potential[t] += x * column[t];
-  }
+  const int64_t first = obs_.ptr[row], stride = stride_[k];
+  const int32_t* index = obs_.index.data() + first;
+  add_weighted_rows(
+      obs_.ptr[row + 1] - first, states,
+      [section, index, stride](int64_t e) { return section + index[e] * stride; },
+      [this, first](int64_t e) { return obs_.value_at(first + e); }, potential);
 }
 
 void TypedEncoding::section_moments(int64_t r, const double* weight, double* sums) const {

@@ -131,28 +131,27 @@ inline void smax_pairwise(const double* table, int64_t card, int64_t other_card,
   for (int64_t s = 0; s < card; ++s) out[s] = tau * (out[s] + std::log(sum[s]));
 }
 
-// out[j] = sum over i < rows of weight(i) * table[i * cols + j]: blocks of 8 columns summed in
-// registers (a sum into `out` row after row waits on a store and a reload of out per row; a dot
-// product per column on a horizontal sum).
-template <class Weight>
-inline void weighted_column_sums(const double* table, int64_t rows, int64_t cols, Weight&& weight,
-                                 double* out) {
+// out[j] += sum over i < rows of weight(i) * row(i)[j] for j < cols, where row(i) points to a
+// row of cols entries: blocks of 8 columns summed in registers (a sum into `out` row after row
+// waits on a store and a reload of out per row; a dot product per column on a horizontal sum).
+template <class Row, class Weight>
+inline void add_weighted_rows(int64_t rows, int64_t cols, Row&& row, Weight&& weight, double* out) {
   constexpr int64_t kLanes = 8;
   int64_t j0 = 0;
   for (; j0 + kLanes <= cols; j0 += kLanes) {
     double sum[kLanes] = {};
     for (int64_t i = 0; i < rows; ++i) {
-      const double* row = table + i * cols + j0;
+      const double* r = row(i) + j0;
       const double w = weight(i);
 #pragma omp simd
-      for (int64_t j = 0; j < kLanes; ++j) sum[j] += w * row[j];
+      for (int64_t j = 0; j < kLanes; ++j) sum[j] += w * r[j];
     }
-    for (int64_t j = 0; j < kLanes; ++j) out[j0 + j] = sum[j];
+    for (int64_t j = 0; j < kLanes; ++j) out[j0 + j] += sum[j];
   }
   for (int64_t j = j0; j < cols; ++j) {
     double sum = 0.0;
-    for (int64_t i = 0; i < rows; ++i) sum += weight(i) * table[i * cols + j];
-    out[j] = sum;
+    for (int64_t i = 0; i < rows; ++i) sum += weight(i) * row(i)[j];
+    out[j] += sum;
   }
 }
 
@@ -162,13 +161,14 @@ inline void weighted_column_sums(const double* table, int64_t rows, int64_t cols
 // term of an OCR evaluation.
 inline void sum_along_slot(const double* table, int64_t size, int64_t card, int64_t stride,
                            double* out) {
+  for (int64_t s = 0; s < card; ++s) out[s] = 0.0;
   if (stride == 1) {
-    weighted_column_sums(
-        table, size / card, card, [](int64_t) { return 1.0; }, out);
+    add_weighted_rows(
+        size / card, card, [table, card](int64_t i) { return table + i * card; },
+        [](int64_t) { return 1.0; }, out);
     return;
   }
   const int64_t block = card * stride;
-  for (int64_t s = 0; s < card; ++s) out[s] = 0.0;
   for (int64_t outer = 0; outer < size; outer += block)
     for (int64_t s = 0; s < card; ++s) {
       const double* row = table + outer + s * stride;
