@@ -15,6 +15,10 @@ namespace {
 constexpr int64_t kMaxBlocks = 64;
 constexpr int64_t kMinBlockWork = int64_t{1} << 14;
 constexpr int64_t kWorkPerBlockSum = 8;
+// Types whose regions have at least this many states (one SIMD register of doubles) take the
+// state-minor layout; with fewer (yeast's binary labels) the lanes stay mostly empty and the
+// state-major loop over a row's entries is faster.
+constexpr int64_t kStateMinorStates = 8;
 
 }  // namespace
 
@@ -46,10 +50,13 @@ TypedEncoding::TypedEncoding(const Dataset& data, Kind kind)
     stride_[k] = std::max(stride_[k], size(r));
   }
   for (int64_t k = 0; k < types_.num_types(); ++k) {
-    const int64_t dim = types_.dim[k];
-    for (int64_t j = 0; j < std::max<int64_t>(dim, 1); ++j)
-      for (int64_t t = 0; t < stride_[k]; ++t)
-        section_param_.push_back(types_.param_offset[k] + t * std::max<int64_t>(dim, 1) + j);
+    const int64_t dim = std::max<int64_t>(types_.dim[k], 1), stride = stride_[k];
+    const bool minor = types_.dim[k] > 0 && stride >= kStateMinorStates;
+    state_minor_.push_back(minor);
+    for (int64_t p = 0; p < dim * stride; ++p) {
+      const int64_t t = minor ? p % stride : p / dim, j = minor ? p / stride : p % dim;
+      section_param_.push_back(types_.param_offset[k] + t * dim + j);
+    }
     section_.push_back(static_cast<int64_t>(section_param_.size()));
   }
   minor_theta_.resize(section_param_.size());
@@ -76,14 +83,11 @@ TypedEncoding::TypedEncoding(const Dataset& data, Kind kind)
                                         static_cast<int64_t>(block_start_.size() - 1) * span);
 }
 
-void TypedEncoding::region_potentials(int64_t r, std::span<const double> theta,
-                                      double* potential) const {
-  const int32_t k = types_.type[r];
-  if (k < 0) return;
+void TypedEncoding::block_potentials(int64_t r, const double* block, double* potential) const {
   const int64_t states = size(r);
-  const double* block = theta.data() + types_.param_offset[k];
-  const int64_t dim = types_.dim[k];
+  const int64_t dim = types_.dim[types_.type[r]];
   if (dim == 0) {
+#pragma omp simd
     for (int64_t t = 0; t < states; ++t) potential[t] += block[t];
     return;
   }
@@ -103,13 +107,11 @@ void TypedEncoding::region_potentials(int64_t r, std::span<const double> theta,
   }
 }
 
-void TypedEncoding::region_moments(int64_t r, const double* weight, double* z) const {
-  const int32_t k = types_.type[r];
-  if (k < 0) return;
+void TypedEncoding::block_moments(int64_t r, const double* weight, double* block) const {
   const int64_t states = size(r);
-  double* block = z + types_.param_offset[k];
-  const int64_t dim = types_.dim[k];
+  const int64_t dim = types_.dim[types_.type[r]];
   if (dim == 0) {
+#pragma omp simd
     for (int64_t t = 0; t < states; ++t) block[t] += weight[t];
     return;
   }
@@ -121,36 +123,21 @@ void TypedEncoding::region_moments(int64_t r, const double* weight, double* z) c
   }
 }
 
-void TypedEncoding::section_potentials(int64_t r, double* potential) const {
-  const int32_t k = types_.type[r];
-  if (k < 0) return;
-  const int64_t states = size(r);
-  const double* section = minor_theta_.data() + section_[k];
-  if (types_.dim[k] == 0) {
-#pragma omp simd
-    for (int64_t t = 0; t < states; ++t) potential[t] += section[t];
-    return;
-  }
+void TypedEncoding::minor_potentials(int64_t r, const double* section, double* potential) const {
   // u(t) = sum over the row's entries e of x_e times the parameters of entry e.
+  const int32_t k = types_.type[r];
   const LocalIndex row = types_.obs_row[r];
   const int64_t first = obs_.ptr[row], stride = stride_[k];
   const int32_t* index = obs_.index.data() + first;
   add_weighted_rows(
-      obs_.ptr[row + 1] - first, states,
+      obs_.ptr[row + 1] - first, size(r),
       [section, index, stride](int64_t e) { return section + index[e] * stride; },
       [this, first](int64_t e) { return obs_.value_at(first + e); }, potential);
 }
 
-void TypedEncoding::section_moments(int64_t r, const double* weight, double* sums) const {
+void TypedEncoding::minor_moments(int64_t r, const double* weight, double* section) const {
   const int32_t k = types_.type[r];
-  if (k < 0) return;
   const int64_t states = size(r);
-  double* section = sums + section_[k];
-  if (types_.dim[k] == 0) {
-#pragma omp simd
-    for (int64_t t = 0; t < states; ++t) section[t] += weight[t];
-    return;
-  }
   const LocalIndex row = types_.obs_row[r];
   for (int64_t e = obs_.ptr[row]; e < obs_.ptr[row + 1]; ++e) {
     double* column = section + obs_.index[e] * stride_[k];
@@ -158,6 +145,37 @@ void TypedEncoding::section_moments(int64_t r, const double* weight, double* sum
 #pragma omp simd
     for (int64_t t = 0; t < states; ++t) column[t] += weight[t] * x;
   }
+}
+
+void TypedEncoding::region_potentials(int64_t r, std::span<const double> theta,
+                                      double* potential) const {
+  const int32_t k = types_.type[r];
+  if (k >= 0) block_potentials(r, theta.data() + types_.param_offset[k], potential);
+}
+
+void TypedEncoding::region_moments(int64_t r, const double* weight, double* z) const {
+  const int32_t k = types_.type[r];
+  if (k >= 0) block_moments(r, weight, z + types_.param_offset[k]);
+}
+
+void TypedEncoding::section_potentials(int64_t r, double* potential) const {
+  const int32_t k = types_.type[r];
+  if (k < 0) return;
+  const double* section = minor_theta_.data() + section_[k];
+  if (state_minor_[k])
+    minor_potentials(r, section, potential);
+  else
+    block_potentials(r, section, potential);
+}
+
+void TypedEncoding::section_moments(int64_t r, const double* weight, double* sums) const {
+  const int32_t k = types_.type[r];
+  if (k < 0) return;
+  double* section = sums + section_[k];
+  if (state_minor_[k])
+    minor_moments(r, weight, section);
+  else
+    block_moments(r, weight, section);
 }
 
 void TypedEncoding::add_potentials(std::span<const double> theta, std::span<double> potential,
