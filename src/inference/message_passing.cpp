@@ -18,19 +18,26 @@ const double* arena_of(const MessageState& state) {
 
 MessagePassing::MessagePassing(const Dataset& data, const FactorGraph& graph,
                                const CountingNumbers& counting, double epsilon)
-    : data_(data), graph_(graph), counting_(counting) {
+    : data_(data), graph_(graph), counting_(counting), shared_(data, counting) {
   set_epsilon(epsilon);
 }
 
 void MessagePassing::set_epsilon(double epsilon) {
   epsilon_ = epsilon;
   has_kinks_ = epsilon_ > 0.0 && counting_.var.any_of([](double c) { return c == 0.0; });
+  if (shared_potential_ != nullptr) shared_.rebuild(shared_potential_, epsilon_);
+}
+
+void MessagePassing::set_potentials(const double* potential) {
+  if (shared_.empty()) return;
+  shared_potential_ = potential;
+  shared_.rebuild(potential, epsilon_);
 }
 
 void MessagePassing::factor_scores(int64_t a, const double* potential, const double* lambda,
                                    int64_t skip, double* out) const {
   const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
-  const double* u = potential + data_.num_states() + data_.table_offset[a];
+  const double* u = table_of(a, potential);
   std::copy(u, u + size, out);
   for (int64_t e = data_.factor_var_ptr[a]; e < data_.factor_var_ptr[a + 1]; ++e) {
     if (e == skip) continue;
@@ -68,9 +75,12 @@ double MessagePassing::update_variable(int64_t v, const double* potential, doubl
     if (data_.arity(a) == 2) {
       const int64_t first_slot = data_.factor_var_ptr[a];
       const int64_t other = e == first_slot ? first_slot + 1 : first_slot;
-      smax_pairwise(potential + data_.num_states() + data_.table_offset[a], card,
-                    data_.card[data_.factor_vars[other]], e == first_slot,
-                    lambda + graph_.message_offset(other), tau_factor(a), mu, w.sums.data());
+      if (const SharedTable* table = shared_table(a, potential))
+        table->message(e == first_slot, lambda + graph_.message_offset(other), mu, w.sums.data());
+      else
+        smax_pairwise(table_of(a, potential), card, data_.card[data_.factor_vars[other]],
+                      e == first_slot, lambda + graph_.message_offset(other), tau_factor(a), mu,
+                      w.sums.data());
     } else {
       const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
       factor_scores(a, potential, lambda, e, w.table.data());
@@ -162,6 +172,13 @@ double MessagePassing::factor_objective(int64_t first, int64_t last, const doubl
                                         const double* lambda, Workspace& w) const {
   double objective = 0.0;
   for (int64_t a = first; a < last; ++a) {
+    if (const SharedTable* table = shared_table(a, potential)) {
+      const int64_t slot = data_.factor_var_ptr[a];
+      objective += table->objective(lambda + graph_.message_offset(slot),
+                                    lambda + graph_.message_offset(slot + 1), w.state.data(),
+                                    w.sums.data(), w.table.data());
+      continue;
+    }
     factor_scores(a, potential, lambda, -1, w.table.data());
     objective +=
         smax(w.table.data(), data_.table_offset[a + 1] - data_.table_offset[a], tau_factor(a));
@@ -210,6 +227,15 @@ BeliefTerms MessagePassing::factor_beliefs(int64_t first, int64_t last, const do
   for (int64_t a = first; a < last; ++a) {
     const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
     double* b = belief + data_.num_states() + data_.table_offset[a];
+    if (const SharedTable* table = shared_table(a, potential)) {
+      const int64_t slot = data_.factor_var_ptr[a];
+      double tau_entropy = 0.0;
+      terms.objective += table->beliefs(lambda + graph_.message_offset(slot),
+                                        lambda + graph_.message_offset(slot + 1), b, &tau_entropy,
+                                        w.state.data(), w.sums.data(), w.table.data());
+      terms.dual += tau_entropy;
+      continue;
+    }
     factor_scores(a, potential, lambda, -1, w.table.data());
     terms.objective += smax(w.table.data(), size, tau_factor(a));
     soft_argmax(w.table.data(), size, tau_factor(a), b);

@@ -30,9 +30,12 @@ void FeatureIndex::moments(std::span<const double> weight, std::span<double> z) 
 }
 
 void FeatureIndex::potentials(std::span<const double> theta, std::span<const double> loss,
-                              std::span<double> potential) const {
-  rows_->set_potentials(theta, loss, potential);
-  for (size_t k = 1; k < encodings_.size(); ++k) encodings_[k]->add_potentials(theta, potential);
+                              std::span<double> potential,
+                              std::span<const uint8_t> skip_factor) const {
+  const uint8_t* skip = skip_factor.empty() ? nullptr : skip_factor.data();
+  rows_->set_potentials(theta, loss, potential, skip);
+  for (size_t k = 1; k < encodings_.size(); ++k)
+    encodings_[k]->add_potentials(theta, potential, skip);
 }
 
 void FeatureIndex::example_potentials(int64_t n, std::span<const double> theta,

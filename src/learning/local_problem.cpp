@@ -211,7 +211,11 @@ void LocalProblem::restore_messages() {
 
 void LocalProblem::set_theta(std::span<const double> theta) {
   theta_.assign(theta.begin(), theta.end());
-  features_.potentials(theta, loss_, potential_);
+  // The general kernels read one table for all the factors that share it (shared_tables.hpp).
+  features_.potentials(
+      theta, loss_, potential_,
+      kernels_ == &general_ ? general_.factors_without_own_table() : std::span<const uint8_t>());
+  general_.set_potentials(potential_.data());
   // No potential exceeds max |loss| + max |theta| times the largest row sum of |values|: when
   // that bound is far inside the range of doubles, none can have overflowed, and the potentials
   // (many more than the parameters) need no scan.

@@ -52,6 +52,12 @@ bool has_one_entry_per_row(const SparseRows& rows) {
 void rows_times_theta(const SparseRows& rows, bool one_entry_per_row, std::span<const double> theta,
                       const double* offset, double* out) {
   const int64_t count = rows.num_rows();
+  if (rows.nnz() == 0) {  // format 2 without rows: no row pointers to read
+    if (offset == out) return;
+#pragma omp parallel for simd schedule(static)
+    for (int64_t i = 0; i < count; ++i) out[i] = offset != nullptr ? offset[i] : 0.0;
+    return;
+  }
   if (one_entry_per_row) {
     const int32_t* param = rows.param.data();
     const double* value = rows.value.data();
@@ -163,18 +169,39 @@ void RowEncoding::add_moments(std::span<const double> weight, std::span<double> 
 }
 
 void RowEncoding::set_potentials(std::span<const double> theta, std::span<const double> loss,
-                                 std::span<double> potential) const {
+                                 std::span<double> potential, const uint8_t* skip_factor) const {
   rows_times_theta(data_.var_features, one_entry_per_row_[0], theta,
                    loss.empty() ? nullptr : loss.data(), potential.data());
-  rows_times_theta(data_.factor_features, one_entry_per_row_[1], theta, nullptr,
-                   potential.data() + data_.num_states());
+  factor_rows_times_theta(theta, nullptr, potential.data() + data_.num_states(), skip_factor);
 }
 
-void RowEncoding::add_potentials(std::span<const double> theta, std::span<double> potential) const {
+void RowEncoding::add_potentials(std::span<const double> theta, std::span<double> potential,
+                                 const uint8_t* skip_factor) const {
   double* states = potential.data();
   double* entries = potential.data() + data_.num_states();
   rows_times_theta(data_.var_features, one_entry_per_row_[0], theta, states, states);
-  rows_times_theta(data_.factor_features, one_entry_per_row_[1], theta, entries, entries);
+  factor_rows_times_theta(theta, entries, entries, skip_factor);
+}
+
+void RowEncoding::factor_rows_times_theta(std::span<const double> theta, const double* offset,
+                                          double* out, const uint8_t* skip_factor) const {
+  const SparseRows& rows = data_.factor_features;
+  if (skip_factor == nullptr) {
+    rows_times_theta(rows, one_entry_per_row_[1], theta, offset, out);
+    return;
+  }
+  const int64_t factors = data_.num_factors();
+#pragma omp parallel for schedule(static)
+  for (int64_t a = 0; a < factors; ++a) {
+    if (skip_factor[a]) continue;
+    for (int64_t i = data_.table_offset[a]; i < data_.table_offset[a + 1]; ++i) {
+      double u = offset != nullptr ? offset[i] : 0.0;
+      if (rows.nnz() > 0)
+        for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k)
+          u += theta[rows.param[k]] * rows.value[k];
+      out[i] = u;
+    }
+  }
 }
 
 void RowEncoding::add_example_potentials(int64_t n, std::span<const double> theta,

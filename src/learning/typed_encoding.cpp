@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "pdsp/data/allocation.hpp"
+#include "pdsp/inference/table_ops.hpp"
 
 namespace pdsp {
 namespace {
@@ -15,6 +15,10 @@ namespace {
 constexpr int64_t kMaxBlocks = 64;
 constexpr int64_t kMinBlockWork = int64_t{1} << 14;
 constexpr int64_t kWorkPerBlockSum = 8;
+// Types whose regions have at least this many states (one SIMD register of doubles) take the
+// state-minor layout; with fewer (yeast's binary labels) the lanes stay mostly empty and the
+// state-major loop over a row's entries is faster.
+constexpr int64_t kStateMinorStates = 8;
 
 }  // namespace
 
@@ -28,7 +32,7 @@ TypedEncoding::TypedEncoding(const Dataset& data, Kind kind)
       kind_(kind) {
   if (!types_.present) return;
   std::vector<int64_t> work(static_cast<size_t>(regions_), 0);
-  first_param_ = std::numeric_limits<int64_t>::max();
+  stride_.assign(static_cast<size_t>(types_.num_types()), 0);
   for (int64_t r = 0; r < regions_; ++r) {
     const int32_t k = types_.type[r];
     if (k < 0) continue;
@@ -43,13 +47,22 @@ TypedEncoding::TypedEncoding(const Dataset& data, Kind kind)
     }
     largest_row_sum_ = std::max(largest_row_sum_, row_sum);
     work[r] = size(r) * std::max<int64_t>(entries, 1);
-    first_param_ = std::min(first_param_, types_.param_offset[k]);
-    end_param_ = std::max(end_param_, types_.param_offset[k] + types_.block_size(k, size(r)));
+    stride_[k] = std::max(stride_[k], size(r));
   }
-  if (end_param_ == 0) first_param_ = 0;  // no region of the slice has a type
+  for (int64_t k = 0; k < types_.num_types(); ++k) {
+    const int64_t dim = std::max<int64_t>(types_.dim[k], 1), stride = stride_[k];
+    const bool minor = types_.dim[k] > 0 && stride >= kStateMinorStates;
+    state_minor_.push_back(minor);
+    for (int64_t p = 0; p < dim * stride; ++p) {
+      const int64_t t = minor ? p % stride : p / dim, j = minor ? p / stride : p % dim;
+      section_param_.push_back(types_.param_offset[k] + t * dim + j);
+    }
+    section_.push_back(static_cast<int64_t>(section_param_.size()));
+  }
+  minor_theta_.resize(section_param_.size());
   int64_t total = 0;
   for (int64_t w : work) total += w;
-  const int64_t span = end_param_ - first_param_;
+  const int64_t span = section_.back();
   const int64_t blocks = std::clamp(
       std::min(total / kMinBlockWork, total / (kWorkPerBlockSum * std::max<int64_t>(span, 1))),
       int64_t{1}, kMaxBlocks);
@@ -66,18 +79,15 @@ TypedEncoding::TypedEncoding(const Dataset& data, Kind kind)
   block_sums_ = allocate_vector<double>(data.source(),
                                         "the moments of typed features (" +
                                             std::to_string(block_start_.size() - 1) +
-                                            " blocks of " + std::to_string(span) + " parameters)",
+                                            " blocks of " + std::to_string(span) + " sums)",
                                         static_cast<int64_t>(block_start_.size() - 1) * span);
 }
 
-void TypedEncoding::region_potentials(int64_t r, std::span<const double> theta,
-                                      double* potential) const {
-  const int32_t k = types_.type[r];
-  if (k < 0) return;
+void TypedEncoding::block_potentials(int64_t r, const double* block, double* potential) const {
   const int64_t states = size(r);
-  const double* block = theta.data() + types_.param_offset[k];
-  const int64_t dim = types_.dim[k];
+  const int64_t dim = types_.dim[types_.type[r]];
   if (dim == 0) {
+#pragma omp simd
     for (int64_t t = 0; t < states; ++t) potential[t] += block[t];
     return;
   }
@@ -97,14 +107,11 @@ void TypedEncoding::region_potentials(int64_t r, std::span<const double> theta,
   }
 }
 
-void TypedEncoding::region_moments(int64_t r, const double* weight, double* z,
-                                   int64_t first_param) const {
-  const int32_t k = types_.type[r];
-  if (k < 0) return;
+void TypedEncoding::block_moments(int64_t r, const double* weight, double* block) const {
   const int64_t states = size(r);
-  double* block = z + (types_.param_offset[k] - first_param);
-  const int64_t dim = types_.dim[k];
+  const int64_t dim = types_.dim[types_.type[r]];
   if (dim == 0) {
+#pragma omp simd
     for (int64_t t = 0; t < states; ++t) block[t] += weight[t];
     return;
   }
@@ -116,30 +123,91 @@ void TypedEncoding::region_moments(int64_t r, const double* weight, double* z,
   }
 }
 
-void TypedEncoding::add_potentials(std::span<const double> theta,
-                                   std::span<double> potential) const {
+void TypedEncoding::minor_potentials(int64_t r, const double* section, double* potential) const {
+  // u(t) = sum over the row's entries e of x_e times the parameters of entry e.
+  const int32_t k = types_.type[r];
+  const LocalIndex row = types_.obs_row[r];
+  const int64_t first = obs_.ptr[row], stride = stride_[k];
+  const int32_t* index = obs_.index.data() + first;
+  add_weighted_rows(
+      obs_.ptr[row + 1] - first, size(r),
+      [section, index, stride](int64_t e) { return section + index[e] * stride; },
+      [this, first](int64_t e) { return obs_.value_at(first + e); }, potential);
+}
+
+void TypedEncoding::minor_moments(int64_t r, const double* weight, double* section) const {
+  const int32_t k = types_.type[r];
+  const int64_t states = size(r);
+  const LocalIndex row = types_.obs_row[r];
+  for (int64_t e = obs_.ptr[row]; e < obs_.ptr[row + 1]; ++e) {
+    double* column = section + obs_.index[e] * stride_[k];
+    const double x = obs_.value_at(e);
+#pragma omp simd
+    for (int64_t t = 0; t < states; ++t) column[t] += weight[t] * x;
+  }
+}
+
+void TypedEncoding::region_potentials(int64_t r, std::span<const double> theta,
+                                      double* potential) const {
+  const int32_t k = types_.type[r];
+  if (k >= 0) block_potentials(r, theta.data() + types_.param_offset[k], potential);
+}
+
+void TypedEncoding::region_moments(int64_t r, const double* weight, double* z) const {
+  const int32_t k = types_.type[r];
+  if (k >= 0) block_moments(r, weight, z + types_.param_offset[k]);
+}
+
+void TypedEncoding::section_potentials(int64_t r, double* potential) const {
+  const int32_t k = types_.type[r];
+  if (k < 0) return;
+  const double* section = minor_theta_.data() + section_[k];
+  if (state_minor_[k])
+    minor_potentials(r, section, potential);
+  else
+    block_potentials(r, section, potential);
+}
+
+void TypedEncoding::section_moments(int64_t r, const double* weight, double* sums) const {
+  const int32_t k = types_.type[r];
+  if (k < 0) return;
+  double* section = sums + section_[k];
+  if (state_minor_[k])
+    minor_moments(r, weight, section);
+  else
+    block_moments(r, weight, section);
+}
+
+void TypedEncoding::add_potentials(std::span<const double> theta, std::span<double> potential,
+                                   const uint8_t* skip_factor) const {
   if (!types_.present) return;
+  const int64_t span = section_.back();
+  for (int64_t p = 0; p < span; ++p) minor_theta_[p] = theta[section_param_[p]];
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < regions_; ++r)
-    region_potentials(r, theta, potential.data() + position(r));
+    if (kind_ == Kind::Variables || skip_factor == nullptr || !skip_factor[r])
+      section_potentials(r, potential.data() + position(r));
 }
 
 void TypedEncoding::add_moments(std::span<const double> weight, std::span<double> z) const {
   if (!types_.present) return;
   const int64_t blocks = static_cast<int64_t>(block_start_.size()) - 1;
-  const int64_t span = end_param_ - first_param_;
+  const int64_t span = section_.back();
 #pragma omp parallel for schedule(dynamic)
   for (int64_t b = 0; b < blocks; ++b) {
     double* sums = block_sums_.data() + b * span;
     std::fill(sums, sums + span, 0.0);
     for (int64_t r = block_start_[b]; r < block_start_[b + 1]; ++r)
-      region_moments(r, weight.data() + position(r), sums, first_param_);
+      section_moments(r, weight.data() + position(r), sums);
   }
+  // Type by type: the sections of two types may name the same parameter, never one section.
+  for (int64_t k = 0; k + 1 < static_cast<int64_t>(section_.size()); ++k) {
 #pragma omp parallel for schedule(static)
-  for (int64_t p = 0; p < span; ++p) {
-    double sum = 0.0;
-    for (int64_t b = 0; b < blocks; ++b) sum += block_sums_[b * span + p];
-    z[first_param_ + p] += sum;
+    for (int64_t p = section_[k]; p < section_[k + 1]; ++p) {
+      double sum = 0.0;
+      for (int64_t b = 0; b < blocks; ++b) sum += block_sums_[b * span + p];
+      z[section_param_[p]] += sum;
+    }
   }
 }
 
@@ -154,7 +222,7 @@ void TypedEncoding::add_example_moments(int64_t n, std::span<const double> weigh
                                         std::span<double> z) const {
   if (!types_.present) return;
   for (int64_t r = (*example_offset_)[n]; r < (*example_offset_)[n + 1]; ++r)
-    region_moments(r, weight.data() + position(r), z.data(), 0);
+    region_moments(r, weight.data() + position(r), z.data());
 }
 
 std::string TypedEncoding::name() const {

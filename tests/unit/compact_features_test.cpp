@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/gen/denoise.hpp"
@@ -85,6 +86,68 @@ TEST(CompactFeatures, MomentsEqualTheExpansionInBothOrdersAndForAnyThreadCount) 
   for (int64_t n = 0; n < data.num_examples(); ++n)
     index.add_example_moments(n, weight, by_example);
   EXPECT_LT(max_abs_difference(by_example, expected), 1e-10);
+}
+
+// Chains of 9 and 12 states, whose variable type (dim 5, sparse rows) the full passes read in
+// the state-minor layout (typed_encoding.hpp) and whose factors share a dim-0 table.
+Dataset many_state_chains() {
+  constexpr int32_t kDim = 5, kMaxStates = 12;
+  std::mt19937_64 rng(17);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  DatasetBuilder builder(kDim * kMaxStates + kMaxStates * kMaxStates);
+  ObservationRows obs;
+  std::vector<int64_t> obs_offset = {0};
+  std::vector<int32_t> var_type, factor_type;
+  std::vector<LocalIndex> var_row;
+  for (int n = 0; n < 40; ++n) {
+    builder.begin_example();
+    std::vector<int64_t> ids;
+    for (int i = 0; i < 4; ++i) {
+      const int32_t card = (n + i) % 2 == 0 ? 9 : kMaxStates;
+      ids.push_back(builder.add_variable(card, static_cast<int32_t>(rng() % card)));
+      var_type.push_back(i == 3 ? -1 : 0);
+      var_row.push_back(static_cast<LocalIndex>(obs.num_rows()));
+      for (int32_t j = 0; j < kDim; ++j)
+        if (rng() % 3 != 0) {
+          obs.index.push_back(j);
+          obs.value.push_back(normal(rng));
+        }
+      obs.ptr.push_back(static_cast<LocalIndex>(obs.index.size()));
+      if (i > 0) {
+        builder.add_factor({ids[i - 1], ids[i]});
+        factor_type.push_back(0);
+      }
+    }
+    obs_offset.push_back(obs.num_rows());
+  }
+  Dataset data = builder.finish();
+  data.obs_offset = obs_offset;
+  data.observations = obs;
+  data.var_types = {true, {0}, {kDim}, var_type, var_row};
+  data.factor_types = {true, {kDim * kMaxStates}, {0}, factor_type, {}};
+  return data;
+}
+
+TEST(CompactFeatures, RegionsOfManyStatesGiveThePotentialsAndMomentsOfTheExpansion) {
+  const Dataset data = many_state_chains();
+  const Dataset rows = testing::expand_to_rows(data);
+  const std::vector<double> theta = random_vector(data.num_params, 8);
+  std::vector<double> expected(static_cast<size_t>(positions(data)));
+  compute_potentials(rows, theta, {}, expected);
+  std::vector<double> actual(expected.size());
+  FeatureIndex(data).potentials(theta, {}, actual);
+  EXPECT_LT(max_abs_difference(actual, expected), 1e-12);
+  const std::vector<double> weight = random_vector(positions(data), 9);
+  std::vector<double> z_expected(static_cast<size_t>(data.num_params));
+  FeatureIndex(rows, FeatureIndex::Order::ByRows).moments(weight, z_expected);
+  std::vector<std::vector<double>> z(2, std::vector<double>(z_expected.size()));
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    FeatureIndex(data).moments(weight, z[threads - 1]);
+  }
+  omp_set_num_threads(1);
+  EXPECT_LT(max_abs_difference(z[0], z_expected), 1e-10);
+  EXPECT_EQ(z[0], z[1]) << "moments depend on the thread count";
 }
 
 TEST(CompactFeatures, GroundTruthMomentsAndRowBoundEqualTheExpansion) {

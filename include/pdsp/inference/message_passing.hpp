@@ -8,6 +8,7 @@
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/factor_graph.hpp"
 #include "pdsp/inference/kernels.hpp"
+#include "pdsp/inference/shared_tables.hpp"
 
 namespace pdsp {
 
@@ -26,6 +27,14 @@ class MessagePassing final : public Kernels {
   void resolve_kinks_example(int64_t n, const double* potential, double* lambda,
                              Workspace& w) const;
   bool has_kinks() const { return has_kinks_; }
+  // The potentials were (re)computed into `potential`: rebuilds the shared tables of the pairwise
+  // factors that have one (shared_tables.hpp), which calls with this array then use (also after
+  // set_epsilon). Calls with another array, such as the baselines' per-example potentials, and
+  // every call before this one, take the general path.
+  void set_potentials(const double* potential);
+  // The factors whose own tables these kernels never read in the potentials of set_potentials
+  // (they read their shared table's representative's): FeatureIndex::potentials may skip them.
+  std::span<const uint8_t> factors_without_own_table() const { return shared_.others(); }
 
   MessageState make_message_state() const override;
   void export_messages(const MessageState& state, double* arena) const override;
@@ -72,12 +81,23 @@ class MessagePassing final : public Kernels {
   void var_scores(int64_t v, const double* potential, const double* lambda, double* out) const;
   void var_belief(int64_t v, const double* potential, const double* lambda, const double* belief,
                   double* out, Workspace& w) const;
+  // Factor a's table in `potential`: its representative's in the potentials of set_potentials.
+  const double* table_of(int64_t a, const double* potential) const {
+    return potential + data_.num_states() +
+           data_.table_offset[potential == shared_potential_ ? shared_.representative(a) : a];
+  }
+  // Factor a's shared table when it has a usable one for these potentials, else null.
+  const SharedTable* shared_table(int64_t a, const double* potential) const {
+    return potential == shared_potential_ ? shared_.of(a) : nullptr;
+  }
 
   const Dataset& data_;
   const FactorGraph& graph_;
   const CountingNumbers& counting_;
   double epsilon_;
   bool has_kinks_ = false;
+  SharedPairwiseTables shared_;
+  const double* shared_potential_ = nullptr;  // the potentials shared_ was built from
 };
 
 }  // namespace pdsp

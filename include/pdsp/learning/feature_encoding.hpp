@@ -15,8 +15,11 @@ class FeatureEncoding {
   virtual ~FeatureEncoding() = default;
   // What the encoding is, for logs and tests.
   virtual std::string name() const = 0;
-  // potential[i] += this encoding's term of position i, for every position.
-  virtual void add_potentials(std::span<const double> theta, std::span<double> potential) const = 0;
+  // potential[i] += this encoding's term of position i, for every position except those of the
+  // factors a with skip_factor[a] != 0 (null: none), whose tables no kernel reads (see
+  // FeatureIndex::potentials).
+  virtual void add_potentials(std::span<const double> theta, std::span<double> potential,
+                              const uint8_t* skip_factor = nullptr) const = 0;
   // z[r] += sum over positions i of weight[i] times this encoding's feature of parameter r; in an
   // order fixed by the data, so that the sums do not depend on the thread count.
   virtual void add_moments(std::span<const double> weight, std::span<double> z) const = 0;

@@ -25,9 +25,12 @@ class FeatureIndex {
   // z[r] = sum over the features of parameter r of weight[position] * value, where positions
   // follow the potential layout [states | table entries].
   void moments(std::span<const double> weight, std::span<double> z) const;
-  // u = loss + Phi theta in the layout [states | table entries]; equal to compute_potentials.
+  // u = loss + Phi theta in the layout [states | table entries]; equal to compute_potentials,
+  // except that the tables of the factors a with skip_factor[a] != 0 are left as they are (the
+  // shared-table factors of the general kernels, which read one table for all of them: on OCR
+  // writing the others was a fifth of an iteration).
   void potentials(std::span<const double> theta, std::span<const double> loss,
-                  std::span<double> potential) const;
+                  std::span<double> potential, std::span<const uint8_t> skip_factor = {}) const;
   // The potentials of example n's positions; z += the moments of example n's positions (the
   // baselines go example by example).
   void example_potentials(int64_t n, std::span<const double> theta, std::span<const double> loss,

@@ -28,7 +28,8 @@ class RowEncoding final : public FeatureEncoding {
   RowEncoding(const Dataset& data, Order order);
 
   std::string name() const override { return "rows"; }
-  void add_potentials(std::span<const double> theta, std::span<double> potential) const override;
+  void add_potentials(std::span<const double> theta, std::span<double> potential,
+                      const uint8_t* skip_factor = nullptr) const override;
   void add_moments(std::span<const double> weight, std::span<double> z) const override;
   void add_example_potentials(int64_t n, std::span<const double> theta,
                               std::span<double> potential) const override;
@@ -37,15 +38,18 @@ class RowEncoding final : public FeatureEncoding {
   double largest_row_sum() const override { return largest_row_sum_; }
 
   // potential = loss (on the states; 0 elsewhere) + this encoding's part, in one pass: the
-  // first encoding of a FeatureIndex writes instead of adding.
+  // first encoding of a FeatureIndex writes instead of adding (skip_factor as in add_potentials).
   void set_potentials(std::span<const double> theta, std::span<const double> loss,
-                      std::span<double> potential) const;
+                      std::span<double> potential, const uint8_t* skip_factor = nullptr) const;
   Order order() const { return order_; }
   // Whether every row of the variables' (part 0) or the factors' (part 1) features holds
   // exactly one entry.
   bool one_entry_per_row(int part) const { return one_entry_per_row_[part]; }
 
  private:
+  // rows_times_theta over the factors' part, factor by factor when some are skipped.
+  void factor_rows_times_theta(std::span<const double> theta, const double* offset, double* out,
+                               const uint8_t* skip_factor) const;
   void moments_by_rows(std::span<const double> weight, std::span<double> z) const;
   void moments_by_params(std::span<const double> weight, std::span<double> z) const;
 

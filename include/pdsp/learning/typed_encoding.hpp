@@ -23,7 +23,8 @@ class TypedEncoding final : public FeatureEncoding {
   // The FeatureEncoding operations over this kind's positions (the layout is [states | table
   // entries]); largest_row_sum is the largest sum of |x_j| over one region's observation row
   // (1 for a shared table).
-  void add_potentials(std::span<const double> theta, std::span<double> potential) const override;
+  void add_potentials(std::span<const double> theta, std::span<double> potential,
+                      const uint8_t* skip_factor = nullptr) const override;
   void add_moments(std::span<const double> weight, std::span<double> z) const override;
   void add_example_potentials(int64_t n, std::span<const double> theta,
                               std::span<double> potential) const override;
@@ -35,7 +36,15 @@ class TypedEncoding final : public FeatureEncoding {
   // The typed term of region r's states into potential (from its first position); the moments
   // of its states' weights into z, whose index 0 is parameter `first_param`.
   void region_potentials(int64_t r, std::span<const double> theta, double* potential) const;
-  void region_moments(int64_t r, const double* weight, double* z, int64_t first_param) const;
+  void region_moments(int64_t r, const double* weight, double* z) const;
+  // The same two in the sections' layout (below): from minor_theta_, into a block's sums.
+  void section_potentials(int64_t r, double* potential) const;
+  void section_moments(int64_t r, const double* weight, double* sums) const;
+  // Both layouts of region r's type: `block` in theta's (state-major), `section` state-minor.
+  void block_potentials(int64_t r, const double* block, double* potential) const;
+  void block_moments(int64_t r, const double* weight, double* block) const;
+  void minor_potentials(int64_t r, const double* section, double* potential) const;
+  void minor_moments(int64_t r, const double* weight, double* section) const;
   int64_t position(int64_t r) const { return base_ + (*region_offset_)[r]; }
   int64_t size(int64_t r) const { return (*region_offset_)[r + 1] - (*region_offset_)[r]; }
 
@@ -47,10 +56,24 @@ class TypedEncoding final : public FeatureEncoding {
   int64_t regions_;
   Kind kind_;
   double largest_row_sum_ = 0;
+  // The full passes (add_potentials, add_moments) read theta and sum moments in sections, one
+  // per type: a type with observation rows and regions of many states (state_minor_) keeps the
+  // parameter of state t and observation entry j at [section + j * stride + t] (stride: the
+  // states of the type's largest region in the slice), so that the states of one entry are
+  // contiguous and the loops over them vectorise (theta's state-major layout puts them dim
+  // apart; on OCR the scattered sums were most of the moments); other types keep theta's
+  // layout. The per-example forms, which the
+  // baselines call from several threads at once, read theta itself.
+  std::vector<int64_t> section_{0};     // [types + 1] where each type's section starts
+  std::vector<int64_t> stride_;         // [types]
+  std::vector<uint8_t> state_minor_;    // [types]
+  std::vector<int64_t> section_param_;  // [sections] the parameter of each section position
+  // theta in the sections' layout, filled by add_potentials (so, like add_moments' block sums,
+  // not for two calls at once)
+  mutable std::vector<double> minor_theta_;
   // Moment blocks: block b covers regions [block_start_[b], block_start_[b + 1]) and sums into
-  // its own vector over the parameters [first_param_, end_param_) that this kind's types read.
+  // its own vector in the sections' layout.
   std::vector<int64_t> block_start_;
-  int64_t first_param_ = 0, end_param_ = 0;
   mutable std::vector<double> block_sums_;
 };
 

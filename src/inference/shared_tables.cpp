@@ -1,0 +1,175 @@
+#include "pdsp/inference/shared_tables.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "pdsp/inference/table_ops.hpp"
+#include "pdsp/inference/vector_math.hpp"
+
+namespace pdsp {
+namespace {
+
+// weight[i] = exp(l[i] / tau - m) with m = max_i l[i] / tau, so that the largest weight is 1;
+// returns m.
+double scaled_weights(const double* l, int64_t n, double tau, double* weight) {
+  const double inverse = 1.0 / tau;
+  double m = l[0] * inverse;
+#pragma omp simd reduction(max : m)
+  for (int64_t i = 1; i < n; ++i) m = std::max(m, l[i] * inverse);
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) weight[i] = std::exp(l[i] * inverse - m);
+  return m;
+}
+
+// Fills the exp tables of `table` from its potentials at its temperature; false when a row or a
+// column of u / tau spans more than kSharedTableRange, or holds a value that is not finite (the
+// general kernels then meet it where the evaluation reports it).
+bool fill(SharedTable& table) {
+  const int64_t rows = table.rows, cols = table.cols;
+  const double inverse = 1.0 / table.tau;
+  std::vector<double> row_min(static_cast<size_t>(rows), INFINITY);
+  std::vector<double> col_min(static_cast<size_t>(cols), INFINITY);
+  table.row_max.assign(static_cast<size_t>(rows), -INFINITY);
+  table.col_max.assign(static_cast<size_t>(cols), -INFINITY);
+  for (int64_t s = 0; s < rows; ++s)
+    for (int64_t t = 0; t < cols; ++t) {
+      const double x = table.u[s * cols + t] * inverse;
+      if (!std::isfinite(x)) return false;
+      table.row_max[s] = std::max(table.row_max[s], x);
+      row_min[s] = std::min(row_min[s], x);
+      table.col_max[t] = std::max(table.col_max[t], x);
+      col_min[t] = std::min(col_min[t], x);
+    }
+  for (int64_t s = 0; s < rows; ++s)
+    if (table.row_max[s] - row_min[s] > kSharedTableRange) return false;
+  for (int64_t t = 0; t < cols; ++t)
+    if (table.col_max[t] - col_min[t] > kSharedTableRange) return false;
+  for (std::vector<double>* e : {&table.by_row, &table.by_row_transposed, &table.by_col})
+    e->resize(static_cast<size_t>(rows * cols));
+  for (int64_t s = 0; s < rows; ++s)
+    for (int64_t t = 0; t < cols; ++t) {
+      const double x = table.u[s * cols + t] * inverse;
+      table.by_row[s * cols + t] = table.by_row_transposed[t * rows + s] =
+          std::exp(x - table.row_max[s]);
+      table.by_col[s * cols + t] = std::exp(x - table.col_max[t]);
+    }
+  return true;
+}
+
+}  // namespace
+
+void SharedTable::message(bool first, const double* other_message, double* out,
+                          double* weight) const {
+  const int64_t n = first ? cols : rows;  // the other variable's states
+  const int64_t m = first ? rows : cols;
+  const double* table = first ? by_row_transposed.data() : by_col.data();
+  const double* shift = first ? row_max.data() : col_max.data();
+  const double top = scaled_weights(other_message, n, tau, weight);
+  std::fill(out, out + m, 0.0);
+  add_weighted_rows(
+      n, m, [table, m](int64_t i) { return table + i * m; },
+      [weight](int64_t i) { return weight[i]; }, out);
+#pragma omp simd
+  for (int64_t s = 0; s < m; ++s) out[s] = tau * (shift[s] + top + std::log(out[s]));
+}
+
+double SharedTable::normalise(const double* l0, const double* l1, double* x, double* weight,
+                              double* inner, double* mass) const {
+  const double top = scaled_weights(l1, cols, tau, weight);
+  const double inverse = 1.0 / tau;
+  double largest = row_max[0] + l0[0] * inverse;
+  for (int64_t s = 1; s < rows; ++s) largest = std::max(largest, row_max[s] + l0[s] * inverse);
+#pragma omp simd
+  for (int64_t s = 0; s < rows; ++s) x[s] = std::exp(row_max[s] + l0[s] * inverse - largest);
+  std::fill(inner, inner + rows, 0.0);
+  const double* table = by_row_transposed.data();
+  add_weighted_rows(
+      cols, rows, [table, this](int64_t i) { return table + i * rows; },
+      [weight](int64_t i) { return weight[i]; }, inner);
+  double z = 0.0;
+  for (int64_t s = 0; s < rows; ++s) z += x[s] * inner[s];
+  *mass = z;
+  return largest + top;
+}
+
+double SharedTable::objective(const double* l0, const double* l1, double* x, double* weight,
+                              double* inner) const {
+  double z = 0.0;
+  const double shift = normalise(l0, l1, x, weight, inner, &z);
+  return tau * (shift + std::log(z));
+}
+
+double SharedTable::beliefs(const double* l0, const double* l1, double* belief, double* tau_entropy,
+                            double* x, double* weight, double* inner) const {
+  double z = 0.0;
+  const double shift = normalise(l0, l1, x, weight, inner, &z);
+  const double objective = tau * (shift + std::log(z));
+  // b(s, t) = x(s) E(s, t) weight(t) / z; tau H(b) = smax - sum_{s,t} b(s, t) score(s, t), from
+  // log b = (score - smax) / tau, without a log per entry.
+  double expected = 0.0;
+  for (int64_t s = 0; s < rows; ++s) {
+    const double scale = x[s] / z;
+    const double* e = by_row.data() + s * cols;
+    const double* row = u + s * cols;
+    double* b = belief + s * cols;
+    double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t t = 0; t < cols; ++t) {
+      b[t] = scale * e[t] * weight[t];
+      sum += b[t] * (row[t] + l0[s] + l1[t]);
+    }
+    expected += sum;
+  }
+  *tau_entropy = objective - expected;
+  return objective;
+}
+
+SharedPairwiseTables::SharedPairwiseTables(const Dataset& data, const CountingNumbers& counting)
+    : data_(data) {
+  const RegionTypes& types = data.factor_types;
+  if (!types.present) return;
+  const std::vector<LocalIndex>& rows = data.factor_features.ptr;
+  std::map<std::tuple<int32_t, int64_t, int64_t, double>, int32_t> index;
+  int64_t shared = 0;
+  for (int64_t a = 0; a < data.num_factors(); ++a) {
+    const int32_t type = types.type[a];
+    if (type < 0 || types.dim[type] != 0 || data.arity(a) != 2) continue;
+    // Format 1 rows would add to this factor's table only.
+    const int64_t begin = data.table_offset[a], end = data.table_offset[a + 1];
+    if (static_cast<int64_t>(rows.size()) > end && rows[begin] != rows[end]) continue;
+    const int64_t first = data.factor_var_ptr[a];
+    const auto key =
+        std::make_tuple(type, int64_t{data.card[data.factor_vars[first]]},
+                        int64_t{data.card[data.factor_vars[first + 1]]}, counting.factor[a]);
+    auto [it, added] = index.emplace(key, static_cast<int32_t>(tables_.size()));
+    if (added) {
+      SharedTable& table = tables_.emplace_back();
+      std::tie(table.type, table.rows, table.cols, table.counting) = key;
+      table.representative = a;
+    }
+    if (table_of_.empty()) table_of_.assign(static_cast<size_t>(data.num_factors()), -1);
+    table_of_[a] = it->second;
+    ++shared;
+  }
+  // Tables that factors hardly share (counting numbers of each factor's own) would double the
+  // memory of the potentials for little gain.
+  if (static_cast<int64_t>(tables_.size()) * 2 > shared) {
+    tables_.clear();
+    table_of_.clear();
+    return;
+  }
+  others_.assign(static_cast<size_t>(data.num_factors()), 0);
+  for (int64_t a = 0; a < data.num_factors(); ++a) others_[a] = representative(a) != a;
+}
+
+void SharedPairwiseTables::rebuild(const double* potential, double epsilon) {
+  for (SharedTable& table : tables_) {
+    table.tau = epsilon * table.counting;
+    table.u = potential + data_.num_states() + data_.table_offset[table.representative];
+    table.usable = table.tau != 0.0 && fill(table);
+  }
+}
+
+}  // namespace pdsp

@@ -1,0 +1,299 @@
+// The shared-table path of pairwise factors (shared_tables.hpp) against the general kernels (the
+// same MessagePassing without set_potentials) and against brute force: messages, F, beliefs and
+// dual terms at temperatures from 1 to 1e-3, with potentials small enough for the probability
+// domain and large enough for the log-domain fallback, after new potentials and new
+// temperatures; Bethe on trees reaches the exact marginals, and F's derivative in theta is the
+// moments.
+#include "pdsp/inference/shared_tables.hpp"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <random>
+
+#include "pdsp/data/dataset_builder.hpp"
+#include "pdsp/inference/message_passing.hpp"
+#include "pdsp/learning/feature_index.hpp"
+#include "pdsp/learning/local_problem.hpp"
+#include "support/brute_force.hpp"
+#include "support/compact_data.hpp"
+#include "support/test_helpers.hpp"
+#include "support/tiny_graphs.hpp"
+
+namespace pdsp {
+namespace {
+
+using testing::max_abs_difference;
+
+constexpr int32_t kRowParams = 4;   // format 1 rows of the variables
+constexpr int32_t kTableSize = 18;  // the shared block: the largest table (3 x 2 x 3)
+
+testing::GraphShape four_state_chain() {
+  testing::GraphShape shape = testing::chain_shape(5);
+  shape.cards.assign(5, 4);
+  return shape;
+}
+
+// Variables with random format 1 rows; every factor of type 0, a shared table (dim 0) that
+// pairwise factors of several shapes and one of arity 3 read. The first factor of the first
+// example keeps a format 1 row of its own, so it must take the general path.
+Dataset shared_table_data(const std::vector<testing::GraphShape>& shapes, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  DatasetBuilder builder(kRowParams + kTableSize);
+  std::vector<int32_t> types;
+  for (size_t n = 0; n < shapes.size(); ++n) {
+    const testing::GraphShape& shape = shapes[n];
+    builder.begin_example();
+    std::vector<int64_t> ids;
+    for (int32_t card : shape.cards) {
+      std::vector<FeatureRow> rows;
+      for (int32_t s = 0; s < card; ++s)
+        rows.push_back({{static_cast<int32_t>(rng() % kRowParams), normal(rng)}});
+      ids.push_back(builder.add_variable(card, static_cast<int32_t>(rng() % card), rows));
+    }
+    for (size_t f = 0; f < shape.factors.size(); ++f) {
+      const testing::PlacedFactor factor = testing::place_factor(shape, shape.factors[f], ids);
+      std::vector<FeatureRow> rows;
+      if (n == 0 && f == 0)
+        for (int64_t t = 0; t < factor.table; ++t) rows.push_back({{0, normal(rng)}});
+      builder.add_factor(factor.vars, rows);
+      types.push_back(0);
+    }
+  }
+  Dataset data = builder.finish();
+  data.obs_offset.assign(data.var_offset.size(), 0);
+  data.factor_types = {true, {kRowParams}, {0}, types, {}};
+  // No variable reads a type (expand_to_rows reads the variables' types too).
+  data.var_types = {
+      true, {}, {}, std::vector<int32_t>(static_cast<size_t>(data.num_vars()), -1), {}};
+  return data;
+}
+
+Dataset test_data() {
+  return shared_table_data({four_state_chain(), testing::tree_shape(), four_state_chain(),
+                            testing::chain_shape(4), testing::tree_shape()},
+                           7);
+}
+
+std::vector<double> random_theta(int64_t size, double table_scale, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> theta(static_cast<size_t>(size));
+  for (int64_t r = 0; r < size; ++r) theta[r] = (r < kRowParams ? 1.0 : table_scale) * normal(rng);
+  return theta;
+}
+
+std::vector<double> potentials_of(const Dataset& data, const std::vector<double>& theta) {
+  std::vector<double> potential(static_cast<size_t>(data.num_states() + data.num_table_entries()));
+  FeatureIndex(data).potentials(theta, {}, potential);
+  return potential;
+}
+
+TEST(SharedTables, OnlyPairwiseFactorsOfATableTypeWithoutRowsShareOne) {
+  const Dataset data = test_data();
+  const FactorGraph graph(data);
+  const CountingNumbers counting = make_counting_numbers(data, graph, CountingMode::Bethe, "tiny");
+  SharedPairwiseTables tables(data, counting);
+  const std::vector<double> potential = potentials_of(data, random_theta(data.num_params, 1, 3));
+  tables.rebuild(potential.data(), 1.0);
+  int64_t shared = 0;
+  for (int64_t a = 0; a < data.num_factors(); ++a) {
+    const bool expected = a != 0 && data.arity(a) == 2;
+    ASSERT_EQ(tables.of(a) != nullptr, expected) << "factor " << a;
+    if (!expected) continue;
+    ++shared;
+    // Its table is the representative's, which is this factor's own potential table.
+    const SharedTable& table = *tables.of(a);
+    const double* own = potential.data() + data.num_states() + data.table_offset[a];
+    for (int64_t t = 0; t < table.rows * table.cols; ++t) ASSERT_EQ(table.u[t], own[t]);
+    EXPECT_EQ(table.rows, data.card[data.factor_vars[data.factor_var_ptr[a]]]);
+  }
+  EXPECT_GT(shared, 10);
+}
+
+struct Case {
+  double epsilon;
+  double table_scale;  // of the shared table's parameters
+  bool fast;           // whether the tables are within the probability domain's range
+};
+
+class SharedTablesTest : public ::testing::TestWithParam<Case> {};
+
+// Every kernel of the shared path against the general path on the same messages.
+TEST_P(SharedTablesTest, EqualTheGeneralKernels) {
+  const Case c = GetParam();
+  const Dataset data = test_data();
+  const FactorGraph graph(data);
+  for (CountingMode mode : {CountingMode::Bethe, CountingMode::Uniform}) {
+    const CountingNumbers counting = make_counting_numbers(data, graph, mode, "tiny");
+    MessagePassing shared(data, graph, counting, c.epsilon);
+    const MessagePassing general(data, graph, counting, c.epsilon);
+    const std::vector<double> potential =
+        potentials_of(data, random_theta(data.num_params, c.table_scale, 5));
+    shared.set_potentials(potential.data());
+    SharedPairwiseTables tables(data, counting);
+    tables.rebuild(potential.data(), c.epsilon);
+    EXPECT_EQ(tables.of(1) != nullptr, c.fast);
+
+    Workspace w(graph);
+    std::mt19937_64 rng(9);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::vector<double> lambda(static_cast<size_t>(graph.num_message_entries()));
+    for (double& l : lambda) l = c.table_scale * normal(rng);
+    const double tolerance = 1e-10 * std::max(1.0, c.table_scale);
+    const int64_t factors = data.num_factors();
+    const MessageState state = lambda;
+    EXPECT_NEAR(shared.factor_objective(0, factors, potential.data(), state, w),
+                general.factor_objective(0, factors, potential.data(), state, w),
+                tolerance * static_cast<double>(factors));
+
+    const size_t size = potential.size();
+    std::vector<double> b_shared(size, 0.0), b_general(size, 0.0);
+    const BeliefTerms terms_shared =
+        shared.factor_beliefs(0, factors, potential.data(), state, b_shared.data(), w);
+    const BeliefTerms terms_general =
+        general.factor_beliefs(0, factors, potential.data(), state, b_general.data(), w);
+    EXPECT_LT(max_abs_difference(b_shared, b_general), 1e-12);
+    EXPECT_NEAR(terms_shared.objective, terms_general.objective,
+                tolerance * static_cast<double>(factors));
+    EXPECT_NEAR(terms_shared.dual, terms_general.dual, tolerance * static_cast<double>(factors));
+
+    // Block updates, one variable after the other (each reads the messages the last one set).
+    std::vector<double> l_shared = lambda, l_general = lambda;
+    for (int sweep = 0; sweep < 3; ++sweep)
+      for (int64_t v = 0; v < data.num_vars(); ++v) {
+        shared.update_variable(v, potential.data(), l_shared.data(), w);
+        general.update_variable(v, potential.data(), l_general.data(), w);
+        ASSERT_LT(max_abs_difference(l_shared, l_general), 1e3 * tolerance)
+            << counting_mode_name(mode) << " sweep " << sweep << " variable " << v;
+      }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Temperatures, SharedTablesTest,
+    ::testing::Values(Case{1.0, 1.0, true}, Case{0.3, 1.0, true}, Case{1e-3, 0.05, true},
+                      Case{1.0, 60.0, true}, Case{1e-3, 1.0, false}, Case{1.0, 1e3, false}),
+    [](const ::testing::TestParamInfo<Case>& param_info) {
+      return "eps" + std::to_string(static_cast<int>(1e3 * param_info.param.epsilon)) +
+             "e_3_scale" + std::to_string(static_cast<int>(100 * param_info.param.table_scale)) +
+             "e_2";
+    });
+
+// The tables follow set_potentials and set_epsilon: a stale table would give the old values.
+TEST(SharedTables, FollowNewPotentialsAndTemperatures) {
+  const Dataset data = test_data();
+  const FactorGraph graph(data);
+  const CountingNumbers counting = make_counting_numbers(data, graph, CountingMode::Bethe, "tiny");
+  MessagePassing shared(data, graph, counting, 1.0);
+  MessagePassing general(data, graph, counting, 1.0);
+  std::vector<double> potential = potentials_of(data, random_theta(data.num_params, 1, 5));
+  shared.set_potentials(potential.data());
+  Workspace w(graph);
+  std::mt19937_64 rng(2);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> lambda(static_cast<size_t>(graph.num_message_entries()));
+  for (double& l : lambda) l = normal(rng);
+  const MessageState state = lambda;
+  const int64_t factors = data.num_factors();
+  const auto agree = [&](const char* when) {
+    EXPECT_NEAR(shared.factor_objective(0, factors, potential.data(), state, w),
+                general.factor_objective(0, factors, potential.data(), state, w), 1e-9)
+        << when;
+  };
+  agree("at first");
+  potential = potentials_of(data, random_theta(data.num_params, 2, 6));
+  shared.set_potentials(potential.data());
+  agree("after new potentials");
+  for (double epsilon : {0.5, 1e-3, 2.0}) {
+    shared.set_epsilon(epsilon);
+    general.set_epsilon(epsilon);
+    agree(("after set_epsilon(" + std::to_string(epsilon) + ")").c_str());
+  }
+}
+
+ProblemSettings bethe_settings(double epsilon) {
+  return {epsilon, CountingMode::Bethe, 1.0, true, "tiny"};
+}
+
+// Bethe counting numbers on trees are exact at the fixed point (design.md §1): the beliefs are
+// brute force's marginals and F is its soft-max, for any thread count; also at a temperature
+// where the tables fall back to the log domain (read through their representative, since the
+// potentials of the other factors are not computed).
+TEST(SharedTables, BetheOnTreesGivesTheExactMarginals) {
+  const Dataset data = test_data();
+  for (const auto& [epsilon, scale] : {std::pair{1.0, 1.0}, {0.2, 1.0}, {0.01, 10.0}}) {
+    const std::vector<double> theta = random_theta(data.num_params, scale, 8);
+    const testing::ExactSolution exact =
+        testing::solve_exactly(testing::expand_to_rows(data), theta, epsilon, 1.0, 1, 2);
+    std::vector<double> objective;
+    for (int threads : {1, 2}) {
+      omp_set_num_threads(threads);
+      LocalProblem problem(data, bethe_settings(epsilon));
+      problem.set_theta(theta);
+      problem.sweep(40);
+      const LocalEvaluation evaluation = problem.evaluate();
+      EXPECT_LT(max_abs_difference(problem.beliefs(), exact.marginals), 1e-9) << "eps " << epsilon;
+      EXPECT_NEAR(evaluation.objective, exact.smax_sum, 1e-9 * std::max(1.0, scale));
+      objective.push_back(evaluation.objective);
+    }
+    omp_set_num_threads(1);
+    EXPECT_EQ(objective[0], objective[1]) << "F depends on the thread count";
+  }
+}
+
+// The potentials skip exactly the tables that the kernels read through another factor, and
+// compute every other position as compute_potentials does.
+TEST(SharedTables, PotentialsSkipOnlyTheTablesReadThroughARepresentative) {
+  const Dataset data = test_data();
+  const FactorGraph graph(data);
+  const CountingNumbers counting = make_counting_numbers(data, graph, CountingMode::Bethe, "tiny");
+  const MessagePassing kernels(data, graph, counting, 1.0);
+  const std::span<const uint8_t> skip = kernels.factors_without_own_table();
+  ASSERT_EQ(static_cast<int64_t>(skip.size()), data.num_factors());
+  const std::vector<double> theta = random_theta(data.num_params, 1, 4);
+  const std::vector<double> expected = potentials_of(data, theta);
+  std::vector<double> actual(expected.size(), NAN);
+  FeatureIndex(data).potentials(theta, {}, actual, skip);
+  int64_t skipped = 0;
+  for (int64_t a = 0; a < data.num_factors(); ++a)
+    for (int64_t i = data.num_states() + data.table_offset[a];
+         i < data.num_states() + data.table_offset[a + 1]; ++i) {
+      if (skip[a]) {
+        EXPECT_TRUE(std::isnan(actual[i])) << "factor " << a;
+        ++skipped;
+      } else {
+        EXPECT_EQ(actual[i], expected[i]) << "factor " << a;
+      }
+    }
+  for (int64_t i = 0; i < data.num_states(); ++i) EXPECT_EQ(actual[i], expected[i]);
+  EXPECT_GT(skipped, 0);
+}
+
+// At converged messages F is the log-partition function (times eps), whose derivative in theta
+// is the model moments: central differences of F against the moments of the beliefs.
+TEST(SharedTables, TheMomentsAreTheDerivativeOfF) {
+  const Dataset data = test_data();
+  const std::vector<double> theta = random_theta(data.num_params, 1, 12);
+  LocalProblem problem(data, bethe_settings(1.0));
+  const auto F = [&](const std::vector<double>& at) {
+    problem.set_theta(at);
+    problem.sweep(40);
+    return problem.objective();
+  };
+  F(theta);
+  problem.evaluate();
+  std::vector<double> z(static_cast<size_t>(data.num_params), 0.0);
+  problem.model_moments(z);
+  const double h = 1e-5;
+  for (int64_t r = 0; r < data.num_params; ++r) {
+    std::vector<double> plus = theta, minus = theta;
+    plus[r] += h;
+    minus[r] -= h;
+    EXPECT_NEAR((F(plus) - F(minus)) / (2 * h), z[r], 1e-6) << "theta[" << r << "]";
+  }
+}
+
+}  // namespace
+}  // namespace pdsp
