@@ -286,7 +286,7 @@ std::string Trainer::convergence(const IterationRecord& record) const {
       std::abs(state_.previous_objective - accepted) < decrease_tol * scale)
     // A small decrease is a reason to stop, not a proof of optimality (a slow step on an
     // ill-conditioned problem decreases F slowly far from its minimum).
-    return std::string(kSmallDecrease) + " (not certified: " +
+    return std::string(kSmallDecrease) + (smoothing_ ? " / 100" : "") + " (not certified: " +
            (dual_bounds_primal_ ? "primal-dual gap " + number_text(record.gap) + at_zero
                                 : "no gap test with negative counting numbers") +
            ")";
