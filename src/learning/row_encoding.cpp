@@ -17,6 +17,14 @@ constexpr int64_t kMaxBlocks = 64;
 constexpr int64_t kMinBlockEntries = int64_t{1} << 14;
 constexpr int64_t kEntriesPerBlockSum = 8;
 
+// start + sum over row i's entries of theta[param] * value.
+inline double row_times_theta(const SparseRows& rows, int64_t i, std::span<const double> theta,
+                              double start) {
+  for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k)
+    start += theta[rows.param[k]] * rows.value[k];
+  return start;
+}
+
 int64_t num_entries(const Dataset& data) {
   return data.var_features.nnz() + data.factor_features.nnz();
 }
@@ -67,12 +75,8 @@ void rows_times_theta(const SparseRows& rows, bool one_entry_per_row, std::span<
     return;
   }
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < count; ++i) {
-    double u = offset != nullptr ? offset[i] : 0.0;
-    for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k)
-      u += theta[rows.param[k]] * rows.value[k];
-    out[i] = u;
-  }
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = row_times_theta(rows, i, theta, offset != nullptr ? offset[i] : 0.0);
 }
 
 // The largest sum of |value| over the entries of one row.
@@ -195,11 +199,8 @@ void RowEncoding::factor_rows_times_theta(std::span<const double> theta, const d
   for (int64_t a = 0; a < factors; ++a) {
     if (skip_factor[a]) continue;
     for (int64_t i = data_.table_offset[a]; i < data_.table_offset[a + 1]; ++i) {
-      double u = offset != nullptr ? offset[i] : 0.0;
-      if (rows.nnz() > 0)
-        for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k)
-          u += theta[rows.param[k]] * rows.value[k];
-      out[i] = u;
+      const double start = offset != nullptr ? offset[i] : 0.0;
+      out[i] = rows.nnz() > 0 ? row_times_theta(rows, i, theta, start) : start;
     }
   }
 }
@@ -207,10 +208,7 @@ void RowEncoding::factor_rows_times_theta(std::span<const double> theta, const d
 void RowEncoding::add_example_potentials(int64_t n, std::span<const double> theta,
                                          std::span<double> potential) const {
   for_each_row_of_example(data_, n, [&](const SparseRows& rows, int64_t row, int64_t position) {
-    double u = potential[position];
-    for (int64_t k = rows.ptr[row]; k < rows.ptr[row + 1]; ++k)
-      u += theta[rows.param[k]] * rows.value[k];
-    potential[position] = u;
+    potential[position] = row_times_theta(rows, row, theta, potential[position]);
   });
 }
 
