@@ -7,6 +7,7 @@
 
 #include "pdsp/data/allocation.hpp"
 #include "pdsp/data/errors.hpp"
+#include "pdsp/inference/local_polytope.hpp"
 #include "pdsp/learning/non_finite_report.hpp"
 
 namespace pdsp {
@@ -301,6 +302,23 @@ LocalEvaluation LocalProblem::evaluate() {
   double expected_loss = 0.0;
   for (size_t i = 0; i < loss_.size(); ++i) expected_loss += belief_[i] * loss_[i];
   return {total.objective, total.dual, expected_loss, total.violation};
+}
+
+void LocalProblem::consistent_moments(std::span<double> z) {
+  if (consistent_belief_.empty() && !belief_.empty())
+    allocate(settings_.source,
+             "a consistent copy of the beliefs (" + std::to_string(belief_.size()) +
+                 " states and table entries)",
+             8.0 * static_cast<double>(belief_.size()), [&] { consistent_belief_ = belief_; });
+  else
+    consistent_belief_ = belief_;
+  run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
+    if (!factors_in(phase)) return;
+    const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
+    make_factor_beliefs_consistent(data_, graph_, chunk.begin, chunk.end, consistent_belief_.data(),
+                                   w);
+  });
+  features_.moments(consistent_belief_, z);
 }
 
 // Each value is checked, not the sums over this rank's regions: those can overflow where every

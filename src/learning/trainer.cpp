@@ -66,10 +66,14 @@ class Trainer {
   // returns true at the first sufficient decrease.
   bool line_search(IterationRecord& record, double first_step, bool interpolate);
   std::string convergence(const IterationRecord& record) const;
-  // eps = 0: adds this evaluation's beliefs (the model moments in reduced_) to the dual bundle
-  // when they are consistent, and returns the best D_0 (smoothing.hpp); `dual_at_zero` is D_0 at
-  // these beliefs.
-  double certified_dual(double dual_at_zero);
+  // eps = 0: adds this evaluation's beliefs, made consistent, to the dual bundle and returns the
+  // best D_0 (smoothing.hpp).
+  double certified_dual();
+  // eps = 0: the moments of this evaluation's beliefs made consistent, after the sums of
+  // reduced_'s scalars.
+  std::span<double> consistent_moments() {
+    return std::span<double>(reduced_).subspan(params_ + 4, params_);
+  }
   // eps = 0: lowers the temperature when smoothing.hpp's rule says so (a stop on a small
   // decrease of F_w then becomes a move to the next temperature); returns the stop reason left.
   std::string continue_smoothing(const IterationRecord& record, const std::string& stop);
@@ -110,20 +114,24 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
   // Collective, so that every rank reports a failure in one line rather than aborting the job.
   // The L-BFGS memory is reserved at its full size here, so it cannot fail to grow mid-run.
   const int memory_vectors = lbfgs_ ? 2 * config.lbfgs_memory + 2 : 0;
+  const int moment_vectors = smoothing_ ? 2 : 1;
   run_collectively(comm_, [&] {
-    allocate(config.data,
-             "the trainer's vectors of " + std::to_string(params_) +
-                 " parameters (theta, gradient, direction, trial point, moments, d, and " +
-                 std::to_string(memory_vectors) + " of the L-BFGS memory)",
-             (6.0 + memory_vectors) * sizeof(double) * static_cast<double>(params_), [&] {
-               grad_.resize(params_);
-               direction_.resize(params_);
-               trial_.resize(params_);
-               reduced_.resize(params_ + 4);
-               d_.reserve(params_ + 1);
-               if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
-               if (lbfgs_) state_.lbfgs.reserve(params_, config.lbfgs_memory);
-             });
+    allocate(
+        config.data,
+        "the trainer's vectors of " + std::to_string(params_) +
+            " parameters (theta, gradient, direction, trial point, d, " +
+            std::to_string(moment_vectors) + " of moments and " + std::to_string(memory_vectors) +
+            " of the L-BFGS memory)",
+        (5.0 + moment_vectors + memory_vectors) * sizeof(double) * static_cast<double>(params_),
+        [&] {
+          grad_.resize(params_);
+          direction_.resize(params_);
+          trial_.resize(params_);
+          reduced_.resize(moment_vectors * params_ + 4);
+          d_.reserve(params_ + 1);
+          if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
+          if (lbfgs_) state_.lbfgs.reserve(params_, config.lbfgs_memory);
+        });
   });
   if (std::isnan(state_.step)) state_.step = config.initial_step;
   if (smoothing_ && std::isnan(state_.smoothing)) state_.smoothing = config.smoothing_start;
@@ -161,6 +169,7 @@ void Trainer::evaluate(IterationRecord& record) {
   maxima_[0] = local.violation;
   maxima_[1] = state_.seconds_trained + seconds_since(started_);
   maxima_[2] = observer_.stop_requested() ? 1.0 : 0.0;
+  if (smoothing_) problem_.consistent_moments(consistent_moments());
   record.seconds_gradient = seconds_since(phase);
   reduced_[params_ + 3] = maxima_[3] = record.seconds_messages + record.seconds_gradient;
   phase = Clock::now();
@@ -178,10 +187,10 @@ void Trainer::evaluate(IterationRecord& record) {
   record.gap = record.objective - record.dual;
   record.temperature = problem_.temperature();
   if (smoothing_) {
-    const double dual_at_zero = reduced_[params_ + 2] - conjugate;
-    entropy_ = record.dual - dual_at_zero;
+    // The smoothing's terms sum tau H(b): the dual terms of the beliefs less their expected loss.
+    entropy_ = reduced_[params_ + 1] - reduced_[params_ + 2];
     record.smoothed_gap = record.gap;
-    record.dual = certified_dual(dual_at_zero);
+    record.dual = certified_dual();
     record.gap = record.objective - record.dual;
   }
   record.violation = maxima_[0];
@@ -271,12 +280,12 @@ std::string Trainer::convergence(const IterationRecord& record) const {
   const double accepted = record.objective_after_step;
   const double scale = std::max(1.0, std::abs(accepted));
   // "converged" only where an optimality test says so: the primal-dual gap, which bounds the
-  // distance to the optimum when no counting number is negative (at eps = 0: the certificate of
-  // smoothing.hpp).
+  // distance to the optimum when no counting number is negative and the beliefs are consistent
+  // (at eps = 0: the certificate of smoothing.hpp, whose beliefs are made consistent).
   const std::string at_zero =
       smoothing_ ? " at eps = 0 (temperature " + number_text(record.temperature) + ")" : "";
   if (dual_bounds_primal_ && record.gap >= 0 && record.gap < config_.tol * scale &&
-      record.violation <= std::sqrt(config_.tol))
+      (smoothing_ || record.violation <= std::sqrt(config_.tol)))
     return "converged: primal-dual gap" + at_zero + " below tol";
   // At eps = 0 a decrease of F_w below tol is no sign that the gap is: the smoothed problem must
   // be solved finer than the certificate asks (the tests' trees and loops: a hundredth of tol
@@ -296,14 +305,8 @@ std::string Trainer::convergence(const IterationRecord& record) const {
   return "";
 }
 
-double Trainer::certified_dual(double dual_at_zero) {
-  DualBundle& bundle = state_.dual_bundle;
-  // Inconsistent beliefs are no point of the local polytope, and D_0 there bounds nothing.
-  if (!(maxima_[0] <= std::sqrt(config_.tol)))
-    return std::isfinite(bundle.best) ? bundle.best : dual_at_zero;
-  bundle.best = std::max(bundle.best, dual_at_zero);
-  return bundle.add(std::span<const double>(reduced_).first(params_), reduced_[params_ + 2], d_,
-                    regularizer_);
+double Trainer::certified_dual() {
+  return state_.dual_bundle.add(consistent_moments(), reduced_[params_ + 2], d_, regularizer_);
 }
 
 std::string Trainer::continue_smoothing(const IterationRecord& record, const std::string& stop) {

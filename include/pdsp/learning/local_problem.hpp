@@ -73,6 +73,10 @@ class LocalProblem {
   // rank is not finite, every rank throws the lowest such rank's explanation.
   LocalEvaluation evaluate();
   void model_moments(std::span<double> z) const { features_.moments(belief_, z); }
+  // The moments of the beliefs of the last evaluate() made consistent (local_polytope.hpp): the
+  // variable beliefs as they are, the factor tables repaired. Their expected loss is that of the
+  // beliefs, which the repair does not change. For the certificate at eps = 0.
+  void consistent_moments(std::span<double> z);
   // Feature sums at the ground truth (d of design.md §2); needs labels.
   void ground_truth_moments(std::span<double> d) const;
 
@@ -125,6 +129,7 @@ class LocalProblem {
   MessageState kept_lambda_;                   // keep_messages' copy (empty until then)
   bool imported_finite_ = true;                // set_messages got only finite messages
   std::vector<double> belief_;                 // [states + table entries]
+  std::vector<double> consistent_belief_;      // consistent_moments' (empty until then)
   std::vector<double> chunk_value_;            // per chunk of the plan that ran last
   std::vector<BeliefTerms> chunk_terms_;       // per chunk of the evaluation plan
   std::vector<uint8_t> chunk_beliefs_finite_;  // per chunk of the evaluation plan
