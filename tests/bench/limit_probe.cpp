@@ -1,6 +1,7 @@
 // Measures the machine limits that bound message passing (docs/benchmarks.md, cost model):
 // vectorised exp / log / log1p throughput (the same libmvec variants the kernels call, on an
-// L1-resident buffer) and streaming memory bandwidth (read and triad, on a buffer that fits the
+// L1-resident buffer), the peak rate of multiply-adds (what bounds the matrix-vector products of
+// many-state tables) and streaming memory bandwidth (read and triad, on a buffer that fits the
 // last-level cache and on one that does not), on one thread and on every OpenMP thread. Prints
 // a table, and with a file argument writes `key value` lines that run/*.sh read.
 //   pdsp_limit_probe [OUTPUT_FILE]
@@ -92,6 +93,28 @@ double scalar_exp_rate(int threads, MathBuffers& b) {
   });
 }
 
+// Multiply-adds per second with every operand in registers: kChains independent chains, enough
+// to hide the latency of the FMA units of current cores, and far more items than the loop's
+// overhead. The peak that no kernel streaming tables from memory can pass.
+constexpr int kChains = 64;
+constexpr int64_t kFmaSteps = 4096;
+
+double multiply_add_rate(int threads) {
+  std::vector<double> sink(static_cast<size_t>(threads));
+  return throughput(threads, static_cast<double>(kChains * kFmaSteps), 16, [&](int t) {
+    double acc[kChains];
+    for (int k = 0; k < kChains; ++k) acc[k] = 1.0 + 1e-3 * k;
+    const double scale = 0.999999, shift = sink[t] * 1e-300 + 1e-7;
+    for (int64_t step = 0; step < kFmaSteps; ++step) {
+#pragma omp simd
+      for (int k = 0; k < kChains; ++k) acc[k] = acc[k] * scale + shift;
+    }
+    double total = 0.0;
+    for (int k = 0; k < kChains; ++k) total += acc[k];
+    sink[t] += total;  // keeps the chains alive
+  });
+}
+
 // Bytes per second of a read-only sum and of a triad a = b + s c over `bytes` per array.
 struct Bandwidth {
   double read;
@@ -134,21 +157,26 @@ Bandwidth bandwidth(int threads, int64_t bytes) {
   return result;
 }
 
+constexpr int kQuantities = 9;
+constexpr int kRates = 5;  // the first ones, per second; the others are bandwidths
+
 struct Limits {
-  double values[8];
+  double values[kQuantities];
 };
 
-constexpr const char* kKeys[8] = {"exp_per_s",
-                                  "log_per_s",
-                                  "log1p_per_s",
-                                  "scalar_exp_per_s",
-                                  "cache_read_bytes_per_s",
-                                  "cache_triad_bytes_per_s",
-                                  "memory_read_bytes_per_s",
-                                  "memory_triad_bytes_per_s"};
-constexpr const char* kLabels[8] = {
-    "vector exp (1/s)",   "vector log (1/s)",    "vector log1p (1/s)",  "scalar exp (1/s)",
-    "read 32 MiB (GB/s)", "triad 32 MiB (GB/s)", "read 512 MiB (GB/s)", "triad 512 MiB (GB/s)"};
+constexpr const char* kKeys[kQuantities] = {"exp_per_s",
+                                            "log_per_s",
+                                            "log1p_per_s",
+                                            "scalar_exp_per_s",
+                                            "fma_per_s",
+                                            "cache_read_bytes_per_s",
+                                            "cache_triad_bytes_per_s",
+                                            "memory_read_bytes_per_s",
+                                            "memory_triad_bytes_per_s"};
+constexpr const char* kLabels[kQuantities] = {
+    "vector exp (1/s)",    "vector log (1/s)",    "vector log1p (1/s)",
+    "scalar exp (1/s)",    "multiply-add (1/s)",  "read 32 MiB (GB/s)",
+    "triad 32 MiB (GB/s)", "read 512 MiB (GB/s)", "triad 512 MiB (GB/s)"};
 constexpr int64_t kCacheBytes = int64_t{32} << 20;    // per array: fits a large last-level cache
 constexpr int64_t kMemoryBytes = int64_t{512} << 20;  // per array: main memory
 
@@ -157,7 +185,8 @@ Limits measure(int threads) {
   const Bandwidth cache = bandwidth(threads, kCacheBytes);
   const Bandwidth memory = bandwidth(threads, kMemoryBytes);
   return {{exp_rate(threads, buffers), log_rate(threads, buffers), log1p_rate(threads, buffers),
-           scalar_exp_rate(threads, buffers), cache.read, cache.triad, memory.read, memory.triad}};
+           scalar_exp_rate(threads, buffers), multiply_add_rate(threads), cache.read, cache.triad,
+           memory.read, memory.triad}};
 }
 
 }  // namespace
@@ -168,8 +197,8 @@ int main(int argc, char** argv) {
   const Limits all = cores > 1 ? measure(cores) : one;
   std::printf("# pdsp limit probe: 1 thread and %d OpenMP threads\n", cores);
   std::printf("%-24s %14s %14s\n", "quantity", "1 thread", "all threads");
-  for (int i = 0; i < 8; ++i) {
-    const double scale = i < 4 ? 1.0 : 1e-9;
+  for (int i = 0; i < kQuantities; ++i) {
+    const double scale = i < kRates ? 1.0 : 1e-9;
     std::printf("%-24s %14.4g %14.4g\n", kLabels[i], one.values[i] * scale, all.values[i] * scale);
   }
   if (argc < 2) return 0;
@@ -179,7 +208,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::fprintf(out, "threads %d\n", cores);
-  for (int i = 0; i < 8; ++i)
+  for (int i = 0; i < kQuantities; ++i)
     std::fprintf(out, "%s_1 %.6g\n%s_all %.6g\n", kKeys[i], one.values[i], kKeys[i], all.values[i]);
   return std::fclose(out) == 0 ? 0 : 1;
 }
