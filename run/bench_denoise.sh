@@ -16,7 +16,7 @@ iterations=${3:-40}
 kernels=${4:-auto}
 precision=${5:-double}
 [ -x build/release/pdsp ] || bash run/build.sh
-[ -f build/limits.txt ] || bash run/limit_probe.sh > /dev/null
+bash run/limit_probe.sh --if-stale > /dev/null
 source run/mpi_env.sh
 pdsp=build/release/pdsp
 work=$(mktemp -d)

@@ -12,7 +12,7 @@ size=${1:-64}
 images=${2:-40}
 repeats=${3:-20}
 [ -x build/release/tests/pdsp_kernel_bench ] || bash run/build.sh
-grep -q '^fma_per_s' build/limits.txt 2> /dev/null || bash run/limit_probe.sh > /dev/null
+bash run/limit_probe.sh --if-stale > /dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -30,6 +30,7 @@ Prints: limit_ms sweep_ms beliefs_ms moments_ms trial_ms potentials_ms objective
 (a trial is its potentials plus its objective, plus a sweep with --saddle)
 """
 import argparse
+import sys
 
 import h5py
 import numpy as np
@@ -39,6 +40,8 @@ def limits(path, cores, bandwidth):
     """The probe's rates for one core or for all cores, with the read bandwidth chosen."""
     values = dict(line.split() for line in open(path))
     key = "1" if cores == 1 else "all"
+    if f"fma_per_s_{key}" not in values:
+        sys.exit(f"cost_model.py: {path} predates the multiply-add rate: run run/limit_probe.sh")
     return {"exp_per_s": float(values[f"exp_per_s_{key}"]),
             "log_per_s": float(values[f"log_per_s_{key}"]),
             "read_bytes_per_s": float(values[f"{bandwidth}_read_bytes_per_s_{key}"]),

@@ -14,7 +14,7 @@ size=${1:-64}
 images=${2:-40}
 iterations=${3:-100}
 [ -x build/release/pdsp ] || bash run/build.sh
-[ -f build/limits.txt ] || bash run/limit_probe.sh > /dev/null
+bash run/limit_probe.sh --if-stale > /dev/null
 source run/mpi_env.sh
 export OMP_WAIT_POLICY=active  # one thread on one of the cores
 pdsp=build/release/pdsp

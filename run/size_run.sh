@@ -17,7 +17,7 @@ threads=${5:-$(nproc)}
 workdir=${6:-build/size}
 params=${7:-per-site}
 [ -x build/release/pdsp ] || bash run/build.sh
-[ -f build/limits.txt ] || bash run/limit_probe.sh > /dev/null
+bash run/limit_probe.sh --if-stale > /dev/null
 source run/mpi_env.sh
 pdsp=build/release/pdsp
 mkdir -p "$workdir"
