@@ -212,12 +212,23 @@ void MessagePassing::var_belief(int64_t v, const double* potential, const double
   std::fill(out, out + card, 0.0);
   for (int64_t i = 0; i < degree; ++i) {
     const int64_t e = graph_.var_slots[first + i];
-    const int64_t a = graph_.factor_of(e);
-    const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
-    sum_along_slot(belief + data_.num_states() + data_.table_offset[a], size, card,
-                   graph_.stride_of(e), w.state.data());
+    factor_marginal(e, potential, belief, w.state.data());
     for (int64_t s = 0; s < card; ++s) out[s] += w.state[s] / static_cast<double>(degree);
   }
+}
+
+void MessagePassing::factor_marginal(int64_t e, const double* potential, const double* belief,
+                                     double* out) const {
+  const int64_t a = graph_.factor_of(e);
+  const int64_t card = data_.card[data_.factor_vars[e]];
+  if (const SharedTable* table = shared_table(a, potential)) {
+    const double* marginal =
+        shared_.folded_beliefs(a) + (e == data_.factor_var_ptr[a] ? 0 : table->rows);
+    std::copy(marginal, marginal + card, out);
+    return;
+  }
+  sum_along_slot(belief + data_.num_states() + data_.table_offset[a],
+                 data_.table_offset[a + 1] - data_.table_offset[a], card, graph_.stride_of(e), out);
 }
 
 BeliefTerms MessagePassing::factor_beliefs(int64_t first, int64_t last, const double* potential,
@@ -229,11 +240,12 @@ BeliefTerms MessagePassing::factor_beliefs(int64_t first, int64_t last, const do
     double* b = belief + data_.num_states() + data_.table_offset[a];
     if (const SharedTable* table = shared_table(a, potential)) {
       const int64_t slot = data_.factor_var_ptr[a];
-      double tau_entropy = 0.0;
-      terms.objective += table->beliefs(lambda + graph_.message_offset(slot),
-                                        lambda + graph_.message_offset(slot + 1), b, &tau_entropy,
-                                        w.state.data(), w.sums.data(), w.table.data());
-      terms.dual += tau_entropy;
+      double entropy_but_table = 0.0;
+      terms.objective +=
+          table->beliefs(lambda + graph_.message_offset(slot),
+                         lambda + graph_.message_offset(slot + 1), shared_.folded_beliefs(a),
+                         &entropy_but_table, w.state.data(), w.sums.data(), w.table.data());
+      terms.dual += entropy_but_table;
       continue;
     }
     factor_scores(a, potential, lambda, -1, w.table.data());
@@ -248,7 +260,6 @@ BeliefTerms MessagePassing::variable_beliefs(int64_t first, int64_t last, const 
                                              const double* lambda, const double* loss,
                                              double* belief, Workspace& w) const {
   BeliefTerms terms;
-  const int64_t states = data_.num_states();
   for (int64_t v = first; v < last; ++v) {
     const int64_t card = data_.card[v];
     double* b = belief + data_.state_offset[v];
@@ -259,11 +270,7 @@ BeliefTerms MessagePassing::variable_beliefs(int64_t first, int64_t last, const 
     if (loss != nullptr)
       for (int64_t s = 0; s < card; ++s) terms.dual += b[s] * loss[data_.state_offset[v] + s];
     for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {
-      const int64_t e = graph_.var_slots[i];
-      const int64_t a = graph_.factor_of(e);
-      sum_along_slot(belief + states + data_.table_offset[a],
-                     data_.table_offset[a + 1] - data_.table_offset[a], card, graph_.stride_of(e),
-                     w.state.data());
+      factor_marginal(graph_.var_slots[i], potential, belief, w.state.data());
       for (int64_t s = 0; s < card; ++s)
         terms.violation = std::max(terms.violation, std::abs(w.state[s] - b[s]));
     }
@@ -275,6 +282,25 @@ double MessagePassing::example_objective(int64_t n, const double* potential, con
                                          Workspace& w) const {
   return variable_objective(data_.var_offset[n], data_.var_offset[n + 1], potential, lambda, w) +
          factor_objective(data_.factor_offset[n], data_.factor_offset[n + 1], potential, lambda, w);
+}
+
+double MessagePassing::fold_shared_beliefs() {
+  return shared_.fold();
+}
+
+void MessagePassing::add_shared_moments(std::span<double> z) const {
+  shared_.add_moments(z.data());
+}
+
+bool MessagePassing::folded_beliefs_finite(int64_t first, int64_t last) const {
+  const std::vector<uint8_t>& folded = shared_.folded();
+  for (int64_t a = first; a < std::min<int64_t>(last, static_cast<int64_t>(folded.size())); ++a) {
+    if (!folded[a]) continue;
+    const double* b = shared_.folded_beliefs(a);
+    const int64_t size = shared_.of(a)->folded_size();
+    if (!std::all_of(b, b + size, [](double x) { return std::isfinite(x); })) return false;
+  }
+  return true;
 }
 
 BeliefTerms MessagePassing::example_beliefs(int64_t n, const double* potential,

@@ -293,11 +293,14 @@ LocalEvaluation LocalProblem::evaluate() {
     const int64_t last =
         factors ? states + data_.table_offset[chunk.end] : data_.state_offset[chunk.end];
     chunk_beliefs_finite_[c] =
-        all_finite(std::span<const double>(belief_).subspan(first, last - first));
+        all_finite(std::span<const double>(belief_).subspan(first, last - first)) &&
+        (!factors || kernels_ != &general_ ||
+         general_.folded_beliefs_finite(chunk.begin, chunk.end));
   });
   require_finite();
   BeliefTerms total;
   for (const BeliefTerms& terms : chunk_terms_) total.add(terms);
+  if (kernels_ == &general_) total.dual -= general_.fold_shared_beliefs();
   double expected_loss = 0.0;
   for (size_t i = 0; i < loss_.size(); ++i) expected_loss += belief_[i] * loss_[i];
   return {total.objective, total.dual, expected_loss, total.violation};
@@ -333,6 +336,16 @@ std::string LocalProblem::explain_non_finite() const {
   const int64_t message = first_non_finite(arena);
   if (message >= 0) return describe_message(data_, graph_, arena, message) + cause;
   return describe_belief(data_, belief_, first_non_finite(belief_)) + cause;
+}
+
+void LocalProblem::model_moments(std::span<double> z) const {
+  if (kernels_ != &general_) {
+    features_.moments(belief_, z);
+    return;
+  }
+  // The beliefs of shared-table factors are folded into sums per table (shared_tables.hpp).
+  features_.moments(belief_, z, general_.factors_with_folded_beliefs());
+  general_.add_shared_moments(z);
 }
 
 void LocalProblem::ground_truth_moments(std::span<double> d) const {

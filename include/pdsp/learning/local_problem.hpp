@@ -72,10 +72,14 @@ class LocalProblem {
   // share the data file (Dataset::communicator): when a potential, a message or a belief on any
   // rank is not finite, every rank throws the lowest such rank's explanation.
   LocalEvaluation evaluate();
-  void model_moments(std::span<double> z) const { features_.moments(belief_, z); }
+  // z = the moments of the last evaluation's beliefs.
+  void model_moments(std::span<double> z) const;
   // Feature sums at the ground truth (d of design.md §2); needs labels.
   void ground_truth_moments(std::span<double> d) const;
 
+  // The beliefs of the last evaluation in the layout [states | table entries], except the tables
+  // of the factors that the general kernels keep folded (MessagePassing::
+  // factors_with_folded_beliefs), which are not written.
   std::span<const double> beliefs() const { return belief_; }
   // The messages in FactorGraph's arena layout (what checkpoints store), converted from and to
   // the form the kernels keep them in.
