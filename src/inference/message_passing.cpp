@@ -196,14 +196,13 @@ double MessagePassing::variable_objective(int64_t first, int64_t last, const dou
   return objective;
 }
 
-void MessagePassing::var_belief(int64_t v, const double* potential, const double* lambda,
+void MessagePassing::var_belief(int64_t v, const double* scores, const double* potential,
                                 const double* belief, double* out, Workspace& w) const {
   const int64_t card = data_.card[v];
   const double tau = tau_var(v);
   const int64_t first = graph_.var_slot_ptr[v];
   const int64_t degree = graph_.var_slot_ptr[v + 1] - first;
-  var_scores(v, potential, lambda, w.state.data());
-  soft_argmax(w.state.data(), card, tau, out);
+  soft_argmax(scores, card, tau, out);
   const bool all_tie = std::all_of(out, out + card, [&](double b) { return b == out[0]; });
   if (tau != 0.0 || epsilon_ == 0.0 || degree == 0 || !all_tie) return;
   // c_v = 0 with eps > 0 at its block optimum: every state ties and the soft-argmax is 0/0, so
@@ -263,10 +262,23 @@ BeliefTerms MessagePassing::variable_beliefs(int64_t first, int64_t last, const 
   for (int64_t v = first; v < last; ++v) {
     const int64_t card = data_.card[v];
     double* b = belief + data_.state_offset[v];
-    var_belief(v, potential, lambda, belief, b, w);
-    var_scores(v, potential, lambda, w.state.data());
-    terms.objective += smax(w.state.data(), card, tau_var(v));
-    terms.dual += tau_var(v) * entropy(b, card);
+    double* scores = w.sums.data();
+    var_scores(v, potential, lambda, scores);
+    var_belief(v, scores, potential, belief, b, w);
+    const double tau = tau_var(v);
+    if (tau == 0.0) {
+      terms.objective += max_of(scores, card);  // and tau H(b) = 0
+    } else {
+      // b(s) = exp((x(s) - smax) / tau) gives smax from the likeliest state, and tau H(b) =
+      // smax - sum b x, without an exp or a log per state. A state of belief 0 (an infinite
+      // score at tau < 0) adds nothing.
+      const int64_t top = std::max_element(b, b + card) - b;
+      const double objective = scores[top] - tau * std::log(b[top]);
+      double expected = 0.0;
+      for (int64_t s = 0; s < card; ++s) expected += b[s] > 0.0 ? b[s] * scores[s] : 0.0;
+      terms.objective += objective;
+      terms.dual += objective - expected;
+    }
     if (loss != nullptr)
       for (int64_t s = 0; s < card; ++s) terms.dual += b[s] * loss[data_.state_offset[v] + s];
     for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {

@@ -95,7 +95,8 @@ class MessagePassing final : public Kernels {
   // out = factor(e)'s belief marginalised to slot e's variable (from its folded beliefs when it
   // has them).
   void factor_marginal(int64_t e, const double* potential, const double* belief, double* out) const;
-  void var_belief(int64_t v, const double* potential, const double* lambda, const double* belief,
+  // Variable v's belief from its scores (var_scores); at c_v = 0 a tie reads its factors'.
+  void var_belief(int64_t v, const double* scores, const double* potential, const double* belief,
                   double* out, Workspace& w) const;
   // Factor a's table in `potential`: its representative's in the potentials of set_potentials.
   const double* table_of(int64_t a, const double* potential) const {
