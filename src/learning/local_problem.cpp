@@ -189,6 +189,7 @@ void LocalProblem::save_messages(std::vector<double>& arena) const {
 
 void LocalProblem::set_messages(std::span<const double> arena) {
   kernels_->import_messages(arena.data(), lambda_);
+  messages_are_kept_ = false;
   imported_finite_ = all_finite(arena.first(graph_.num_message_entries()));
 }
 
@@ -203,10 +204,14 @@ void LocalProblem::keep_messages() {
              [&] { kept_lambda_ = lambda_; });
   else
     kept_lambda_ = lambda_;
+  messages_are_kept_ = true;
 }
 
 void LocalProblem::restore_messages() {
+  // The first trial of a step search finds the messages as keep_messages left them.
+  if (messages_are_kept_) return;
   lambda_ = kept_lambda_;
+  messages_are_kept_ = true;
 }
 
 void LocalProblem::set_theta(std::span<const double> theta) {
@@ -234,6 +239,7 @@ void LocalProblem::set_temperature(double epsilon) {
 
 double LocalProblem::sweep(int count) {
   const std::span<const LocalIndex> order(colouring_.order);
+  if (count > 0) messages_are_kept_ = false;
   for (int i = 0; i < count; ++i)
     run(sweep_plan_, [&](int64_t c, int64_t, Workspace& w) {
       const WorkPlan::Chunk& chunk = sweep_plan_.chunks[c];
@@ -249,6 +255,7 @@ void LocalProblem::resolve_kinks() {
   // c_v = 0 only occurs with the general kernels; variables with it may share factors, so each
   // example re-solves them in variable order.
   const int64_t examples = data_.num_examples();
+  messages_are_kept_ = false;
   double* arena = std::get<std::vector<double>>(lambda_).data();
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t n = 0; n < examples; ++n)

@@ -127,6 +127,7 @@ class LocalProblem {
   bool potentials_finite_ = true;
   MessageState lambda_;                        // message state of the kernels
   MessageState kept_lambda_;                   // keep_messages' copy (empty until then)
+  bool messages_are_kept_ = false;             // lambda_ equals kept_lambda_
   bool imported_finite_ = true;                // set_messages got only finite messages
   std::vector<double> belief_;                 // [states + table entries]
   std::vector<double> chunk_value_;            // per chunk of the plan that ran last
