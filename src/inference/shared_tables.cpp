@@ -101,28 +101,38 @@ double SharedTable::objective(const double* l0, const double* l1, double* x, dou
   return tau * (shift + std::log(z));
 }
 
-double SharedTable::beliefs(const double* l0, const double* l1, double* belief, double* tau_entropy,
-                            double* x, double* weight, double* inner) const {
+double SharedTable::beliefs(const double* l0, const double* l1, double* folded,
+                            double* entropy_but_table, double* x, double* weight,
+                            double* inner) const {
   double z = 0.0;
   const double shift = normalise(l0, l1, x, weight, inner, &z);
   const double objective = tau * (shift + std::log(z));
-  // b(s, t) = x(s) E(s, t) weight(t) / z; tau H(b) = smax - sum_{s,t} b(s, t) score(s, t), from
-  // log b = (score - smax) / tau, without a log per entry.
-  double expected = 0.0;
+  // b(s, t) = p(s) E(s, t) q(t) with p = x / z and q = weight: its marginals are p (E q), where
+  // E q = inner, and q (E' p).
+  double* first = folded;
+  double* second = folded + rows;
+  double* p = second + cols;
+  double* q = p + rows;
+  const double inverse = 1.0 / z;
   for (int64_t s = 0; s < rows; ++s) {
-    const double scale = x[s] / z;
-    const double* e = by_row.data() + s * cols;
-    const double* row = u + s * cols;
-    double* b = belief + s * cols;
-    double sum = 0.0;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t t = 0; t < cols; ++t) {
-      b[t] = scale * e[t] * weight[t];
-      sum += b[t] * (row[t] + l0[s] + l1[t]);
-    }
-    expected += sum;
+    p[s] = x[s] * inverse;
+    first[s] = p[s] * inner[s];
   }
-  *tau_entropy = objective - expected;
+  std::copy(weight, weight + cols, q);
+  std::fill(second, second + cols, 0.0);
+  const double* table = by_row.data();
+  const int64_t n = cols;
+  add_weighted_rows(
+      rows, cols, [table, n](int64_t s) { return table + s * n; }, [p](int64_t s) { return p[s]; },
+      second);
+#pragma omp simd
+  for (int64_t t = 0; t < cols; ++t) second[t] *= q[t];
+  // tau H(b) = smax - sum_{s,t} b(s, t) (u(s, t) + l0(s) + l1(t)), from log b = (score - smax) /
+  // tau, without a log per entry; the sum over u is the table's part that fold() adds.
+  double expected = 0.0;
+  for (int64_t s = 0; s < rows; ++s) expected += first[s] * l0[s];
+  for (int64_t t = 0; t < cols; ++t) expected += second[t] * l1[t];
+  *entropy_but_table = objective - expected;
   return objective;
 }
 
@@ -161,7 +171,15 @@ SharedPairwiseTables::SharedPairwiseTables(const Dataset& data, const CountingNu
     return;
   }
   others_.assign(static_cast<size_t>(data.num_factors()), 0);
-  for (int64_t a = 0; a < data.num_factors(); ++a) others_[a] = representative(a) != a;
+  folded_.assign(static_cast<size_t>(data.num_factors()), 0);
+  folded_offset_.assign(static_cast<size_t>(data.num_factors()), 0);
+  int64_t size = 0;
+  for (int64_t a = 0; a < data.num_factors(); ++a) {
+    others_[a] = representative(a) != a;
+    folded_offset_[a] = size;
+    if (table_of_[a] >= 0) size += tables_[table_of_[a]].folded_size();
+  }
+  folded_beliefs_.resize(static_cast<size_t>(size));
 }
 
 void SharedPairwiseTables::rebuild(const double* potential, double epsilon) {
@@ -169,6 +187,58 @@ void SharedPairwiseTables::rebuild(const double* potential, double epsilon) {
     table.tau = epsilon * table.counting;
     table.u = potential + data_.num_states() + data_.table_offset[table.representative];
     table.usable = table.tau != 0.0 && fill(table);
+  }
+  for (size_t a = 0; a < folded_.size(); ++a)
+    folded_[a] = table_of_[a] >= 0 && tables_[table_of_[a]].usable;
+}
+
+double SharedPairwiseTables::fold() {
+  for (SharedTable& table : tables_)
+    table.belief_sum.assign(table.usable ? table.rows * table.cols : 0, 0.0);
+  for (size_t a = 0; a < folded_.size(); ++a) {
+    if (!folded_[a]) continue;
+    SharedTable& table = tables_[table_of_[a]];
+    const int64_t rows = table.rows, cols = table.cols;
+    const double* p = folded_beliefs(static_cast<int64_t>(a)) + rows + cols;
+    const double* q = p + rows;
+    for (int64_t s = 0; s < rows; ++s) {
+      double* sum = table.belief_sum.data() + s * cols;
+      const double weight = p[s];
+#pragma omp simd
+      for (int64_t t = 0; t < cols; ++t) sum[t] += weight * q[t];
+    }
+  }
+  double table_part = 0.0;
+  for (SharedTable& table : tables_) {
+    // b(s, t) = p(s) E(s, t) q(t): E multiplies the sum of the outer products once per table.
+    double* sum = table.belief_sum.data();
+    const double* e = table.by_row.data();
+    const double* u = table.u;
+    const int64_t entries = static_cast<int64_t>(table.belief_sum.size());
+#pragma omp simd reduction(+ : table_part)
+    for (int64_t i = 0; i < entries; ++i) {
+      sum[i] *= e[i];
+      table_part += sum[i] * u[i];
+    }
+  }
+  return table_part;
+}
+
+void SharedPairwiseTables::unfold(int64_t a, double* out) const {
+  const SharedTable& table = tables_[table_of_[a]];
+  const int64_t rows = table.rows, cols = table.cols;
+  const double* p = folded_beliefs(a) + rows + cols;
+  const double* q = p + rows;
+  const double* e = table.by_row.data();
+  for (int64_t s = 0; s < rows; ++s)
+#pragma omp simd
+    for (int64_t t = 0; t < cols; ++t) out[s * cols + t] = p[s] * e[s * cols + t] * q[t];
+}
+
+void SharedPairwiseTables::add_moments(double* z) const {
+  for (const SharedTable& table : tables_) {
+    double* block = z + data_.factor_types.param_offset[table.type];
+    for (size_t i = 0; i < table.belief_sum.size(); ++i) block[i] += table.belief_sum[i];
   }
 }
 

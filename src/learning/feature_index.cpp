@@ -24,9 +24,11 @@ FeatureIndex::FeatureIndex(const Dataset& data, Order order) : data_(data) {
   for (const auto& encoding : encodings_) largest_row_sum_ += encoding->largest_row_sum();
 }
 
-void FeatureIndex::moments(std::span<const double> weight, std::span<double> z) const {
+void FeatureIndex::moments(std::span<const double> weight, std::span<double> z,
+                           std::span<const uint8_t> skip_factor) const {
+  const uint8_t* skip = skip_factor.empty() ? nullptr : skip_factor.data();
   std::fill(z.begin(), z.begin() + data_.num_params, 0.0);
-  for (const auto& encoding : encodings_) encoding->add_moments(weight, z);
+  for (const auto& encoding : encodings_) encoding->add_moments(weight, z, skip);
 }
 
 void FeatureIndex::potentials(std::span<const double> theta, std::span<const double> loss,

@@ -190,6 +190,7 @@ void LocalProblem::save_messages(std::vector<double>& arena) const {
 
 void LocalProblem::set_messages(std::span<const double> arena) {
   kernels_->import_messages(arena.data(), lambda_);
+  messages_are_kept_ = false;
   imported_finite_ = all_finite(arena.first(graph_.num_message_entries()));
 }
 
@@ -204,10 +205,14 @@ void LocalProblem::keep_messages() {
              [&] { kept_lambda_ = lambda_; });
   else
     kept_lambda_ = lambda_;
+  messages_are_kept_ = true;
 }
 
 void LocalProblem::restore_messages() {
+  // The first trial of a step search finds the messages as keep_messages left them.
+  if (messages_are_kept_) return;
   lambda_ = kept_lambda_;
+  messages_are_kept_ = true;
 }
 
 void LocalProblem::set_theta(std::span<const double> theta) {
@@ -235,6 +240,7 @@ void LocalProblem::set_temperature(double epsilon) {
 
 double LocalProblem::sweep(int count) {
   const std::span<const LocalIndex> order(colouring_.order);
+  if (count > 0) messages_are_kept_ = false;
   for (int i = 0; i < count; ++i)
     run(sweep_plan_, [&](int64_t c, int64_t, Workspace& w) {
       const WorkPlan::Chunk& chunk = sweep_plan_.chunks[c];
@@ -250,6 +256,7 @@ void LocalProblem::resolve_kinks() {
   // c_v = 0 only occurs with the general kernels; variables with it may share factors, so each
   // example re-solves them in variable order.
   const int64_t examples = data_.num_examples();
+  messages_are_kept_ = false;
   double* arena = std::get<std::vector<double>>(lambda_).data();
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t n = 0; n < examples; ++n)
@@ -294,11 +301,14 @@ LocalEvaluation LocalProblem::evaluate() {
     const int64_t last =
         factors ? states + data_.table_offset[chunk.end] : data_.state_offset[chunk.end];
     chunk_beliefs_finite_[c] =
-        all_finite(std::span<const double>(belief_).subspan(first, last - first));
+        all_finite(std::span<const double>(belief_).subspan(first, last - first)) &&
+        (!factors || kernels_ != &general_ ||
+         general_.folded_beliefs_finite(chunk.begin, chunk.end));
   });
   require_finite();
   BeliefTerms total;
   for (const BeliefTerms& terms : chunk_terms_) total.add(terms);
+  if (kernels_ == &general_) total.dual -= general_.fold_shared_beliefs();
   double expected_loss = 0.0;
   for (size_t i = 0; i < loss_.size(); ++i) expected_loss += belief_[i] * loss_[i];
   return {total.objective, total.dual, expected_loss, total.violation};
@@ -315,6 +325,8 @@ void LocalProblem::consistent_moments(std::span<double> z) {
   run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
     if (!factors_in(phase)) return;
     const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
+    if (kernels_ == &general_)
+      general_.unfold_beliefs(chunk.begin, chunk.end, consistent_belief_.data());
     make_factor_beliefs_consistent(data_, graph_, chunk.begin, chunk.end, consistent_belief_.data(),
                                    w);
   });
@@ -351,6 +363,16 @@ std::string LocalProblem::explain_non_finite() const {
   const int64_t message = first_non_finite(arena);
   if (message >= 0) return describe_message(data_, graph_, arena, message) + cause;
   return describe_belief(data_, belief_, first_non_finite(belief_)) + cause;
+}
+
+void LocalProblem::model_moments(std::span<double> z) const {
+  if (kernels_ != &general_) {
+    features_.moments(belief_, z);
+    return;
+  }
+  // The beliefs of shared-table factors are folded into sums per table (shared_tables.hpp).
+  features_.moments(belief_, z, general_.factors_with_folded_beliefs());
+  general_.add_shared_moments(z);
 }
 
 void LocalProblem::ground_truth_moments(std::span<double> d) const {

@@ -165,7 +165,8 @@ RowEncoding::RowEncoding(const Dataset& data, Order order)
   }
 }
 
-void RowEncoding::add_moments(std::span<const double> weight, std::span<double> z) const {
+void RowEncoding::add_moments(std::span<const double> weight, std::span<double> z,
+                              const uint8_t*) const {
   if (order_ == Order::ByRows)
     moments_by_rows(weight, z);
   else

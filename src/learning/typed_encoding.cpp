@@ -189,7 +189,8 @@ void TypedEncoding::add_potentials(std::span<const double> theta, std::span<doub
       section_potentials(r, potential.data() + position(r));
 }
 
-void TypedEncoding::add_moments(std::span<const double> weight, std::span<double> z) const {
+void TypedEncoding::add_moments(std::span<const double> weight, std::span<double> z,
+                                const uint8_t* skip_factor) const {
   if (!types_.present) return;
   const int64_t blocks = static_cast<int64_t>(block_start_.size()) - 1;
   const int64_t span = section_.back();
@@ -198,7 +199,8 @@ void TypedEncoding::add_moments(std::span<const double> weight, std::span<double
     double* sums = block_sums_.data() + b * span;
     std::fill(sums, sums + span, 0.0);
     for (int64_t r = block_start_[b]; r < block_start_[b + 1]; ++r)
-      section_moments(r, weight.data() + position(r), sums);
+      if (kind_ == Kind::Variables || skip_factor == nullptr || !skip_factor[r])
+        section_moments(r, weight.data() + position(r), sums);
   }
   // Type by type: the sections of two types may name the same parameter, never one section.
   for (int64_t k = 0; k + 1 < static_cast<int64_t>(section_.size()); ++k) {

@@ -9,6 +9,9 @@
 
 #include <random>
 
+#include "pdsp/learning/local_problem.hpp"
+#include "support/compact_data.hpp"
+#include "support/test_helpers.hpp"
 #include "support/tiny_graphs.hpp"
 
 namespace pdsp {
@@ -142,6 +145,33 @@ TEST(LocalPolytope, DeterministicVariablesLeaveOneConsistentTable) {
       ones = ones * data.card[data.factor_vars[e]] + 1;
     EXPECT_EQ(belief[data.num_states() + data.table_offset[a] + ones], 1.0) << "factor " << a;
   }
+}
+
+// LocalProblem::consistent_moments: at converged messages the beliefs are consistent already, so
+// the repaired moments are the model moments, also for the factors whose beliefs the shared-table
+// kernels keep folded (format 2's shared tables), which the repair must first write out.
+TEST(LocalPolytope, ConsistentMomentsOfConvergedMessagesAreTheModelMoments) {
+  // Three states, so that the general kernels (and their shared tables) run.
+  testing::GraphShape chain = testing::chain_shape(20), grid = testing::grid_shape(4, 4);
+  chain.cards.assign(chain.cards.size(), 3);
+  grid.cards.assign(grid.cards.size(), 3);
+  const Dataset data = testing::random_compact_dataset({chain, grid}, 17);
+  ProblemSettings settings;
+  settings.epsilon = 0;
+  settings.smoothing = 0.5;
+  settings.source = "compact";
+  LocalProblem problem(data, settings);
+  std::vector<double> theta(static_cast<size_t>(data.num_params));
+  std::mt19937_64 random(19);
+  std::normal_distribution<double> normal(0.0, 0.5);
+  for (double& t : theta) t = normal(random);
+  problem.set_theta(theta);
+  problem.sweep(2000);
+  ASSERT_LT(problem.evaluate().violation, 1e-12);
+  std::vector<double> model(theta.size()), consistent(theta.size());
+  problem.model_moments(model);
+  problem.consistent_moments(consistent);
+  EXPECT_LT(testing::max_abs_difference(model, consistent), 1e-10);
 }
 
 }  // namespace

@@ -71,7 +71,9 @@ class Kernels {
   // reads the beliefs of the first to find the marginalisation violation (and the general
   // kernels' variable beliefs at c_v = 0 read their factors'). True: variables go first.
   virtual bool variables_first() const = 0;
-  // Beliefs of factors [first, last), written into `belief`, with their objective and entropy.
+  // Beliefs of factors [first, last), written into `belief`, with their objective and entropy
+  // (MessagePassing keeps those of shared-table factors in a folded form of its own instead:
+  // MessagePassing::factors_with_folded_beliefs).
   virtual BeliefTerms factor_beliefs(int64_t first, int64_t last, const double* potential,
                                      const MessageState& lambda, double* belief,
                                      Workspace& w) const = 0;

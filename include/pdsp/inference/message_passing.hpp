@@ -35,6 +35,22 @@ class MessagePassing final : public Kernels {
   // The factors whose own tables these kernels never read in the potentials of set_potentials
   // (they read their shared table's representative's): FeatureIndex::potentials may skip them.
   std::span<const uint8_t> factors_without_own_table() const { return shared_.others(); }
+  // The factors whose beliefs factor_beliefs does not write into the belief array, at the
+  // potentials of set_potentials: the shared-table factors keep them folded
+  // (SharedPairwiseTables::folded), and the moments of those beliefs come from
+  // add_shared_moments. Empty when no factor has a shared table.
+  std::span<const uint8_t> factors_with_folded_beliefs() const { return shared_.folded(); }
+  // After factor_beliefs of every factor: sums the folded beliefs per table (in factor order, so
+  // the same for any thread count); returns the part of the dual that factor_beliefs left out
+  // for them (sum of b u over their tables), to be subtracted from BeliefTerms::dual.
+  double fold_shared_beliefs();
+  // z += the moments of the folded beliefs (their tables' parameters), after fold_shared_beliefs.
+  void add_shared_moments(std::span<double> z) const;
+  // Writes the tables of the folded factors among [first, last) into `belief` (the layout of
+  // kernels.hpp), after factor_beliefs.
+  void unfold_beliefs(int64_t first, int64_t last, double* belief) const;
+  // Whether the folded beliefs of factors [first, last) are finite.
+  bool folded_beliefs_finite(int64_t first, int64_t last) const;
 
   MessageState make_message_state() const override;
   void export_messages(const MessageState& state, double* arena) const override;
@@ -79,7 +95,11 @@ class MessagePassing final : public Kernels {
                      double* out) const;
   // u_v(s) - sum_{a in N(v)} lambda_{v->a}(s).
   void var_scores(int64_t v, const double* potential, const double* lambda, double* out) const;
-  void var_belief(int64_t v, const double* potential, const double* lambda, const double* belief,
+  // out = factor(e)'s belief marginalised to slot e's variable (from its folded beliefs when it
+  // has them).
+  void factor_marginal(int64_t e, const double* potential, const double* belief, double* out) const;
+  // Variable v's belief from its scores (var_scores); at c_v = 0 a tie reads its factors'.
+  void var_belief(int64_t v, const double* scores, const double* potential, const double* belief,
                   double* out, Workspace& w) const;
   // Factor a's table in `potential`: its representative's in the potentials of set_potentials.
   const double* table_of(int64_t a, const double* potential) const {

@@ -43,9 +43,17 @@ struct SharedTable {
   // entries, `weight` of cols.
   double objective(const double* l0, const double* l1, double* x, double* weight,
                    double* inner) const;
-  // The same, with the beliefs b(s, t) written to `belief` and tau H(b) to `tau_entropy`.
-  double beliefs(const double* l0, const double* l1, double* belief, double* tau_entropy, double* x,
-                 double* weight, double* inner) const;
+  // The same, with the beliefs b(s, t) = p(s) E(s, t) q(t) in their folded form (below) at
+  // `folded`, and tau H(b) + sum b u, the entropy term but for the table's part, at
+  // `entropy_but_table`: fold() subtracts the table's part summed over the factors at once.
+  double beliefs(const double* l0, const double* l1, double* folded, double* entropy_but_table,
+                 double* x, double* weight, double* inner) const;
+  // A factor's folded beliefs: its marginals of the first and the second variable, then p and q,
+  // 2 (rows + cols) entries instead of rows x cols.
+  int64_t folded_size() const { return 2 * (rows + cols); }
+
+  // sum of the beliefs of the factors folded at the last evaluation, [s * cols + t] (fold()).
+  std::vector<double> belief_sum;
 
  private:
   // weight[t] = exp(l1(t) / tau - m), x[s] = exp(r_s + l0(s) / tau - M) and
@@ -77,11 +85,34 @@ class SharedPairwiseTables {
   // factor has one).
   const std::vector<uint8_t>& others() const { return others_; }
 
+  // The beliefs of a factor whose table is usable are written in the folded form (SharedTable::
+  // beliefs) instead of a table per factor: of the beliefs only their marginals (the violation)
+  // and their sum over the factors of a table (the moments) are read, and the tables were, on
+  // OCR, a third of an evaluation's memory traffic. [factors] 1 for such a factor at the
+  // current potentials and temperature (empty when no factor has a shared table).
+  const std::vector<uint8_t>& folded() const { return folded_; }
+  // Factor a's folded beliefs (a must be folded): written by the const kernels, each factor its
+  // own entries, as they write the belief array they are passed.
+  double* folded_beliefs(int64_t a) const { return folded_beliefs_.data() + folded_offset_[a]; }
+  // Sums the folded beliefs of every table's factors into its belief_sum, in factor order (the
+  // same for any thread count); returns sum over the tables of sum_{s,t} u(s, t) belief_sum(s, t),
+  // the part of the dual that SharedTable::beliefs leaves out.
+  double fold();
+  // z[param] += belief_sum: a table's entry (s, t) is parameter offset(type) + s * cols + t.
+  void add_moments(double* z) const;
+  // Factor a's folded beliefs written out as its table, b(s, t) = p(s) E(s, t) q(t), at `table`
+  // (a must be folded; for what needs the beliefs of single factors, as the certificate at
+  // eps = 0 does).
+  void unfold(int64_t a, double* table) const;
+
  private:
   const Dataset& data_;
   std::vector<SharedTable> tables_;
   std::vector<int32_t> table_of_;  // [factors] an index into tables_ or -1; empty if none has one
   std::vector<uint8_t> others_;
+  std::vector<uint8_t> folded_;
+  std::vector<int64_t> folded_offset_;  // [factors] where a factor's folded beliefs start
+  mutable std::vector<double> folded_beliefs_;
 };
 
 }  // namespace pdsp

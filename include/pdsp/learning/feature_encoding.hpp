@@ -21,8 +21,11 @@ class FeatureEncoding {
   virtual void add_potentials(std::span<const double> theta, std::span<double> potential,
                               const uint8_t* skip_factor = nullptr) const = 0;
   // z[r] += sum over positions i of weight[i] times this encoding's feature of parameter r; in an
-  // order fixed by the data, so that the sums do not depend on the thread count.
-  virtual void add_moments(std::span<const double> weight, std::span<double> z) const = 0;
+  // order fixed by the data, so that the sums do not depend on the thread count. The positions
+  // of the factors a with skip_factor[a] != 0 (null: none) are not read: their weights are not
+  // there (see FeatureIndex::moments).
+  virtual void add_moments(std::span<const double> weight, std::span<double> z,
+                           const uint8_t* skip_factor = nullptr) const = 0;
   // The same two for the positions of example n only (the baselines go example by example).
   virtual void add_example_potentials(int64_t n, std::span<const double> theta,
                                       std::span<double> potential) const = 0;

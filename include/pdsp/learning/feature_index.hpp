@@ -23,8 +23,11 @@ class FeatureIndex {
   explicit FeatureIndex(const Dataset& data, Order order = Order::Auto);
 
   // z[r] = sum over the features of parameter r of weight[position] * value, where positions
-  // follow the potential layout [states | table entries].
-  void moments(std::span<const double> weight, std::span<double> z) const;
+  // follow the potential layout [states | table entries]; the tables of the factors a with
+  // skip_factor[a] != 0 are not read (the shared-table factors whose beliefs the general kernels
+  // keep folded: their moments come from MessagePassing::add_shared_moments).
+  void moments(std::span<const double> weight, std::span<double> z,
+               std::span<const uint8_t> skip_factor = {}) const;
   // u = loss + Phi theta in the layout [states | table entries]; equal to compute_potentials,
   // except that the tables of the factors a with skip_factor[a] != 0 are left as they are (the
   // shared-table factors of the general kernels, which read one table for all of them: on OCR

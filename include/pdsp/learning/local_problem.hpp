@@ -72,14 +72,19 @@ class LocalProblem {
   // share the data file (Dataset::communicator): when a potential, a message or a belief on any
   // rank is not finite, every rank throws the lowest such rank's explanation.
   LocalEvaluation evaluate();
-  void model_moments(std::span<double> z) const { features_.moments(belief_, z); }
+  // z = the moments of the last evaluation's beliefs.
+  void model_moments(std::span<double> z) const;
   // The moments of the beliefs of the last evaluate() made consistent (local_polytope.hpp): the
-  // variable beliefs as they are, the factor tables repaired. Their expected loss is that of the
-  // beliefs, which the repair does not change. For the certificate at eps = 0.
+  // variable beliefs as they are, the factor tables repaired (folded ones unfolded first). Their
+  // expected loss is that of the beliefs, which the repair does not change. For the certificate
+  // at eps = 0.
   void consistent_moments(std::span<double> z);
   // Feature sums at the ground truth (d of design.md §2); needs labels.
   void ground_truth_moments(std::span<double> d) const;
 
+  // The beliefs of the last evaluation in the layout [states | table entries], except the tables
+  // of the factors that the general kernels keep folded (MessagePassing::
+  // factors_with_folded_beliefs), which are not written.
   std::span<const double> beliefs() const { return belief_; }
   // The messages in FactorGraph's arena layout (what checkpoints store), converted from and to
   // the form the kernels keep them in.
@@ -127,6 +132,7 @@ class LocalProblem {
   bool potentials_finite_ = true;
   MessageState lambda_;                        // message state of the kernels
   MessageState kept_lambda_;                   // keep_messages' copy (empty until then)
+  bool messages_are_kept_ = false;             // lambda_ equals kept_lambda_
   bool imported_finite_ = true;                // set_messages got only finite messages
   std::vector<double> belief_;                 // [states + table entries]
   std::vector<double> consistent_belief_;      // consistent_moments' (empty until then)

@@ -30,7 +30,10 @@ class RowEncoding final : public FeatureEncoding {
   std::string name() const override { return "rows"; }
   void add_potentials(std::span<const double> theta, std::span<double> potential,
                       const uint8_t* skip_factor = nullptr) const override;
-  void add_moments(std::span<const double> weight, std::span<double> z) const override;
+  // Skipped factors hold no rows (only factors without rows share a table), so no row reads
+  // them and skip_factor is not needed.
+  void add_moments(std::span<const double> weight, std::span<double> z,
+                   const uint8_t* skip_factor = nullptr) const override;
   void add_example_potentials(int64_t n, std::span<const double> theta,
                               std::span<double> potential) const override;
   void add_example_moments(int64_t n, std::span<const double> weight,

@@ -25,7 +25,8 @@ class TypedEncoding final : public FeatureEncoding {
   // (1 for a shared table).
   void add_potentials(std::span<const double> theta, std::span<double> potential,
                       const uint8_t* skip_factor = nullptr) const override;
-  void add_moments(std::span<const double> weight, std::span<double> z) const override;
+  void add_moments(std::span<const double> weight, std::span<double> z,
+                   const uint8_t* skip_factor = nullptr) const override;
   void add_example_potentials(int64_t n, std::span<const double> theta,
                               std::span<double> potential) const override;
   void add_example_moments(int64_t n, std::span<const double> weight,
