@@ -84,6 +84,24 @@ TypedEncoding::TypedEncoding(const Dataset& data, Kind kind)
     section_.push_back(static_cast<int64_t>(section_param_.size()));
   }
   minor_theta_.resize(section_param_.size());
+  // A round ends before the first section that names a parameter the round already names.
+  std::vector<int64_t> round_of(
+      static_cast<size_t>(section_param_.empty()
+                              ? 0
+                              : *std::max_element(section_param_.begin(), section_param_.end()) +
+                                    1),
+      -1);
+  for (int64_t k = 0; k + 1 < static_cast<int64_t>(section_.size()); ++k) {
+    const auto round = static_cast<int64_t>(round_start_.size()) - 1;
+    for (int64_t p = section_[k]; p < section_[k + 1]; ++p)
+      if (round_of[section_param_[p]] == round) {
+        round_start_.push_back(k);
+        break;
+      }
+    for (int64_t p = section_[k]; p < section_[k + 1]; ++p)
+      round_of[section_param_[p]] = static_cast<int64_t>(round_start_.size()) - 1;
+  }
+  round_start_.push_back(static_cast<int64_t>(section_.size()) - 1);
   int64_t total = 0;
   for (int64_t w : work) total += w;
   const int64_t span = section_.back();
@@ -268,10 +286,10 @@ void TypedEncoding::add_moments(std::span<const double> weight, std::span<double
       ++r;
     }
   }
-  // Section by section: two sections may name the same parameter, never one section.
-  for (int64_t k = 0; k + 1 < static_cast<int64_t>(section_.size()); ++k) {
+  // Round by round: two sections may name the same parameter, never one round.
+  for (size_t i = 0; i + 1 < round_start_.size(); ++i) {
 #pragma omp parallel for schedule(static)
-    for (int64_t p = section_[k]; p < section_[k + 1]; ++p) {
+    for (int64_t p = section_[round_start_[i]]; p < section_[round_start_[i + 1]]; ++p) {
       double sum = 0.0;
       for (int64_t b = 0; b < blocks; ++b) sum += block_sums_[b * span + p];
       z[section_param_[p]] += sum;

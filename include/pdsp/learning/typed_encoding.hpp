@@ -77,6 +77,11 @@ class TypedEncoding final : public FeatureEncoding {
   std::vector<int64_t> stride_;         // [types]
   std::vector<uint8_t> state_minor_;    // [types]
   std::vector<int64_t> section_param_;  // [sections] the parameter of each section position
+  // The block sums are added to the moments in rounds of consecutive sections in which no
+  // parameter appears twice, one parallel loop per round (one per section made yeast's 91 label
+  // pairs 91 loops of 4 sums, each waking and joining the threads); [rounds + 1] the first
+  // section of each round.
+  std::vector<int64_t> round_start_{0};
   // theta in the sections' layout, filled by add_potentials (so, like add_moments' block sums,
   // not for two calls at once)
   mutable std::vector<double> minor_theta_;
