@@ -215,6 +215,47 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{1.0, CountingMode::Bethe, MessagePrecision::Single}),
     name);
 
+// Multi-label-like examples (complete graphs of binary labels), which the sweep plan bundles:
+// LocalProblem's sweeps give exactly the messages of the kernels run class by class, example by
+// example.
+TEST(BinaryPairwise, BundledSweepsOfSmallExamplesEqualSweepsExampleByExample) {
+  std::vector<testing::GraphShape> shapes;
+  for (int n = 0; n < 30; ++n) {
+    testing::GraphShape complete;
+    complete.cards.assign(static_cast<size_t>(4 + n % 4), 2);
+    for (int64_t i = 0; i < static_cast<int64_t>(complete.cards.size()); ++i)
+      for (int64_t j = i + 1; j < static_cast<int64_t>(complete.cards.size()); ++j)
+        complete.factors.push_back({i, j});
+    shapes.push_back(complete);
+  }
+  const Dataset data = testing::random_dataset(shapes, 9, 4);
+  std::mt19937_64 rng(6);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> theta(static_cast<size_t>(data.num_params));
+  for (double& t : theta) t = normal(rng);
+
+  LocalProblem problem(data, {1.0, CountingMode::Uniform, 1.0, false, "complete graphs"});
+  ASSERT_EQ(problem.kernel_name().rfind("binary", 0), 0u);
+  problem.set_theta(theta);
+  problem.sweep(3);
+
+  const FactorGraph graph(data);
+  const CountingNumbers counting =
+      make_counting_numbers(data, graph, CountingMode::Uniform, "complete graphs");
+  const BinaryPairwiseKernels<double> kernels(data, graph, counting, 1.0);
+  std::vector<double> potential(static_cast<size_t>(data.num_states() + data.num_table_entries()));
+  compute_potentials(data, theta, {}, potential);
+  const Colouring colouring = colour_variables(data, graph);
+  MessageState state = kernels.make_message_state();
+  Workspace workspace(graph);
+  for (int sweep = 0; sweep < 3; ++sweep)
+    for (int64_t c = 0; c + 1 < static_cast<int64_t>(colouring.class_ptr.size()); ++c)
+      kernels.update_variables(colouring.members(c), potential.data(), state, workspace);
+  std::vector<double> expected(static_cast<size_t>(graph.num_message_entries()));
+  kernels.export_messages(state, expected.data());
+  EXPECT_EQ(problem.messages(), expected);
+}
+
 TEST(BinaryPairwise, LeavesOtherProblemsToTheGeneralKernels) {
   const auto applies = [](const Dataset& data, CountingMode mode, double epsilon) {
     const FactorGraph graph(data);
