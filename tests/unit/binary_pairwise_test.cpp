@@ -13,6 +13,7 @@
 #include "pdsp/learning/feature_index.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/parallel/communicator.hpp"
+#include "support/compact_data.hpp"
 #include "support/test_helpers.hpp"
 #include "support/tiny_graphs.hpp"
 
@@ -254,6 +255,31 @@ TEST(BinaryPairwise, BundledSweepsOfSmallExamplesEqualSweepsExampleByExample) {
   std::vector<double> expected(static_cast<size_t>(graph.num_message_entries()));
   kernels.export_messages(state, expected.data());
   EXPECT_EQ(problem.messages(), expected);
+}
+
+// Label pairs that read their type's shared table (format 2) are updated through the type's
+// representative: the messages and F of their expansion to rows, where each factor reads its
+// own table.
+TEST(BinaryPairwise, SharedTablesGiveTheMessagesOfOwnTables) {
+  const Dataset data = testing::multi_label_dataset(40);
+  const Dataset rows = testing::expand_to_rows(data);
+  std::mt19937_64 rng(8);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> theta(static_cast<size_t>(data.num_params));
+  for (double& t : theta) t = normal(rng);
+  std::vector<std::vector<double>> messages;
+  std::vector<double> objective;
+  for (const Dataset* d : {&data, &rows}) {
+    LocalProblem problem(*d, {1.0, CountingMode::Uniform, 1.0, true, "labels"});
+    ASSERT_EQ(problem.kernel_name().rfind("binary", 0), 0u);
+    problem.set_theta(theta);
+    problem.sweep(3);
+    messages.push_back(problem.messages());
+    objective.push_back(problem.evaluate().objective);
+  }
+  // The expansion sums the labels' potentials in another order: round-off apart.
+  EXPECT_LT(testing::max_abs_difference(messages[0], messages[1]), 1e-12);
+  EXPECT_NEAR(objective[0], objective[1], 1e-12 * std::abs(objective[1]));
 }
 
 TEST(BinaryPairwise, LeavesOtherProblemsToTheGeneralKernels) {
