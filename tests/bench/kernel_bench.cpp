@@ -2,7 +2,7 @@
 // general and the specialised kernels (messages in double and in single precision): a sweep, the
 // beliefs, the moments, the potentials of a trial and the objective of a trial. Run by
 // run/bench_kernels.sh, which puts the times next to the machine limits of run/limit_probe.sh.
-// With a data file in place of SIZE (yeast: run/bench_yeast.sh --phases) the same phases run on
+// With a data file in place of SIZE (such as yeast's converted training set) the same phases run on
 // that file's examples.
 //   pdsp_kernel_bench [SIZE | FILE.h5] [IMAGES] [REPEATS] [all|specialised]
 #include <omp.h>

@@ -71,7 +71,8 @@ class TypedEncoding final : public FeatureEncoding {
   // layout. The per-example forms, which the
   // baselines call from several threads at once, read theta itself.
   // Row groups (row_groups.hpp) read their parameters from sections of their own, one per
-  // pattern, after the types' sections.
+  // pattern, after the types' sections, in the state-minor layout over the group's states
+  // (stride: the pattern's width); a type's stride then counts only its regions outside groups.
   RowGroups groups_;
   std::vector<int64_t> section_{0};     // [types + patterns + 1] where each section starts
   std::vector<int64_t> stride_;         // [types]
