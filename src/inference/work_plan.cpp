@@ -10,8 +10,8 @@ namespace {
 void close_phase(WorkPlan& plan) {
   plan.phase_ptr.push_back(plan.num_chunks());
 }
-void close_example(WorkPlan& plan) {
-  plan.example_phase_ptr.push_back(static_cast<int64_t>(plan.phase_ptr.size()) - 1);
+void close_bundle(WorkPlan& plan) {
+  plan.bundle_phase_ptr.push_back(static_cast<int64_t>(plan.phase_ptr.size()) - 1);
 }
 
 // Cuts [begin, end) into chunks of at most kChunkRegions.
@@ -26,23 +26,39 @@ void add_ranges(WorkPlan& plan, int64_t begin, int64_t end) {
 WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
   WorkPlan plan;
   const int64_t examples = static_cast<int64_t>(colouring.example_class_ptr.size()) - 1;
-  for (int64_t n = 0; n < examples; ++n) {
-    for (int64_t c = colouring.example_class_ptr[n]; c < colouring.example_class_ptr[n + 1]; ++c) {
-      int64_t begin = colouring.class_ptr[c];
+  const auto variables = [&](int64_t n) {
+    return colouring.class_ptr[colouring.example_class_ptr[n + 1]] -
+           colouring.class_ptr[colouring.example_class_ptr[n]];
+  };
+  plan.order.reserve(colouring.order.size());
+  for (int64_t first = 0, last = 0; first < examples; first = last) {
+    int64_t bundled = variables(first), phases = colouring.num_classes(first);
+    for (last = first + 1; last < examples && bundled + variables(last) <= kBundleVariables;
+         ++last) {
+      bundled += variables(last);
+      phases = std::max(phases, colouring.num_classes(last));
+    }
+    for (int64_t phase = 0; phase < phases; ++phase) {
+      auto begin = static_cast<int64_t>(plan.order.size());
       int64_t slots = 0;
-      for (int64_t i = begin; i < colouring.class_ptr[c + 1]; ++i) {
-        const int64_t degree = graph.degree(colouring.order[i]);
-        if (i > begin && slots + degree > kChunkSlots) {
-          plan.chunks.push_back({begin, i});
-          begin = i;
-          slots = 0;
+      for (int64_t n = first; n < last; ++n) {
+        if (phase >= colouring.num_classes(n)) continue;
+        for (LocalIndex v : colouring.members(colouring.example_class_ptr[n] + phase)) {
+          const auto i = static_cast<int64_t>(plan.order.size());
+          const int64_t degree = graph.degree(v);
+          if (i > begin && slots + degree > kChunkSlots) {
+            plan.chunks.push_back({begin, i});
+            begin = i;
+            slots = 0;
+          }
+          slots += degree;
+          plan.order.push_back(v);
         }
-        slots += degree;
       }
-      plan.chunks.push_back({begin, colouring.class_ptr[c + 1]});
+      plan.chunks.push_back({begin, static_cast<int64_t>(plan.order.size())});
       close_phase(plan);
     }
-    close_example(plan);
+    close_bundle(plan);
   }
   return plan;
 }
@@ -53,7 +69,7 @@ WorkPlan plan_evaluation(const Dataset& data, bool variables_first) {
     if (variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
     add_ranges(plan, data.factor_offset[n], data.factor_offset[n + 1]);
     if (!variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
-    close_example(plan);
+    close_bundle(plan);
   }
   return plan;
 }

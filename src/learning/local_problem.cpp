@@ -104,8 +104,7 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       binary_pairwise_(
           make_binary_pairwise_kernels(data, graph_, counting_, settings, temperature_)),
       kernels_(binary_pairwise_ ? binary_pairwise_.get() : &general_),
-      colouring_(colour_variables(data, graph_)),
-      sweep_plan_(plan_sweep(colouring_, graph_)),
+      sweep_plan_(plan_sweep(colour_variables(data, graph_), graph_)),
       evaluation_plan_(plan_evaluation(data, kernels_->variables_first())),
       threads_inside_examples_(share_examples_between_threads(data, graph_)),
       features_(data),
@@ -149,21 +148,21 @@ std::string LocalProblem::kernel_name() const {
 
 template <class Work>
 void LocalProblem::run(const WorkPlan& plan, Work&& work) {
-  const int64_t examples = data_.num_examples();
+  const int64_t bundles = plan.num_bundles();
   if (!threads_inside_examples_) {
 #pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t n = 0; n < examples; ++n) {
+    for (int64_t n = 0; n < bundles; ++n) {
       Workspace& w = workspaces_[omp_get_thread_num()];
-      const int64_t first_phase = plan.example_phase_ptr[n];
-      for (int64_t p = first_phase; p < plan.example_phase_ptr[n + 1]; ++p)
+      const int64_t first_phase = plan.bundle_phase_ptr[n];
+      for (int64_t p = first_phase; p < plan.bundle_phase_ptr[n + 1]; ++p)
         for (int64_t c = plan.phase_ptr[p]; c < plan.phase_ptr[p + 1]; ++c)
           work(c, p - first_phase, w);
     }
     return;
   }
-  for (int64_t n = 0; n < examples; ++n) {
-    const int64_t first_phase = plan.example_phase_ptr[n];
-    for (int64_t p = first_phase; p < plan.example_phase_ptr[n + 1]; ++p) {
+  for (int64_t n = 0; n < bundles; ++n) {
+    const int64_t first_phase = plan.bundle_phase_ptr[n];
+    for (int64_t p = first_phase; p < plan.bundle_phase_ptr[n + 1]; ++p) {
 #pragma omp parallel for schedule(static)
       for (int64_t c = plan.phase_ptr[p]; c < plan.phase_ptr[p + 1]; ++c)
         work(c, p - first_phase, workspaces_[omp_get_thread_num()]);
@@ -239,7 +238,7 @@ void LocalProblem::set_temperature(double epsilon) {
 }
 
 double LocalProblem::sweep(int count) {
-  const std::span<const LocalIndex> order(colouring_.order);
+  const std::span<const LocalIndex> order(sweep_plan_.order);
   if (count > 0) messages_are_kept_ = false;
   for (int i = 0; i < count; ++i)
     run(sweep_plan_, [&](int64_t c, int64_t, Workspace& w) {

@@ -49,17 +49,59 @@ TypedEncoding::TypedEncoding(const Dataset& data, Kind kind)
     work[r] = size(r) * std::max<int64_t>(entries, 1);
     stride_[k] = std::max(stride_[k], size(r));
   }
+  for (int64_t k = 0; k < types_.num_types(); ++k)
+    state_minor_.push_back(types_.dim[k] > 0 && stride_[k] >= kStateMinorStates);
+  // Regions of few states that share a row are summed as groups; a type's own section covers
+  // only its regions outside groups (none on yeast).
+  groups_ = find_row_groups(
+      types_, regions_, [this](int64_t r) { return size(r); },
+      [this](int64_t r) {
+        const int32_t k = types_.type[r];
+        return k >= 0 && types_.dim[k] > 0 && !state_minor_[k];
+      });
+  if (!groups_.pattern.empty()) {
+    std::fill(stride_.begin(), stride_.end(), 0);
+    for (int64_t r = 0; r < regions_; ++r)
+      if (types_.type[r] >= 0 && !groups_.in_group(r))
+        stride_[types_.type[r]] = std::max(stride_[types_.type[r]], size(r));
+  }
   for (int64_t k = 0; k < types_.num_types(); ++k) {
     const int64_t dim = std::max<int64_t>(types_.dim[k], 1), stride = stride_[k];
-    const bool minor = types_.dim[k] > 0 && stride >= kStateMinorStates;
-    state_minor_.push_back(minor);
+    const bool minor = state_minor_[k];
     for (int64_t p = 0; p < dim * stride; ++p) {
       const int64_t t = minor ? p % stride : p / dim, j = minor ? p / stride : p % dim;
       section_param_.push_back(types_.param_offset[k] + t * dim + j);
     }
     section_.push_back(static_cast<int64_t>(section_param_.size()));
   }
+  // A pattern's section: its regions' states side by side for each observation entry j.
+  for (const RowGroups::Pattern& pattern : groups_.patterns) {
+    const int64_t dim = types_.dim[pattern.types.front()];
+    for (int64_t j = 0; j < dim; ++j)
+      for (int64_t i = 0; i < pattern.members(); ++i)
+        for (int64_t t = 0; t < pattern.column[i + 1] - pattern.column[i]; ++t)
+          section_param_.push_back(types_.param_offset[pattern.types[i]] + t * dim + j);
+    section_.push_back(static_cast<int64_t>(section_param_.size()));
+  }
   minor_theta_.resize(section_param_.size());
+  // A round ends before the first section that names a parameter the round already names.
+  std::vector<int64_t> round_of(
+      static_cast<size_t>(section_param_.empty()
+                              ? 0
+                              : *std::max_element(section_param_.begin(), section_param_.end()) +
+                                    1),
+      -1);
+  for (int64_t k = 0; k + 1 < static_cast<int64_t>(section_.size()); ++k) {
+    const auto round = static_cast<int64_t>(round_start_.size()) - 1;
+    for (int64_t p = section_[k]; p < section_[k + 1]; ++p)
+      if (round_of[section_param_[p]] == round) {
+        round_start_.push_back(k);
+        break;
+      }
+    for (int64_t p = section_[k]; p < section_[k + 1]; ++p)
+      round_of[section_param_[p]] = static_cast<int64_t>(round_start_.size()) - 1;
+  }
+  round_start_.push_back(static_cast<int64_t>(section_.size()) - 1);
   int64_t total = 0;
   for (int64_t w : work) total += w;
   const int64_t span = section_.back();
@@ -147,6 +189,39 @@ void TypedEncoding::minor_moments(int64_t r, const double* weight, double* secti
   }
 }
 
+void TypedEncoding::group_potentials(int64_t head, double* potential) const {
+  const int32_t p = groups_.pattern[head];
+  const int64_t width = groups_.patterns[p].width();
+  const double* section = minor_theta_.data() + section_[types_.num_types() + p];
+  const LocalIndex row = types_.obs_row[head];
+  const int64_t first = obs_.ptr[row];
+  const int32_t* index = obs_.index.data() + first;
+  add_weighted_rows(
+      obs_.ptr[row + 1] - first, width,
+      [section, index, width](int64_t e) { return section + index[e] * width; },
+      [this, first](int64_t e) { return obs_.value_at(first + e); }, potential);
+}
+
+int64_t TypedEncoding::group_moments(int64_t r, int64_t end, std::span<const double> weight,
+                                     double* sums) const {
+  const int32_t p = groups_.pattern[r];
+  const RowGroups::Pattern& pattern = groups_.patterns[p];
+  const int64_t head = r - groups_.member[r];
+  const int64_t last = std::min(end, head + pattern.members());
+  const int64_t width = pattern.width();
+  const int64_t from = pattern.column[r - head], to = pattern.column[last - head];
+  const double* w = weight.data() + position(head);
+  double* section = sums + section_[types_.num_types() + p];
+  const LocalIndex row = types_.obs_row[head];
+  for (int64_t e = obs_.ptr[row]; e < obs_.ptr[row + 1]; ++e) {
+    double* column = section + obs_.index[e] * width;
+    const double x = obs_.value_at(e);
+#pragma omp simd
+    for (int64_t c = from; c < to; ++c) column[c] += w[c] * x;
+  }
+  return last;
+}
+
 void TypedEncoding::region_potentials(int64_t r, std::span<const double> theta,
                                       double* potential) const {
   const int32_t k = types_.type[r];
@@ -184,9 +259,13 @@ void TypedEncoding::add_potentials(std::span<const double> theta, std::span<doub
   const int64_t span = section_.back();
   for (int64_t p = 0; p < span; ++p) minor_theta_[p] = theta[section_param_[p]];
 #pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < regions_; ++r)
-    if (kind_ == Kind::Variables || skip_factor == nullptr || !skip_factor[r])
+  for (int64_t r = 0; r < regions_; ++r) {
+    if (kind_ == Kind::Factors && skip_factor != nullptr && skip_factor[r]) continue;
+    if (!groups_.in_group(r))
       section_potentials(r, potential.data() + position(r));
+    else if (groups_.member[r] == 0)
+      group_potentials(r, potential.data() + position(r));
+  }
 }
 
 void TypedEncoding::add_moments(std::span<const double> weight, std::span<double> z,
@@ -198,14 +277,23 @@ void TypedEncoding::add_moments(std::span<const double> weight, std::span<double
   for (int64_t b = 0; b < blocks; ++b) {
     double* sums = block_sums_.data() + b * span;
     std::fill(sums, sums + span, 0.0);
-    for (int64_t r = block_start_[b]; r < block_start_[b + 1]; ++r)
+    // A block may start or end inside a group: it sums that group's regions in the block.
+    // Folded factors (skip_factor) have tables of their own type, never an observation row,
+    // so no group holds one.
+    for (int64_t r = block_start_[b]; r < block_start_[b + 1];) {
+      if (groups_.in_group(r)) {
+        r = group_moments(r, block_start_[b + 1], weight, sums);
+        continue;
+      }
       if (kind_ == Kind::Variables || skip_factor == nullptr || !skip_factor[r])
         section_moments(r, weight.data() + position(r), sums);
+      ++r;
+    }
   }
-  // Type by type: the sections of two types may name the same parameter, never one section.
-  for (int64_t k = 0; k + 1 < static_cast<int64_t>(section_.size()); ++k) {
+  // Round by round: two sections may name the same parameter, never one round.
+  for (size_t i = 0; i + 1 < round_start_.size(); ++i) {
 #pragma omp parallel for schedule(static)
-    for (int64_t p = section_[k]; p < section_[k + 1]; ++p) {
+    for (int64_t p = section_[round_start_[i]]; p < section_[round_start_[i + 1]]; ++p) {
       double sum = 0.0;
       for (int64_t b = 0; b < blocks; ++b) sum += block_sums_[b * span + p];
       z[section_param_[p]] += sum;

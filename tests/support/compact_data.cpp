@@ -115,4 +115,48 @@ Dataset expand_to_rows(const Dataset& compact) {
   return rows;
 }
 
+Dataset multi_label_dataset(int examples) {
+  constexpr int32_t kLabels = 5, kDim = 7;
+  std::mt19937_64 rng(23);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const int32_t pairs = kLabels * (kLabels - 1) / 2;
+  DatasetBuilder builder(kLabels * 2 * kDim + 4 * pairs);
+  ObservationRows obs;
+  std::vector<int64_t> obs_offset = {0};
+  std::vector<int32_t> var_type, factor_type;
+  std::vector<LocalIndex> var_row;
+  for (int n = 0; n < examples; ++n) {
+    builder.begin_example();
+    const auto row = static_cast<LocalIndex>(obs.num_rows());
+    for (int32_t j = 0; j < kDim; ++j)
+      if (rng() % 5 != 0) {
+        obs.index.push_back(j);
+        obs.value.push_back(normal(rng));
+      }
+    obs.ptr.push_back(static_cast<LocalIndex>(obs.index.size()));
+    std::vector<int64_t> ids;
+    for (int32_t l = 0; l < kLabels; ++l) {
+      ids.push_back(builder.add_variable(2, static_cast<int32_t>(rng() % 2)));
+      const bool typed = l != 2 || n % 3 != 0;
+      var_type.push_back(typed ? l : -1);
+      var_row.push_back(typed ? row : -1);
+    }
+    for (int32_t i = 0, p = 0; i < kLabels; ++i)
+      for (int32_t j = i + 1; j < kLabels; ++j, ++p) {
+        builder.add_factor({ids[i], ids[j]});
+        factor_type.push_back(p);
+      }
+    obs_offset.push_back(obs.num_rows());
+  }
+  Dataset data = builder.finish();
+  data.obs_offset = obs_offset;
+  data.observations = obs;
+  std::vector<int64_t> label_offset, pair_offset;
+  for (int32_t l = 0; l < kLabels; ++l) label_offset.push_back(l * 2 * kDim);
+  for (int32_t p = 0; p < pairs; ++p) pair_offset.push_back(kLabels * 2 * kDim + 4 * p);
+  data.var_types = {true, label_offset, std::vector<int32_t>(kLabels, kDim), var_type, var_row};
+  data.factor_types = {true, pair_offset, std::vector<int32_t>(pairs, 0), factor_type, {}};
+  return data;
+}
+
 }  // namespace pdsp::testing

@@ -19,4 +19,9 @@ Dataset random_compact_dataset(const std::vector<GraphShape>& shapes, uint64_t s
 // The same data set in format 1: each typed term appended to its position's feature row.
 Dataset expand_to_rows(const Dataset& compact);
 
+// Multi-label examples as the converter writes them (yeast): 5 binary labels of their own types
+// reading the instance's row (dim 7, sparse), a shared 2 x 2 table per label pair; label 2 has
+// no type in every third example.
+Dataset multi_label_dataset(int examples);
+
 }  // namespace pdsp::testing

@@ -13,6 +13,7 @@
 #include "pdsp/learning/feature_index.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/parallel/communicator.hpp"
+#include "support/compact_data.hpp"
 #include "support/test_helpers.hpp"
 #include "support/tiny_graphs.hpp"
 
@@ -214,6 +215,72 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{0.5, CountingMode::File, MessagePrecision::Single},
                       Case{1.0, CountingMode::Bethe, MessagePrecision::Single}),
     name);
+
+// Multi-label-like examples (complete graphs of binary labels), which the sweep plan bundles:
+// LocalProblem's sweeps give exactly the messages of the kernels run class by class, example by
+// example.
+TEST(BinaryPairwise, BundledSweepsOfSmallExamplesEqualSweepsExampleByExample) {
+  std::vector<testing::GraphShape> shapes;
+  for (int n = 0; n < 30; ++n) {
+    testing::GraphShape complete;
+    complete.cards.assign(static_cast<size_t>(4 + n % 4), 2);
+    for (int64_t i = 0; i < static_cast<int64_t>(complete.cards.size()); ++i)
+      for (int64_t j = i + 1; j < static_cast<int64_t>(complete.cards.size()); ++j)
+        complete.factors.push_back({i, j});
+    shapes.push_back(complete);
+  }
+  const Dataset data = testing::random_dataset(shapes, 9, 4);
+  std::mt19937_64 rng(6);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> theta(static_cast<size_t>(data.num_params));
+  for (double& t : theta) t = normal(rng);
+
+  LocalProblem problem(data, {1.0, CountingMode::Uniform, 1.0, false, "complete graphs"});
+  ASSERT_EQ(problem.kernel_name().rfind("binary", 0), 0u);
+  problem.set_theta(theta);
+  problem.sweep(3);
+
+  const FactorGraph graph(data);
+  const CountingNumbers counting =
+      make_counting_numbers(data, graph, CountingMode::Uniform, "complete graphs");
+  const BinaryPairwiseKernels<double> kernels(data, graph, counting, 1.0);
+  std::vector<double> potential(static_cast<size_t>(data.num_states() + data.num_table_entries()));
+  compute_potentials(data, theta, {}, potential);
+  const Colouring colouring = colour_variables(data, graph);
+  MessageState state = kernels.make_message_state();
+  Workspace workspace(graph);
+  for (int sweep = 0; sweep < 3; ++sweep)
+    for (int64_t c = 0; c + 1 < static_cast<int64_t>(colouring.class_ptr.size()); ++c)
+      kernels.update_variables(colouring.members(c), potential.data(), state, workspace);
+  std::vector<double> expected(static_cast<size_t>(graph.num_message_entries()));
+  kernels.export_messages(state, expected.data());
+  EXPECT_EQ(problem.messages(), expected);
+}
+
+// Label pairs that read their type's shared table (format 2) are updated through the type's
+// representative: the messages and F of their expansion to rows, where each factor reads its
+// own table.
+TEST(BinaryPairwise, SharedTablesGiveTheMessagesOfOwnTables) {
+  const Dataset data = testing::multi_label_dataset(40);
+  const Dataset rows = testing::expand_to_rows(data);
+  std::mt19937_64 rng(8);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> theta(static_cast<size_t>(data.num_params));
+  for (double& t : theta) t = normal(rng);
+  std::vector<std::vector<double>> messages;
+  std::vector<double> objective;
+  for (const Dataset* d : {&data, &rows}) {
+    LocalProblem problem(*d, {1.0, CountingMode::Uniform, 1.0, true, "labels"});
+    ASSERT_EQ(problem.kernel_name().rfind("binary", 0), 0u);
+    problem.set_theta(theta);
+    problem.sweep(3);
+    messages.push_back(problem.messages());
+    objective.push_back(problem.evaluate().objective);
+  }
+  // The expansion sums the labels' potentials in another order: round-off apart.
+  EXPECT_LT(testing::max_abs_difference(messages[0], messages[1]), 1e-12);
+  EXPECT_NEAR(objective[0], objective[1], 1e-12 * std::abs(objective[1]));
+}
 
 TEST(BinaryPairwise, LeavesOtherProblemsToTheGeneralKernels) {
   const auto applies = [](const Dataset& data, CountingMode mode, double epsilon) {

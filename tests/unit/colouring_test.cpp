@@ -59,19 +59,60 @@ TEST(WorkPlan, SweepChunksCoverEachClassInOrderWithinTheSlotBudget) {
   const FactorGraph graph(data);
   const Colouring colouring = colour_variables(data, graph);
   const WorkPlan plan = plan_sweep(colouring, graph);
-  ASSERT_EQ(plan.example_phase_ptr, (std::vector<int64_t>{0, 2}));
+  ASSERT_EQ(plan.bundle_phase_ptr, (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(plan.order, colouring.order);  // a large example is a bundle of its own
   for (int64_t p = 0; p < 2; ++p) {
     int64_t next = colouring.class_ptr[p];
     for (int64_t c = plan.phase_ptr[p]; c < plan.phase_ptr[p + 1]; ++c) {
       EXPECT_EQ(plan.chunks[c].begin, next);
       int64_t slots = 0;
       for (int64_t i = plan.chunks[c].begin; i < plan.chunks[c].end; ++i)
-        slots += graph.degree(colouring.order[i]);
+        slots += graph.degree(plan.order[i]);
       EXPECT_LE(slots, kChunkSlots);
       next = plan.chunks[c].end;
     }
     EXPECT_EQ(next, colouring.class_ptr[p + 1]);
   }
+}
+
+// Small examples are bundled: phase c of a bundle holds class c of each of its examples, in
+// example order, so that every example updates its classes in its own order.
+TEST(WorkPlan, SmallExamplesAreSweptSideBySideClassByClass) {
+  std::vector<testing::GraphShape> shapes;
+  for (int n = 0; n < 40; ++n)
+    shapes.push_back(n % 3 == 0 ? testing::loopy_shape() : testing::chain_shape(2 + n % 5));
+  shapes.push_back(testing::grid_shape(12, 12));  // 144 variables: a bundle of its own
+  shapes.push_back(testing::chain_shape(3));
+  const Dataset data = testing::random_dataset(shapes, 3, 1);
+  const FactorGraph graph(data);
+  const Colouring colouring = colour_variables(data, graph);
+  const WorkPlan plan = plan_sweep(colouring, graph);
+  EXPECT_LT(plan.num_bundles(), data.num_examples() / 4);
+  // Each bundle's variables, phase by phase, are each example's classes in order.
+  int64_t n = 0;
+  for (int64_t b = 0; b < plan.num_bundles(); ++b) {
+    const int64_t first_phase = plan.bundle_phase_ptr[b];
+    const int64_t phases = plan.bundle_phase_ptr[b + 1] - first_phase;
+    const int64_t begin = plan.chunks[plan.phase_ptr[first_phase]].begin;
+    const int64_t end = plan.chunks[plan.phase_ptr[first_phase + phases] - 1].end;
+    std::vector<LocalIndex> expected;
+    const int64_t first_example = n;
+    int64_t variables = 0;
+    while (n < data.num_examples() && variables < end - begin) {
+      variables += data.var_offset[n + 1] - data.var_offset[n];
+      ++n;
+    }
+    EXPECT_TRUE(n - first_example == 1 || variables <= kBundleVariables) << "bundle " << b;
+    for (int64_t phase = 0; phase < phases; ++phase)
+      for (int64_t e = first_example; e < n; ++e)
+        if (phase < colouring.num_classes(e))
+          for (LocalIndex v : colouring.members(colouring.example_class_ptr[e] + phase))
+            expected.push_back(v);
+    EXPECT_EQ(std::vector<LocalIndex>(plan.order.begin() + begin, plan.order.begin() + end),
+              expected)
+        << "bundle " << b;
+  }
+  EXPECT_EQ(n, data.num_examples());
 }
 
 }  // namespace

@@ -163,6 +163,26 @@ TEST(CompactFeatures, GroundTruthMomentsAndRowBoundEqualTheExpansion) {
   EXPECT_GE(FeatureIndex(data).largest_row_sum(), FeatureIndex(rows).largest_row_sum() - 1e-12);
 }
 
+// Types whose parameter blocks overlap: their sections are added to the moments one after the
+// other (in rounds that never name a parameter twice), whatever the thread count.
+TEST(CompactFeatures, TypesSharingParametersGiveTheMomentsOfTheExpansion) {
+  Dataset data = large_compact_dataset();
+  data.var_types.param_offset[1] = data.var_types.param_offset[0];
+  data.factor_types.param_offset[1] = data.factor_types.param_offset[0];
+  const Dataset rows = testing::expand_to_rows(data);
+  const std::vector<double> weight = random_vector(positions(data), 12);
+  std::vector<double> expected(static_cast<size_t>(data.num_params));
+  FeatureIndex(rows, FeatureIndex::Order::ByRows).moments(weight, expected);
+  std::vector<std::vector<double>> z(2, std::vector<double>(expected.size()));
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    FeatureIndex(data).moments(weight, z[threads - 1]);
+  }
+  omp_set_num_threads(1);
+  EXPECT_LT(max_abs_difference(z[0], expected), 1e-10);
+  EXPECT_EQ(z[0], z[1]) << "moments depend on the thread count";
+}
+
 TEST(CompactFeatures, BetheTrainingOnATreeReachesTheBruteForceOptimumOfTheExpansion) {
   const Dataset data =
       testing::random_compact_dataset({testing::tree_shape(), testing::chain_shape(5)}, 11);

@@ -1,9 +1,9 @@
 #pragma once
-// How one sweep or one evaluation of a rank's examples is cut into chunks. Each example has a
-// sequence of phases; the chunks of one phase are independent of each other (a colour class of
-// a sweep; the factors, then the variables of an evaluation) and may run on different threads.
-// Chunk boundaries depend on the data only, so per-chunk results combined in chunk order are the
-// same for any thread count.
+// How one sweep or one evaluation of a rank's examples is cut into chunks. Each bundle of
+// examples has a sequence of phases; the chunks of one phase are independent of each other (a
+// colour class of a sweep; the factors, then the variables of an evaluation) and may run on
+// different threads. Chunk boundaries depend on the data only, so per-chunk results combined in
+// chunk order are the same for any thread count.
 #include <cstdint>
 #include <vector>
 
@@ -19,16 +19,24 @@ struct WorkPlan {
     int64_t end;
   };
   std::vector<Chunk> chunks;
-  std::vector<int64_t> phase_ptr{0};          // [phases + 1] chunks of each phase
-  std::vector<int64_t> example_phase_ptr{0};  // [examples + 1] phases of each example
+  std::vector<int64_t> phase_ptr{0};         // [phases + 1] chunks of each phase
+  std::vector<int64_t> bundle_phase_ptr{0};  // [bundles + 1] phases of each bundle
+  // Sweeps: the variables in the order they are updated; a chunk is a range of it.
+  std::vector<LocalIndex> order;
 
   int64_t num_chunks() const { return static_cast<int64_t>(chunks.size()); }
+  int64_t num_bundles() const { return static_cast<int64_t>(bundle_phase_ptr.size()) - 1; }
 };
 
-// Phases are the colour classes; a chunk is a range of Colouring::order holding at most
+// Consecutive examples of at most kBundleVariables variables together are swept side by side, as
+// one bundle: its phase c holds colour class c of each of its examples, so that each example
+// still updates its classes in order, and a kernel call updates a class of many small examples
+// (yeast: 9 labels of 13 message blocks each, where one label filled two SIMD registers with 3
+// of 16 lanes idle). Larger examples are bundles of their own. A chunk holds at most
 // kChunkSlots message blocks (or one variable of larger degree).
+inline constexpr int64_t kBundleVariables = 128;
 WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph);
-// Two phases per example, ranges of its factors and ranges of its variables, at most
+// One example per bundle, two phases: ranges of its factors and ranges of its variables, at most
 // kChunkRegions regions per chunk: factors first, or variables first (the kernels say which
 // beliefs the other kind reads, see Kernels::variables_first).
 WorkPlan plan_evaluation(const Dataset& data, bool variables_first);

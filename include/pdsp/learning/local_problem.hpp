@@ -100,7 +100,7 @@ class LocalProblem {
   int64_t messages_per_sweep() const { return graph_.num_slots(); }
 
  private:
-  // Runs work(chunk, phase, workspace) for every chunk of the plan, phases of an example in order.
+  // Runs work(chunk, phase, workspace) for every chunk of the plan, phases of a bundle in order.
   template <class Work>
   void run(const WorkPlan& plan, Work&& work);
   double sum_of_chunks(const WorkPlan& plan) const;
@@ -119,7 +119,6 @@ class LocalProblem {
   MessagePassing general_;
   std::unique_ptr<Kernels> binary_pairwise_;  // null when they do not apply
   Kernels* kernels_;                          // the ones that run
-  Colouring colouring_;
   WorkPlan sweep_plan_;
   WorkPlan evaluation_plan_;
   bool threads_inside_examples_ = false;

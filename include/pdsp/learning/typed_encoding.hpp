@@ -10,6 +10,7 @@
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/learning/feature_encoding.hpp"
+#include "pdsp/learning/row_groups.hpp"
 
 namespace pdsp {
 
@@ -46,6 +47,11 @@ class TypedEncoding final : public FeatureEncoding {
   void block_moments(int64_t r, const double* weight, double* block) const;
   void minor_potentials(int64_t r, const double* section, double* potential) const;
   void minor_moments(int64_t r, const double* weight, double* section) const;
+  // A row group's potentials (from its first region `head` and its first position), and the
+  // moments of its regions from r to the group's end or `end`, whichever comes first; returns
+  // the region after them.
+  void group_potentials(int64_t head, double* potential) const;
+  int64_t group_moments(int64_t r, int64_t end, std::span<const double> weight, double* sums) const;
   int64_t position(int64_t r) const { return base_ + (*region_offset_)[r]; }
   int64_t size(int64_t r) const { return (*region_offset_)[r + 1] - (*region_offset_)[r]; }
 
@@ -65,10 +71,19 @@ class TypedEncoding final : public FeatureEncoding {
   // apart; on OCR the scattered sums were most of the moments); other types keep theta's
   // layout. The per-example forms, which the
   // baselines call from several threads at once, read theta itself.
-  std::vector<int64_t> section_{0};     // [types + 1] where each type's section starts
+  // Row groups (row_groups.hpp) read their parameters from sections of their own, one per
+  // pattern, after the types' sections, in the state-minor layout over the group's states
+  // (stride: the pattern's width); a type's stride then counts only its regions outside groups.
+  RowGroups groups_;
+  std::vector<int64_t> section_{0};     // [types + patterns + 1] where each section starts
   std::vector<int64_t> stride_;         // [types]
   std::vector<uint8_t> state_minor_;    // [types]
   std::vector<int64_t> section_param_;  // [sections] the parameter of each section position
+  // The block sums are added to the moments in rounds of consecutive sections in which no
+  // parameter appears twice, one parallel loop per round (one per section made yeast's 91 label
+  // pairs 91 loops of 4 sums, each waking and joining the threads); [rounds + 1] the first
+  // section of each round.
+  std::vector<int64_t> round_start_{0};
   // theta in the sections' layout, filled by add_potentials (so, like add_moments' block sums,
   // not for two calls at once)
   mutable std::vector<double> minor_theta_;
