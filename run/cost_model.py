@@ -19,8 +19,10 @@ sets far larger than the caches); its limit is the larger of the two:
             counting number is negative (--counting bethe on a grid).
 Pairwise factors that read a table their type shares (format 2, dim 0; src/inference/
 shared_tables.cpp) are bound by multiply-adds instead: a K_a x K_b matrix-vector product per
-slot in a sweep and per factor in the objective, the K_a x K_b products of the table with the
-two incoming vectors for its beliefs, and no exp of their own (the table's exp is computed once).
+slot in a sweep and per factor in the objective, for their beliefs the products of the table
+with the two incoming vectors and the outer product summed per table (the beliefs are kept
+folded: 2 (K_a + K_b) numbers per factor, not a table), and no exp of their own (the table's exp
+is computed once); the moments do not read their tables.
 Usage: cost_model.py DATA.h5 LIMITS.txt TRIALS_PER_ITERATION [--cores N]
                      [--precision double|single] [--bandwidth cache|memory] [--saddle]
   --cores       cores the run uses (ranks x threads): 1 takes the one-core rates, more the
@@ -101,14 +103,16 @@ def main():
         table = (np.multiply.reduceat(slot_card, var_ptr[:-1]) if len(arity)
                  else np.zeros(0, np.int64))
         typed_fma, typed_bytes, shared = typed_terms(f, card, table)
-    shared &= arity == 2
+    binary_pairwise = bool((card == 2).all() and (arity == 2).all())
+    # The binary pairwise kernels keep tables per factor (their sweep reads a shared one once).
+    shared &= (arity == 2) & (not binary_pairwise)
     states, tables, slots = card.sum(), table.sum(), len(factor_vars)
     vars_, factors = len(card), len(arity)
-    binary_pairwise = bool((card == 2).all() and (arity == 2).all())
     # The shared tables' factors: their slots and tables leave the exp-bound terms for products.
     shared_slot = np.repeat(shared, arity)
     own_tables = int(table[~shared].sum())
     products = int(table[shared].sum())  # multiply-adds of one product per factor
+    folded = 2 * int((slot_card[shared_slot]).sum())  # 2 (K_a + K_b) per factor
     if binary_pairwise:
         sweep_exp, sweep_log, message_bytes = 2 * slots, slots, (4 if single else 8) * slots
     else:
@@ -123,15 +127,13 @@ def main():
                    bytes_ / L["read_bytes_per_s"])
 
     sweep = phase(sweep_exp, sweep_log, potential_bytes + 2 * message_bytes, 2 * products)
-    # The beliefs of shared-table factors are still written per factor, as tables.
-    beliefs = phase(region_exp, region_log, 2 * potential_bytes + message_bytes + 8 * products,
+    beliefs = phase(region_exp, region_log, 2 * potential_bytes + message_bytes + 8 * folded,
                     2 * products)
     # Feature rows in memory: 12 bytes per entry (int32 parameter, double value) and a 4-byte row
     # pointer per row of a part that needs them; the loss is one double per state.
-    positions = states + tables
     feature_bytes = 12 * nnz + 4 * pointers + typed_bytes
-    # The features and the beliefs.
-    moments = phase(0, 0, feature_bytes + 8 * positions, typed_fma)
+    # The features and the beliefs (no table of a shared-table factor).
+    moments = phase(0, 0, feature_bytes + 8 * (states + own_tables), typed_fma)
     # + written, + the loss.
     potentials = phase(0, 0, feature_bytes + 8 * (states + own_tables) + 8 * states, typed_fma)
     objective = phase(region_exp, region_log, potential_bytes + message_bytes, products)
