@@ -31,12 +31,9 @@ struct TrainConfig {
   double initial_step = 1.0;
   int max_step_trials = 60;
   // The direction of the step on theta: "lbfgs" (quasi-Newton from the last `lbfgs_memory`
-  // pairs of steps and gradient changes) or "gradient" (steepest descent). 40 pairs: on OCR
-  // chains 158 iterations to CRFsuite's optimum where 10 needed 191, on yeast 123 where 10 needed
-  // 135; the two-loop recursion costs 4 x 40 products of theta's size, small beside a sweep, and
-  // the memory 82 vectors of it (lower it for models of many millions of parameters).
+  // pairs of steps and gradient changes) or "gradient" (steepest descent).
   std::string theta_step = "lbfgs";
-  int lbfgs_memory = 40;
+  int lbfgs_memory = 10;
   int threads = 0;  // 0: OpenMP's default
   // "auto": the specialised kernels where they apply; "general": always the general ones. Both
   // compute the same values up to round-off.
