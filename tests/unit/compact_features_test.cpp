@@ -14,6 +14,7 @@
 #include "pdsp/learning/feature_index.hpp"
 #include "pdsp/learning/trainer.hpp"
 #include "support/brute_force.hpp"
+#include "support/compact_checks.hpp"
 #include "support/compact_data.hpp"
 #include "support/dataset_files.hpp"
 #include "support/objective_probe.hpp"
@@ -23,14 +24,7 @@ namespace pdsp {
 namespace {
 
 using testing::max_abs_difference;
-
-std::vector<double> random_vector(int64_t size, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<double> x(static_cast<size_t>(size));
-  for (double& v : x) v = normal(rng);
-  return x;
-}
+using testing::random_vector;
 
 int64_t positions(const Dataset& data) {
   return data.num_states() + data.num_table_entries();
@@ -138,16 +132,7 @@ TEST(CompactFeatures, RegionsOfManyStatesGiveThePotentialsAndMomentsOfTheExpansi
   FeatureIndex(data).potentials(theta, {}, actual);
   EXPECT_LT(max_abs_difference(actual, expected), 1e-12);
   const std::vector<double> weight = random_vector(positions(data), 9);
-  std::vector<double> z_expected(static_cast<size_t>(data.num_params));
-  FeatureIndex(rows, FeatureIndex::Order::ByRows).moments(weight, z_expected);
-  std::vector<std::vector<double>> z(2, std::vector<double>(z_expected.size()));
-  for (int threads : {1, 2}) {
-    omp_set_num_threads(threads);
-    FeatureIndex(data).moments(weight, z[threads - 1]);
-  }
-  omp_set_num_threads(1);
-  EXPECT_LT(max_abs_difference(z[0], z_expected), 1e-10);
-  EXPECT_EQ(z[0], z[1]) << "moments depend on the thread count";
+  testing::expect_moments_of_expansion(data, rows, weight, 1e-10);
 }
 
 TEST(CompactFeatures, GroundTruthMomentsAndRowBoundEqualTheExpansion) {
@@ -171,16 +156,7 @@ TEST(CompactFeatures, TypesSharingParametersGiveTheMomentsOfTheExpansion) {
   data.factor_types.param_offset[1] = data.factor_types.param_offset[0];
   const Dataset rows = testing::expand_to_rows(data);
   const std::vector<double> weight = random_vector(positions(data), 12);
-  std::vector<double> expected(static_cast<size_t>(data.num_params));
-  FeatureIndex(rows, FeatureIndex::Order::ByRows).moments(weight, expected);
-  std::vector<std::vector<double>> z(2, std::vector<double>(expected.size()));
-  for (int threads : {1, 2}) {
-    omp_set_num_threads(threads);
-    FeatureIndex(data).moments(weight, z[threads - 1]);
-  }
-  omp_set_num_threads(1);
-  EXPECT_LT(max_abs_difference(z[0], expected), 1e-10);
-  EXPECT_EQ(z[0], z[1]) << "moments depend on the thread count";
+  testing::expect_moments_of_expansion(data, rows, weight, 1e-10);
 }
 
 TEST(CompactFeatures, BetheTrainingOnATreeReachesTheBruteForceOptimumOfTheExpansion) {

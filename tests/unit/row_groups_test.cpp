@@ -4,12 +4,12 @@
 #include "pdsp/learning/row_groups.hpp"
 
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include <random>
 
 #include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/learning/feature_index.hpp"
+#include "support/compact_checks.hpp"
 #include "support/compact_data.hpp"
 #include "support/test_helpers.hpp"
 
@@ -43,13 +43,7 @@ TEST(RowGroups, RunsOfOneRowWithDistinctTypesOfOneDimension) {
               }).pattern.empty());
 }
 
-std::vector<double> random_vector(int64_t size, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<double> x(static_cast<size_t>(size));
-  for (double& v : x) v = normal(rng);
-  return x;
-}
+using testing::random_vector;
 
 TEST(RowGroups, LabelsSharingRowsGiveThePotentialsAndMomentsOfTheExpansion) {
   // Enough typed work for several moment blocks, whose boundaries fall inside groups.
@@ -65,16 +59,7 @@ TEST(RowGroups, LabelsSharingRowsGiveThePotentialsAndMomentsOfTheExpansion) {
   EXPECT_LT(testing::max_abs_difference(actual, expected), 1e-12);
 
   const std::vector<double> weight = random_vector(positions, 5);
-  std::vector<double> z_expected(static_cast<size_t>(data.num_params));
-  FeatureIndex(rows, FeatureIndex::Order::ByRows).moments(weight, z_expected);
-  std::vector<std::vector<double>> z(2, std::vector<double>(z_expected.size()));
-  for (int threads : {1, 2}) {
-    omp_set_num_threads(threads);
-    FeatureIndex(data).moments(weight, z[threads - 1]);
-  }
-  omp_set_num_threads(1);
-  EXPECT_LT(testing::max_abs_difference(z[0], z_expected), 1e-9);
-  EXPECT_EQ(z[0], z[1]) << "moments depend on the thread count";
+  testing::expect_moments_of_expansion(data, rows, weight, 1e-9);
 }
 
 }  // namespace
