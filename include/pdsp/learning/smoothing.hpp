@@ -4,8 +4,9 @@
 // positive temperature w, and lowers w as it goes. With counting numbers >= 0 every soft-max is
 // at least the max it smooths, so F_w(theta, lambda) bounds the eps = 0 primal from above; the
 // eps = 0 dual D_0 (the expected loss minus the regulariser's conjugate) bounds it from below at
-// consistent beliefs (those of the messages, made consistent by local_polytope.hpp). Their difference, the certificate, is the gap of the problem at w plus the
-// entropy terms sum tau H(b) >= 0 that the smoothing adds to the dual:
+// consistent beliefs (those of the messages, made consistent by local_polytope.hpp). Their
+// difference, the certificate, is the gap of the problem at w plus the entropy terms
+// sum tau H(b) >= 0 that the smoothing adds to the dual:
 //
 //   F_w - D_0 = (F_w - D_w) + (D_w - D_0).
 //
