@@ -1,6 +1,9 @@
 #pragma once
 // What the resume tests share: an observer that keeps the state and messages after one chosen
-// iteration, and the round trip of that state through a checkpoint file, as a resume reads it.
+// iteration, the round trip of that state through a checkpoint file, as a resume reads it, and
+// the comparison of the resumed records with the uninterrupted run's.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,5 +37,14 @@ std::pair<TrainResult, std::vector<IterationRecord>> resume(const Dataset& data,
                                                             const TrainConfig& config,
                                                             const TrainingState& state,
                                                             const std::vector<double>& messages);
+
+// Each record of the resumed run has the same `fields` (a tuple of the record's values, such as
+// std::tie(r.objective, r.step)) as the uninterrupted run's record of that iteration.
+template <class Fields>
+void expect_same_continuation(const std::vector<IterationRecord>& uninterrupted,
+                              const std::vector<IterationRecord>& resumed, Fields fields) {
+  for (const IterationRecord& b : resumed)
+    EXPECT_EQ(fields(uninterrupted[b.iteration - 1]), fields(b)) << "iteration " << b.iteration;
+}
 
 }  // namespace pdsp::testing

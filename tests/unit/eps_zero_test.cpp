@@ -114,12 +114,9 @@ TEST(EpsZero, ResumeFromACheckpointContinuesBitwise) {
   const auto [continued, records] = testing::resume(data, settings, config, state, messages);
   EXPECT_EQ(continued.state.theta, straight.state.theta);
   ASSERT_EQ(records.size(), 40u - 25u);
-  for (const IterationRecord& b : records) {
-    const IterationRecord& a = uninterrupted.records[b.iteration - 1];
-    EXPECT_EQ(std::tie(a.objective, a.dual, a.temperature),
-              std::tie(b.objective, b.dual, b.temperature))
-        << "iteration " << b.iteration;
-  }
+  testing::expect_same_continuation(uninterrupted.records, records, [](const IterationRecord& r) {
+    return std::tie(r.objective, r.dual, r.temperature);
+  });
 }
 
 }  // namespace

@@ -138,12 +138,9 @@ TEST(QuasiNewton, ResumeFromACheckpointWithTheMemoryIsBitwiseIdentical) {
   const auto [continued, records] = testing::resume(data, settings, config, read_state, messages);
   EXPECT_EQ(continued.state.theta, straight.state.theta);
   ASSERT_EQ(records.size(), 40u - 17u);
-  for (const IterationRecord& b : records) {
-    const IterationRecord& a = uninterrupted.records[b.iteration - 1];
-    EXPECT_EQ(std::tie(a.objective, a.step, a.direction),
-              std::tie(b.objective, b.step, b.direction))
-        << "iteration " << b.iteration;
-  }
+  testing::expect_same_continuation(uninterrupted.records, records, [](const IterationRecord& r) {
+    return std::tie(r.objective, r.step, r.direction);
+  });
 
   // Without the memory the continuation differs: the test can tell.
   TrainingState forgotten = read_state;
