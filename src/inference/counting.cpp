@@ -57,6 +57,17 @@ bool is_acyclic(const Dataset& data, int64_t n) {
   return edges == vars + factors - components;
 }
 
+// Whether example n has Bethe's numbers: c_a = 1 on its factors, c_v = 1 - degree on its
+// variables.
+bool has_bethe_numbers(const CountingNumbers& c, const Dataset& data, const FactorGraph& graph,
+                       int64_t n) {
+  for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v)
+    if (c.var[v] != 1.0 - static_cast<double>(graph.degree(v))) return false;
+  for (int64_t a = data.factor_offset[n]; a < data.factor_offset[n + 1]; ++a)
+    if (c.factor[a] != 1.0) return false;
+  return true;
+}
+
 }  // namespace
 
 CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& graph,
@@ -70,6 +81,8 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
   c.mode = mode;
   const int64_t vars = data.num_vars();
   const auto bethe = [&](int64_t v) { return 1.0 - static_cast<double>(graph.degree(v)); };
+  std::vector<bool> acyclic(static_cast<size_t>(data.num_examples()));
+  for (int64_t n = 0; n < data.num_examples(); ++n) acyclic[n] = is_acyclic(data, n);
   switch (mode) {
     case CountingMode::File:
       c.var = RegionNumbers(data.var_counting);
@@ -87,8 +100,7 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
       // uniform ones elsewhere. Decided per example, so the same on any rank count.
       std::vector<double> var(static_cast<size_t>(vars), 1.0);
       for (int64_t n = 0; n < data.num_examples(); ++n) {
-        if (!(epsilon > 0) || !is_acyclic(data, n)) continue;
-        ++c.acyclic_examples;
+        if (!(epsilon > 0) || !acyclic[n]) continue;
         for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) var[v] = bethe(v);
       }
       c.var = RegionNumbers(std::move(var));
@@ -99,6 +111,8 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
       c.var = RegionNumbers(vars, 1.0);
       c.factor = RegionNumbers(data.num_factors(), 1.0);
   }
+  for (int64_t n = 0; n < data.num_examples(); ++n)
+    c.exact_examples += acyclic[n] && has_bethe_numbers(c, data, graph, n) ? 1 : 0;
   c.block.resize(static_cast<size_t>(vars));
   for (int64_t v = 0; v < vars; ++v) {
     double total = c.var[v];

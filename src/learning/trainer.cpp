@@ -88,7 +88,10 @@ class Trainer {
   const bool smoothing_;             // eps = 0: training runs at a temperature lowered towards 0
   bool saddle_ = false;              // some rank has a negative counting number
   bool dual_bounds_primal_ = false;  // no negative counting number anywhere
-  std::vector<double> d_;            // empirical feature sums at the ground truth
+  // Every example on every rank is exact (a forest with Bethe numbers, eps > 0): the messages an
+  // iteration ends with were swept at its theta, and the next one evaluates them as they are.
+  bool swept_messages_carry_over_ = false;
+  std::vector<double> d_;  // empirical feature sums at the ground truth
   double message_blocks_ = 0;
   const bool lbfgs_;  // --theta-step lbfgs
   std::vector<double> grad_, direction_, trial_, reduced_;
@@ -144,21 +147,30 @@ void Trainer::compute_global_terms() {
   d_.push_back(static_cast<double>(problem_.messages_per_sweep()));
   // Regime flags decide which collectives run, so they are agreed over all ranks: a rank may
   // hold no negative counting number (or no example at all) while another does.
-  double saddle[1] = {problem_.is_saddle_problem() ? 1.0 : 0.0};
-  comm_.allreduce(d_, saddle);
+  const bool exact = problem_.counting().exact_examples == problem_.data().num_examples();
+  double regime[2] = {problem_.is_saddle_problem() ? 1.0 : 0.0, exact ? 0.0 : 1.0};
+  comm_.allreduce(d_, regime);
   message_blocks_ = d_.back();
   d_.pop_back();
-  saddle_ = saddle[0] > 0;
+  saddle_ = regime[0] > 0;
+  // On forests with Bethe numbers a second round of sweeps at the theta the step search has just
+  // swept at only moves the messages along the trees, as the next trial's sweeps do: OCR reached
+  // the same optimum in 132 iterations instead of 130, at 18% less time. On loopy graphs the
+  // second round is what keeps the messages near their fixed point (yeast without it: the step
+  // search backtracked to steps too small to count and the run stopped with F 5e-4 higher).
+  swept_messages_carry_over_ = regime[1] == 0 && !smoothing_ && problem_.temperature() > 0;
   // At eps = 0 every counting number is >= 0 (LocalProblem checks), so the certificate of
   // smoothing.hpp bounds the distance to the optimum.
   dual_bounds_primal_ = !saddle_;
 }
 
 void Trainer::evaluate(IterationRecord& record) {
-  const auto start = Clock::now();
-  problem_.sweep(config_.sweeps);
-  problem_.resolve_kinks();
-  record.seconds_messages = seconds_since(start);
+  if (!swept_messages_carry_over_ || state_.iterations_done == 0) {
+    const auto start = Clock::now();
+    problem_.sweep(config_.sweeps);
+    problem_.resolve_kinks();
+    record.seconds_messages = seconds_since(start);
+  }
 
   auto phase = Clock::now();
   const LocalEvaluation local = problem_.evaluate();
@@ -270,6 +282,7 @@ void Trainer::take_step(IterationRecord& record) {
   if (!moved) {  // no step decreased F: keep theta, let the sweeps go on
     problem_.set_theta(state_.theta);
     problem_.restore_messages();
+    if (swept_messages_carry_over_) problem_.sweep(config_.sweeps);
     problem_.resolve_kinks();
   }
   record.lbfgs_pairs = memory.pairs(params_);

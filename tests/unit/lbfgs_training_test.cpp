@@ -118,15 +118,11 @@ TEST(QuasiNewton, TakesFarFewerIterationsOnAnIllConditionedProblem) {
   expect_monotone(lbfgs.records);
 }
 
-TEST(QuasiNewton, ResumeFromACheckpointWithTheMemoryIsBitwiseIdentical) {
-  const Dataset data = testing::random_dataset(
-      {testing::loopy_shape(), testing::grid_shape(3, 3), testing::tree_shape()}, 7, 9);
-  TrainConfig config = tight(0.5, CountingMode::Uniform, 1);
-  config.max_iters = 40;
-  config.tol = 0;  // all 40 iterations, also once F is flat
+// Trains 40 iterations straight and from a checkpoint after iteration 17: the same records and
+// theta, and a different theta when the resumed run forgets the L-BFGS memory.
+void expect_bitwise_resume(const Dataset& data, const TrainConfig& config) {
   const ProblemSettings settings{config.epsilon, config.counting, config.loss_weight, true, "tiny"};
   SerialCommunicator serial;
-
   LocalProblem whole(data, settings);
   Snapshot uninterrupted(17);
   const TrainResult straight = train(whole, config, serial, uninterrupted);
@@ -147,6 +143,45 @@ TEST(QuasiNewton, ResumeFromACheckpointWithTheMemoryIsBitwiseIdentical) {
   forgotten.lbfgs.clear();
   EXPECT_NE(testing::resume(data, settings, config, forgotten, messages).first.state.theta,
             straight.state.theta);
+}
+
+TrainConfig forty_iterations(double epsilon, CountingMode counting) {
+  TrainConfig config = tight(epsilon, counting, 1);
+  config.max_iters = 40;
+  config.tol = 0;  // all 40 iterations, also once F is flat
+  return config;
+}
+
+TEST(QuasiNewton, ResumeFromACheckpointWithTheMemoryIsBitwiseIdentical) {
+  const Dataset data = testing::random_dataset(
+      {testing::loopy_shape(), testing::grid_shape(3, 3), testing::tree_shape()}, 7, 9);
+  expect_bitwise_resume(data, forty_iterations(0.5, CountingMode::Uniform));
+}
+
+// On forests with Bethe numbers an iteration evaluates the messages its step search left (swept
+// at its theta) without sweeping again; a resumed run must do the same.
+TEST(QuasiNewton, ResumeIsBitwiseIdenticalWhereTheSweptMessagesCarryOver) {
+  const Dataset data = testing::random_dataset(
+      {testing::chain_shape(6), testing::tree_shape(), testing::chain_shape(4)}, 7, 19);
+  expect_bitwise_resume(data, forty_iterations(1.0, CountingMode::Bethe));
+}
+
+TEST(QuasiNewton, SweepsOnlyOnceAtTheStartWhereEveryExampleIsExact) {
+  const auto message_seconds = [](const Dataset& data, CountingMode counting) {
+    std::vector<double> seconds;
+    for (const IterationRecord& r :
+         train_with(data, forty_iterations(1.0, counting), "lbfgs").records)
+      seconds.push_back(r.seconds_messages);
+    return seconds;
+  };
+  const Dataset forest =
+      testing::random_dataset({testing::chain_shape(6), testing::tree_shape()}, 7, 19);
+  const std::vector<double> exact = message_seconds(forest, CountingMode::Bethe);
+  ASSERT_GT(exact.size(), 2u);
+  EXPECT_GT(exact[0], 0.0);
+  for (size_t i = 1; i < exact.size(); ++i) EXPECT_EQ(exact[i], 0.0) << "iteration " << i + 1;
+  // Uniform numbers on the same forest are not exact: every iteration sweeps.
+  for (double s : message_seconds(forest, CountingMode::Uniform)) EXPECT_GT(s, 0.0);
 }
 
 }  // namespace

@@ -48,7 +48,9 @@ struct CountingNumbers {
   std::vector<double> block;  // chat_v = c_v + sum_{a in N(v)} c_a, > 0 for every variable
   // The mode used: Auto becomes File when the data carry both arrays, and stays Auto otherwise.
   CountingMode mode = CountingMode::Uniform;
-  int64_t acyclic_examples = 0;  // Auto: the examples that got Bethe numbers
+  // Examples without a cycle whose numbers are Bethe's (c_a = 1, c_v = 1 - degree): there the
+  // beliefs at converged messages are the true marginals, whatever the mode chose them.
+  int64_t exact_examples = 0;
 };
 
 // `source` names the data file in error messages. Auto means File when the data carry both
