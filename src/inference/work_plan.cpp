@@ -65,10 +65,17 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
 
 WorkPlan plan_evaluation(const Dataset& data, bool variables_first) {
   WorkPlan plan;
-  for (int64_t n = 0; n < data.num_examples(); ++n) {
-    if (variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
-    add_ranges(plan, data.factor_offset[n], data.factor_offset[n + 1]);
-    if (!variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
+  const int64_t examples = data.num_examples();
+  const auto variables = [&](int64_t n) { return data.var_offset[n + 1] - data.var_offset[n]; };
+  for (int64_t first = 0, last = 0; first < examples; first = last) {
+    int64_t bundled = variables(first);
+    for (last = first + 1; last < examples && bundled + variables(last) <= kBundleVariables; ++last)
+      bundled += variables(last);
+    for (int64_t n = first; n < last; ++n) {
+      if (variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
+      add_ranges(plan, data.factor_offset[n], data.factor_offset[n + 1]);
+      if (!variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
+    }
     close_bundle(plan);
   }
   return plan;

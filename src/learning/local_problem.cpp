@@ -263,7 +263,7 @@ void LocalProblem::resolve_kinks() {
 }
 
 bool LocalProblem::factors_in(int64_t phase) const {
-  return (phase == 0) != kernels_->variables_first();
+  return (phase % 2 == 0) != kernels_->variables_first();
 }
 
 double LocalProblem::objective() {

@@ -115,5 +115,43 @@ TEST(WorkPlan, SmallExamplesAreSweptSideBySideClassByClass) {
   EXPECT_EQ(n, data.num_examples());
 }
 
+TEST(WorkPlan, SmallExamplesAreEvaluatedTogetherEachAsItsTwoPhasesInOrder) {
+  std::vector<testing::GraphShape> shapes;
+  for (int n = 0; n < 30; ++n) shapes.push_back(testing::chain_shape(2 + n % 4));
+  shapes.push_back(testing::grid_shape(12, 12));  // 144 variables: a bundle of its own
+  shapes.push_back(testing::tree_shape());
+  const Dataset data = testing::random_dataset(shapes, 3, 1);
+  for (const bool variables_first : {false, true}) {
+    const WorkPlan plan = plan_evaluation(data, variables_first);
+    EXPECT_LT(plan.num_bundles(), data.num_examples() / 4);
+    int64_t n = 0;
+    for (int64_t b = 0; b < plan.num_bundles(); ++b) {
+      const int64_t first_phase = plan.bundle_phase_ptr[b];
+      const int64_t phases = plan.bundle_phase_ptr[b + 1] - first_phase;
+      ASSERT_EQ(phases % 2, 0) << "bundle " << b;
+      const int64_t first_example = n;
+      int64_t variables = 0;
+      // Phases 2k and 2k + 1 cover example first_example + k's regions, each kind as one range.
+      for (int64_t k = 0; k < phases / 2; ++k, ++n) {
+        ASSERT_LT(n, data.num_examples());
+        variables += data.var_offset[n + 1] - data.var_offset[n];
+        for (int64_t half = 0; half < 2; ++half) {
+          const int64_t p = first_phase + 2 * k + half;
+          const bool factors = (half == 0) != variables_first;
+          const int64_t* offset = factors ? data.factor_offset.data() : data.var_offset.data();
+          int64_t next = offset[n];
+          for (int64_t c = plan.phase_ptr[p]; c < plan.phase_ptr[p + 1]; ++c) {
+            EXPECT_EQ(plan.chunks[c].begin, next) << "example " << n << " chunk " << c;
+            next = plan.chunks[c].end;
+          }
+          EXPECT_EQ(next, offset[n + 1]) << "example " << n << (factors ? " factors" : " vars");
+        }
+      }
+      EXPECT_TRUE(n - first_example == 1 || variables <= kBundleVariables) << "bundle " << b;
+    }
+    EXPECT_EQ(n, data.num_examples());
+  }
+}
+
 }  // namespace
 }  // namespace pdsp
