@@ -20,3 +20,9 @@ find_package(CLI11 REQUIRED CONFIG)
 # Boost.MPI broadcasts rank 0's view of the run (config file, checkpoint directory) as one
 # structured message, serialised in memory with Boost.Serialization (never an on-disk format).
 find_package(Boost 1.74 REQUIRED COMPONENTS mpi serialization)
+# METIS splits an example's interaction graph into shards (src/inference/shard_partition.cpp).
+find_path(METIS_INCLUDE_DIR metis.h)
+find_library(METIS_LIBRARY metis)
+if(NOT METIS_INCLUDE_DIR OR NOT METIS_LIBRARY)
+  message(FATAL_ERROR "METIS not found: install Debian's libmetis-dev (run/install_deps.sh)")
+endif()

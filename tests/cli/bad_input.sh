@@ -95,6 +95,8 @@ for ranks in 1 2; do
   expect_error 2 "nan.h5: /vars/feat_value\[5\]: value is not finite" $ranks -- "$pdsp" train --data "$work/nan.h5" --out "$work/m.h5"
   expect_error 2 "param.h5: /factors/feat_param\[3\]: parameter index 1000000" $ranks -- "$pdsp" train --data "$work/param.h5" --out "$work/m.h5"
   expect_error 2 "version.h5: @format_version: unknown version 99" $ranks -- "$pdsp" info "$work/version.h5"
+  expect_error 2 "\-\-shards: 0 is not a shard count" $ranks -- "$pdsp" info "$work/train.h5" --shards 0
+  expect_error 2 "train.h5: example 0: 100000 shards for its [0-9]* variables: at most one shard per variable" $ranks -- "$pdsp" info "$work/train.h5" --shards 100000
   expect_error 2 "unknown flag or argument: --bogus 1" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --bogus 1
   expect_error 2 "\-\-epsilon: '-1' is not a finite number >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon -1
   expect_error 2 "\-\-epsilon: must be 0 or a finite number >= 1e-12" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 1e-13

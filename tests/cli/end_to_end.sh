@@ -75,6 +75,10 @@ done
 "$pdsp" info "$work/uneven.h5" > "$work/uneven_info"
 grep -q "\[16, 32)  3" "$work/uneven_info"
 grep -q "\[128, 256)  2" "$work/uneven_info"
+# How the largest examples would split: grid blocks, the same on 2 ranks (each holds some).
+"$pdsp" info "$work/uneven.h5" --shards 4 | grep -A2 "split into 4 shards" > "$work/shards1"
+grep -q "example 1: 144 variables -> 36/36/36/36, 24 of 264 factors cut (grid blocks 2x2 of 12x12)" "$work/shards1"
+run2 "$pdsp" info "$work/uneven.h5" --shards 4 | grep -A2 "split into 4 shards" | diff - "$work/shards1"
 "$pdsp" train --data "$work/uneven.h5" --out "$work/u1.h5" --max-iters 10 --tol 0 > /dev/null
 run2 "$pdsp" train --data "$work/uneven.h5" --out "$work/u2.h5" --max-iters 10 --tol 0 > /dev/null
 h5diff --relative=1e-9 "$work/u1.h5" "$work/u2.h5" /theta

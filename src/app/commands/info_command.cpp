@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
 #include "pdsp/app/command_line.hpp"
 #include "pdsp/app/commands.hpp"
@@ -13,6 +14,7 @@
 #include "pdsp/data/partition.hpp"
 #include "pdsp/data/provenance.hpp"
 #include "pdsp/inference/counting.hpp"
+#include "pdsp/inference/shard_partition.hpp"
 
 namespace pdsp {
 namespace {
@@ -51,8 +53,59 @@ int64_t typed_regions(const RegionTypes& types) {
   return std::count_if(types.type.begin(), types.type.end(), [](int32_t k) { return k >= 0; });
 }
 
-// Validates a data set exactly as training reads it and prints its sizes. Collective.
-void describe_dataset(const std::string& path, bool quiet, Communicator& comm) {
+// How the largest examples would split into `shards` shards, as lines for rank 0 to print: each
+// rank splits its own largest, rank 0 keeps the largest of all. Collective; an impossible count
+// fails on every rank.
+std::string describe_shards(const Dataset& slice, const std::string& path, int shards,
+                            Communicator& comm) {
+  constexpr int kShown = 3;
+  std::vector<int64_t> order(static_cast<size_t>(slice.num_examples()));
+  for (int64_t n = 0; n < slice.num_examples(); ++n) order[n] = n;
+  const auto variables = [&](int64_t n) { return slice.var_offset[n + 1] - slice.var_offset[n]; };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return variables(a) > variables(b); });
+  order.resize(std::min<size_t>(order.size(), kShown));
+  // Each line starts with its example's size and index, zero-padded, so that rank 0 can sort them
+  // as text: the largest first, the first in the file among equals.
+  std::string lines;
+  run_collectively(comm, [&] {
+    for (const int64_t n : order) {
+      const ShardPartition p = partition_example(slice, n, shards, path);
+      std::string sizes;
+      for (const int64_t size : p.variables) {
+        if (!sizes.empty()) sizes += '/';
+        sizes += std::to_string(size);
+      }
+      char key[48];
+      std::snprintf(key, sizeof key, "%020lld %020lld|", static_cast<long long>(variables(n)),
+                    static_cast<long long>(slice.first_example + n));
+      lines += key;
+      lines += "    example " + std::to_string(slice.first_example + n) + ": ";
+      lines += std::to_string(variables(n)) + " variables -> " + sizes + ", ";
+      lines += std::to_string(p.cut_factors) + " of ";
+      lines += std::to_string(slice.factor_offset[n + 1] - slice.factor_offset[n]);
+      lines += " factors cut (" + p.method + ")\n";
+    }
+  });
+  const std::vector<std::string> gathered = comm.gather_to_root(lines);
+  std::vector<std::string> all;
+  for (const std::string& text : gathered) {
+    std::istringstream stream(text);
+    for (std::string line; std::getline(stream, line);) all.push_back(line);
+  }
+  std::sort(all.begin(), all.end(), [](const std::string& a, const std::string& b) {
+    const int size = a.compare(0, 20, b, 0, 20);
+    return size != 0 ? size > 0 : a.compare(21, 20, b, 21, 20) < 0;
+  });
+  std::string text = "  split into " + std::to_string(shards) + " shards (the largest examples):\n";
+  for (size_t i = 0; i < all.size() && i < kShown; ++i)
+    text += all[i].substr(all[i].find('|') + 1) + "\n";
+  return text;
+}
+
+// Validates a data set exactly as training reads it and prints its sizes, and with `shards` > 0
+// how its largest examples would split. Collective.
+void describe_dataset(const std::string& path, bool quiet, int shards, Communicator& comm) {
   DatasetLayout layout;
   Progress progress(comm.is_root() && !quiet, "pdsp info");
   const Dataset slice = load_rank_slice(path, comm, &layout,
@@ -75,6 +128,7 @@ void describe_dataset(const std::string& path, bool quiet, Communicator& comm) {
   // Every rank reads it, so a damaged attribute is one error for all, not an abort.
   Provenance provenance;
   run_collectively(comm, [&] { provenance = read_provenance(h5::File::open_read(path)); });
+  const std::string shard_lines = shards > 0 ? describe_shards(slice, path, shards, comm) : "";
   if (!comm.is_root()) return;
 
   std::printf("%s: valid pdsp-dataset (format_version %lld)\n", path.c_str(),
@@ -117,6 +171,7 @@ void describe_dataset(const std::string& path, bool quiet, Communicator& comm) {
     if (histogram[b] > 0)
       std::printf("    [%lld, %lld)  %lld\n", static_cast<long long>(int64_t{1} << b),
                   static_cast<long long>(int64_t{2} << b), static_cast<long long>(histogram[b]));
+  std::printf("%s", shard_lines.c_str());
   print_provenance(provenance, path);
 }
 
@@ -155,6 +210,10 @@ int run_info(const Invocation& invocation, Communicator& comm) {
   app.add_option("--write-config", config_out,
                  "write a model's or checkpoint's settings as a config file (pdsp train --config)");
   app.add_flag("--quiet", quiet, "no progress lines while a large data set is read");
+  int shards = 0;
+  app.add_option("--shards", shards,
+                 "show how the largest examples would split into this many shards (grid blocks "
+                 "or METIS), with the factors the cut crosses");
   if (!command_line.parse_collectively(invocation.args, comm)) return 0;
 
   // The format attribute tells a data set from the files pdsp writes.
@@ -168,8 +227,10 @@ int run_info(const Invocation& invocation, Communicator& comm) {
     run_collectively(comm, [&] {
       if (!config_out.empty())
         throw InputError("--write-config: " + path + " is a data set; it records no settings");
+      if (app.count("--shards") > 0 && shards < 1)
+        throw InputError("--shards: " + std::to_string(shards) + " is not a shard count (>= 1)");
     });
-    describe_dataset(path, quiet, comm);
+    describe_dataset(path, quiet, shards, comm);
     return 0;
   }
   run_collectively(comm, [&] {
