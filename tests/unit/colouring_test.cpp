@@ -77,13 +77,23 @@ TEST(WorkPlan, SweepChunksCoverEachClassInOrderWithinTheSlotBudget) {
 
 // Small examples are bundled: phase c of a bundle holds class c of each of its examples, in
 // example order, so that every example updates its classes in its own order.
-TEST(WorkPlan, SmallExamplesAreSweptSideBySideClassByClass) {
+// Bundle b's phases in `plan`: the index of its first and how many.
+std::pair<int64_t, int64_t> bundle_phases(const WorkPlan& plan, int64_t b) {
+  return {plan.bundle_phase_ptr[b], plan.bundle_phase_ptr[b + 1] - plan.bundle_phase_ptr[b]};
+}
+
+// 40 small examples, one of 144 variables (a bundle of its own), one more small one.
+Dataset small_examples_and_a_large_one() {
   std::vector<testing::GraphShape> shapes;
   for (int n = 0; n < 40; ++n)
     shapes.push_back(n % 3 == 0 ? testing::loopy_shape() : testing::chain_shape(2 + n % 5));
-  shapes.push_back(testing::grid_shape(12, 12));  // 144 variables: a bundle of its own
+  shapes.push_back(testing::grid_shape(12, 12));
   shapes.push_back(testing::chain_shape(3));
-  const Dataset data = testing::random_dataset(shapes, 3, 1);
+  return testing::random_dataset(shapes, 3, 1);
+}
+
+TEST(WorkPlan, SmallExamplesAreSweptSideBySideClassByClass) {
+  const Dataset data = small_examples_and_a_large_one();
   const FactorGraph graph(data);
   const Colouring colouring = colour_variables(data, graph);
   const WorkPlan plan = plan_sweep(colouring, graph);
@@ -91,8 +101,7 @@ TEST(WorkPlan, SmallExamplesAreSweptSideBySideClassByClass) {
   // Each bundle's variables, phase by phase, are each example's classes in order.
   int64_t n = 0;
   for (int64_t b = 0; b < plan.num_bundles(); ++b) {
-    const int64_t first_phase = plan.bundle_phase_ptr[b];
-    const int64_t phases = plan.bundle_phase_ptr[b + 1] - first_phase;
+    const auto [first_phase, phases] = bundle_phases(plan, b);
     const int64_t begin = plan.chunks[plan.phase_ptr[first_phase]].begin;
     const int64_t end = plan.chunks[plan.phase_ptr[first_phase + phases] - 1].end;
     std::vector<LocalIndex> expected;
@@ -116,18 +125,13 @@ TEST(WorkPlan, SmallExamplesAreSweptSideBySideClassByClass) {
 }
 
 TEST(WorkPlan, SmallExamplesAreEvaluatedTogetherEachAsItsTwoPhasesInOrder) {
-  std::vector<testing::GraphShape> shapes;
-  for (int n = 0; n < 30; ++n) shapes.push_back(testing::chain_shape(2 + n % 4));
-  shapes.push_back(testing::grid_shape(12, 12));  // 144 variables: a bundle of its own
-  shapes.push_back(testing::tree_shape());
-  const Dataset data = testing::random_dataset(shapes, 3, 1);
+  const Dataset data = small_examples_and_a_large_one();
   for (const bool variables_first : {false, true}) {
     const WorkPlan plan = plan_evaluation(data, variables_first);
     EXPECT_LT(plan.num_bundles(), data.num_examples() / 4);
     int64_t n = 0;
     for (int64_t b = 0; b < plan.num_bundles(); ++b) {
-      const int64_t first_phase = plan.bundle_phase_ptr[b];
-      const int64_t phases = plan.bundle_phase_ptr[b + 1] - first_phase;
+      const auto [first_phase, phases] = bundle_phases(plan, b);
       ASSERT_EQ(phases % 2, 0) << "bundle " << b;
       const int64_t first_example = n;
       int64_t variables = 0;
