@@ -110,7 +110,7 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       features_(data),
       loss_(make_loss(data, settings)),
       largest_loss_(largest_magnitude(loss_)),
-      potential_(allocate_vector<double>(
+      potential_(allocate_zeroed<double>(
           settings.source,
           "the potentials (" + std::to_string(data.num_states() + data.num_table_entries()) +
               " states and table entries)",
@@ -120,7 +120,7 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
                    "the messages (" + std::to_string(graph_.num_message_entries()) + " entries)",
                    8.0 * static_cast<double>(graph_.num_message_entries()),
                    [&] { return kernels_->make_message_state(); })),
-      belief_(allocate_vector<double>(
+      belief_(allocate_zeroed<double>(
           settings.source,
           "the beliefs (" + std::to_string(potential_.size()) + " states and table entries)",
           static_cast<int64_t>(potential_.size()))),
@@ -318,9 +318,10 @@ void LocalProblem::consistent_moments(std::span<double> z) {
     allocate(settings_.source,
              "a consistent copy of the beliefs (" + std::to_string(belief_.size()) +
                  " states and table entries)",
-             8.0 * static_cast<double>(belief_.size()), [&] { consistent_belief_ = belief_; });
+             8.0 * static_cast<double>(belief_.size()),
+             [&] { consistent_belief_.assign(belief_.begin(), belief_.end()); });
   else
-    consistent_belief_ = belief_;
+    consistent_belief_.assign(belief_.begin(), belief_.end());
   run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
     if (!factors_in(phase)) return;
     const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];

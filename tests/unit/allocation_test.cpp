@@ -4,6 +4,9 @@
 #include "pdsp/data/allocation.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/data/errors.hpp"
@@ -53,6 +56,31 @@ TEST(Allocation, AParameterCountNoRankCanHoldNamesNumParamsAndTheParametersUsed)
             0u)
       << message;
   EXPECT_NE(message.find("use parameters up to 17"), std::string::npos) << message;
+}
+
+// This process's resident memory in bytes (Linux: /proc/self/statm, in pages).
+double resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  double pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+TEST(ZeroedArray, IsAllZerosAndCostsMemoryOnlyWhereWritten) {
+  const size_t count = size_t{32} << 20;  // 256 MiB of doubles
+  const double before = resident_bytes();
+  ZeroedArray<double> a =
+      allocate_zeroed<double>("x.h5", "the tables", static_cast<int64_t>(count));
+  ASSERT_EQ(a.size(), count);
+  a[count / 2] = 1.5;
+  EXPECT_LT(resident_bytes() - before, 16.0 * 1024 * 1024) << "untouched pages must stay free";
+  EXPECT_EQ(a[0], 0.0);
+  EXPECT_EQ(a[count - 1], 0.0);
+  ZeroedArray<double> moved = std::move(a);
+  EXPECT_EQ(moved[count / 2], 1.5);
+  EXPECT_TRUE(a.empty());
+  const ZeroedArray<int> small(5);
+  for (int x : small) EXPECT_EQ(x, 0);
 }
 
 }  // namespace

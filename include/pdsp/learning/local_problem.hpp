@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "pdsp/data/allocation.hpp"
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/inference/binary_pairwise.hpp"
 #include "pdsp/inference/colouring.hpp"
@@ -126,14 +127,14 @@ class LocalProblem {
   std::vector<double> loss_;        // [states], empty without loss augmentation
   double largest_loss_;             // max |loss_|
   std::vector<double> theta_;       // the theta of the potentials, for error messages
-  std::vector<double> potential_;   // [states + table entries]
+  ZeroedArray<double> potential_;   // [states + table entries]
   bool potentials_bounded_ = true;  // far below the largest double, by a bound from theta
   bool potentials_finite_ = true;
   MessageState lambda_;                        // message state of the kernels
   MessageState kept_lambda_;                   // keep_messages' copy (empty until then)
   bool messages_are_kept_ = false;             // lambda_ equals kept_lambda_
   bool imported_finite_ = true;                // set_messages got only finite messages
-  std::vector<double> belief_;                 // [states + table entries]
+  ZeroedArray<double> belief_;                 // [states + table entries]
   std::vector<double> consistent_belief_;      // consistent_moments' (empty until then)
   std::vector<double> chunk_value_;            // per chunk of the plan that ran last
   std::vector<BeliefTerms> chunk_terms_;       // per chunk of the evaluation plan

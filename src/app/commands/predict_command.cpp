@@ -55,7 +55,8 @@ void declare_flags(CLI::App& app, PredictFlags& f) {
   app.add_flag("--quiet", f.quiet, "no progress lines")->group(run);
 }
 
-// Arg-max of every variable's belief (the lowest state among ties) and its marginal.
+// Arg-max of every variable's belief (the lowest state among ties) and its marginal, from the
+// variables' beliefs (one per state).
 PredictionSlice read_off_predictions(const Dataset& data, std::span<const double> beliefs) {
   PredictionSlice slice;
   slice.first_var = data.first_var;
@@ -72,7 +73,8 @@ PredictionSlice read_off_predictions(const Dataset& data, std::span<const double
 }
 
 // Message passing at the model's (or the given) epsilon and counting numbers, until no message
-// moves by more than --tol on any rank. Returns a line describing the run.
+// moves by more than --tol on any rank; `beliefs` gets the variables' beliefs. Returns a line
+// describing the run.
 std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& settings,
                                 const ModelFile& model, const PredictFlags& f, Communicator& comm,
                                 Progress& progress, std::vector<double>& beliefs) {
@@ -91,7 +93,8 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
     progress.update(detail);
   }
   problem->evaluate();
-  beliefs.assign(problem->beliefs().begin(), problem->beliefs().end());
+  // Only the variables' part: the factor tables are not predicted (OCR's test set: 223 MB).
+  beliefs.assign(problem->beliefs().begin(), problem->beliefs().begin() + slice.num_states());
   char line[160];
   std::snprintf(line, sizeof line, "%d sweeps (last change %.3g), epsilon=%g counting=%s", sweeps,
                 change[0], settings.epsilon, counting_mode_name(problem->counting().mode).c_str());
@@ -105,7 +108,7 @@ std::string approximate_beliefs(const Dataset& slice, ApproximateInference infer
   ApproximateCrf crf(slice, inference, f.max_sweeps, f.tol);
   crf.set_theta(model.theta);
   crf.infer_all();
-  beliefs.assign(crf.beliefs().begin(), crf.beliefs().end());
+  beliefs.assign(crf.beliefs().begin(), crf.beliefs().begin() + slice.num_states());
   return inference_name(inference) + " to convergence (at most " + std::to_string(f.max_sweeps) +
          " sweeps per example)";
 }
