@@ -75,9 +75,13 @@ void RunLog::on_iteration(const IterationRecord& r) {
   if (!std::isnan(r.smoothed_gap) && r.temperature != temperature_)
     std::printf("eps = 0: training at temperature %.3g\n", r.temperature);
   temperature_ = r.temperature;
-  std::printf("%5d %16.9g %16.9g %11.4g %9.3g %10.4g %9.3g %8.4f %10.4g\n", r.iteration,
-              r.objective, r.dual, r.gap, r.violation, r.grad_norm, r.step, r.seconds,
-              r.message_updates_per_second);
+  // "-": the iteration evaluated the messages its predecessor's step search had swept (forests
+  // with Bethe numbers), and swept none of its own before the gradient.
+  char throughput[16] = "-";
+  if (r.message_updates_per_second > 0)
+    std::snprintf(throughput, sizeof throughput, "%.4g", r.message_updates_per_second);
+  std::printf("%5d %16.9g %16.9g %11.4g %9.3g %10.4g %9.3g %8.4f %10s\n", r.iteration, r.objective,
+              r.dual, r.gap, r.violation, r.grad_norm, r.step, r.seconds, throughput);
   std::fflush(stdout);
   if (!metrics_.is_open()) return;
   JsonLine line;
