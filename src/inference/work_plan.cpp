@@ -21,6 +21,16 @@ void add_ranges(WorkPlan& plan, int64_t begin, int64_t end) {
   close_phase(plan);
 }
 
+// The end of the bundle that starts at example `first`: the examples after it while their
+// variables (variables(n)) add up to at most kBundleVariables; at least `first` itself.
+template <class Variables>
+int64_t bundle_end(int64_t first, int64_t examples, Variables&& variables) {
+  int64_t bundled = variables(first), last = first + 1;
+  for (; last < examples && bundled + variables(last) <= kBundleVariables; ++last)
+    bundled += variables(last);
+  return last;
+}
+
 }  // namespace
 
 WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
@@ -32,12 +42,9 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
   };
   plan.order.reserve(colouring.order.size());
   for (int64_t first = 0, last = 0; first < examples; first = last) {
-    int64_t bundled = variables(first), phases = colouring.num_classes(first);
-    for (last = first + 1; last < examples && bundled + variables(last) <= kBundleVariables;
-         ++last) {
-      bundled += variables(last);
-      phases = std::max(phases, colouring.num_classes(last));
-    }
+    last = bundle_end(first, examples, variables);
+    int64_t phases = 0;
+    for (int64_t n = first; n < last; ++n) phases = std::max(phases, colouring.num_classes(n));
     for (int64_t phase = 0; phase < phases; ++phase) {
       auto begin = static_cast<int64_t>(plan.order.size());
       int64_t slots = 0;
@@ -68,9 +75,7 @@ WorkPlan plan_evaluation(const Dataset& data, bool variables_first) {
   const int64_t examples = data.num_examples();
   const auto variables = [&](int64_t n) { return data.var_offset[n + 1] - data.var_offset[n]; };
   for (int64_t first = 0, last = 0; first < examples; first = last) {
-    int64_t bundled = variables(first);
-    for (last = first + 1; last < examples && bundled + variables(last) <= kBundleVariables; ++last)
-      bundled += variables(last);
+    last = bundle_end(first, examples, variables);
     for (int64_t n = first; n < last; ++n) {
       if (variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
       add_ranges(plan, data.factor_offset[n], data.factor_offset[n + 1]);

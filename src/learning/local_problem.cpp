@@ -314,14 +314,15 @@ LocalEvaluation LocalProblem::evaluate() {
 }
 
 void LocalProblem::consistent_moments(std::span<double> z) {
-  if (consistent_belief_.empty() && !belief_.empty())
+  const auto copy = [&] { consistent_belief_.assign(belief_.begin(), belief_.end()); };
+  // Only the first copy allocates (checked, and named in an error); later ones reuse the array.
+  if (!consistent_belief_.empty())
+    copy();
+  else
     allocate(settings_.source,
              "a consistent copy of the beliefs (" + std::to_string(belief_.size()) +
                  " states and table entries)",
-             8.0 * static_cast<double>(belief_.size()),
-             [&] { consistent_belief_.assign(belief_.begin(), belief_.end()); });
-  else
-    consistent_belief_.assign(belief_.begin(), belief_.end());
+             8.0 * static_cast<double>(belief_.size()), copy);
   run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
     if (!factors_in(phase)) return;
     const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
