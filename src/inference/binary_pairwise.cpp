@@ -64,6 +64,29 @@ void BinaryPairwiseKernels<Message>::export_messages(const MessageState& state,
 }
 
 template <class Message>
+void BinaryPairwiseKernels<Message>::pack_slots(std::span<const LocalIndex> slots,
+                                                const MessageState& state,
+                                                std::vector<double>& out) const {
+  const Message* h = messages_of<Message>(state);
+  for (LocalIndex e : slots) {
+    out.push_back(-double{h[e]});
+    out.push_back(h[e]);
+  }
+}
+
+template <class Message>
+const double* BinaryPairwiseKernels<Message>::unpack_slots(std::span<const LocalIndex> slots,
+                                                           const double* in,
+                                                           MessageState& state) const {
+  Message* h = messages_of<Message>(state);
+  for (LocalIndex e : slots) {
+    h[e] = static_cast<Message>(0.5 * (in[1] - in[0]));
+    in += 2;
+  }
+  return in;
+}
+
+template <class Message>
 void BinaryPairwiseKernels<Message>::import_messages(const double* arena,
                                                      MessageState& state) const {
   Message* h = messages_of<Message>(state);

@@ -3,15 +3,40 @@
 #include <algorithm>
 
 namespace pdsp {
+namespace {
+
+// Adds the classes of variables [first, last), coloured `colour[v]` in [0, colours), to `result`
+// by a counting sort, which keeps variable order inside a class. Empty classes stay: a shard
+// has the classes of its whole example, some of which may hold none of its variables.
+void add_classes(Colouring& result, const int32_t* colour, int64_t first, int64_t last,
+                 int32_t colours) {
+  const int64_t start = static_cast<int64_t>(result.order.size());
+  std::vector<int64_t> fill(static_cast<size_t>(colours) + 1, 0);
+  for (int64_t v = first; v < last; ++v) ++fill[colour[v] + 1];
+  for (int32_t c = 0; c < colours; ++c) {
+    fill[c + 1] += fill[c];
+    result.class_ptr.push_back(start + fill[c + 1]);
+  }
+  result.order.resize(static_cast<size_t>(start + last - first));
+  for (int64_t v = first; v < last; ++v)
+    result.order[start + fill[colour[v]]++] = static_cast<LocalIndex>(v);
+  result.example_class_ptr.push_back(static_cast<int64_t>(result.class_ptr.size()) - 1);
+}
+
+}  // namespace
 
 Colouring colour_variables(const Dataset& data, const FactorGraph& graph) {
+  Colouring result;
+  result.example_class_ptr.assign(1, 0);
+  if (data.shard) {
+    // The whole example's colouring, which cut_shard kept: the shards sweep it class by class.
+    add_classes(result, data.shard->colour.data(), 0, data.owned_vars(), data.shard->colours);
+    return result;
+  }
   const int64_t vars = data.num_vars();
   std::vector<int32_t> colour(static_cast<size_t>(vars), -1);
   // taken_by[c] == v marks colour c as used by a neighbour of v; it never needs clearing.
   std::vector<int64_t> taken_by;
-  Colouring result;
-  result.example_class_ptr.assign(1, 0);
-  std::vector<int64_t> fill;  // per colour: next free position
   for (int64_t n = 0; n < data.num_examples(); ++n) {
     int32_t colours = 0;
     for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) {
@@ -30,18 +55,7 @@ Colouring colour_variables(const Dataset& data, const FactorGraph& graph) {
       }
       colour[v] = c;
     }
-    // Counting sort of the example's variables by colour keeps variable order inside a class.
-    const int64_t start = static_cast<int64_t>(result.order.size());
-    fill.assign(static_cast<size_t>(colours) + 1, 0);
-    for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) ++fill[colour[v] + 1];
-    for (int32_t c = 0; c < colours; ++c) {
-      fill[c + 1] += fill[c];
-      result.class_ptr.push_back(start + fill[c + 1]);
-    }
-    result.order.resize(static_cast<size_t>(start + data.var_offset[n + 1] - data.var_offset[n]));
-    for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v)
-      result.order[start + fill[colour[v]]++] = static_cast<LocalIndex>(v);
-    result.example_class_ptr.push_back(static_cast<int64_t>(result.class_ptr.size()) - 1);
+    add_classes(result, colour.data(), data.var_offset[n], data.var_offset[n + 1], colours);
   }
   return result;
 }

@@ -29,10 +29,6 @@ CountingMode parse_counting_mode(const std::string& text) {
   return *mode;
 }
 
-namespace {
-
-// Whether example n's factor graph (variables and factors as nodes, one edge per slot) has no
-// cycle: a forest has as many edges as nodes minus components.
 bool is_acyclic(const Dataset& data, int64_t n) {
   const int64_t first = data.var_offset[n], vars = data.var_offset[n + 1] - first;
   std::vector<int64_t> parent(static_cast<size_t>(vars));
@@ -57,6 +53,8 @@ bool is_acyclic(const Dataset& data, int64_t n) {
   return edges == vars + factors - components;
 }
 
+namespace {
+
 // Whether example n has Bethe's numbers: c_a = 1 on its factors, c_v = 1 - degree on its
 // variables.
 bool has_bethe_numbers(const CountingNumbers& c, const Dataset& data, const FactorGraph& graph,
@@ -80,9 +78,18 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
   CountingNumbers c;
   c.mode = mode;
   const int64_t vars = data.num_vars();
-  const auto bethe = [&](int64_t v) { return 1.0 - static_cast<double>(graph.degree(v)); };
+  // A shard's halo variables have only some of their factors here: their numbers, which no
+  // update of this shard reads but which decide the kernels, and the cycles are the whole
+  // example's.
+  const ExampleShard* shard = data.shard.get();
+  const auto degree = [&](int64_t v) {
+    return shard && v >= data.owned_vars() ? shard->halo_degree[v - data.owned_vars()]
+                                           : graph.degree(v);
+  };
+  const auto bethe = [&](int64_t v) { return 1.0 - static_cast<double>(degree(v)); };
   std::vector<bool> acyclic(static_cast<size_t>(data.num_examples()));
-  for (int64_t n = 0; n < data.num_examples(); ++n) acyclic[n] = is_acyclic(data, n);
+  for (int64_t n = 0; n < data.num_examples(); ++n)
+    acyclic[n] = shard ? shard->example_acyclic : is_acyclic(data, n);
   switch (mode) {
     case CountingMode::File:
       c.var = RegionNumbers(data.var_counting);
@@ -102,6 +109,8 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
       for (int64_t n = 0; n < data.num_examples(); ++n) {
         if (!(epsilon > 0) || !acyclic[n]) continue;
         for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) var[v] = bethe(v);
+        if (shard)
+          for (int64_t v = data.owned_vars(); v < vars; ++v) var[v] = bethe(v);
       }
       c.var = RegionNumbers(std::move(var));
       c.factor = RegionNumbers(data.num_factors(), 1.0);
@@ -119,8 +128,9 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
     for (int64_t i = graph.var_slot_ptr[v]; i < graph.var_slot_ptr[v + 1]; ++i)
       total += c.factor[graph.factor_of(graph.var_slots[i])];
     // The message update divides by chat_v: it must be positive (design.md §3); a variable in
-    // no factor has no message to update.
-    if (!(total > 0.0) && graph.degree(v) > 0) {
+    // no factor has no message to update, and
+    // a halo variable is updated by the shard that owns it.
+    if (!(total > 0.0) && graph.degree(v) > 0 && v < data.owned_vars()) {
       std::ostringstream message;
       message << source << ": /vars/counting[" << data.first_var + v
               << "]: c_v + sum of c_a = " << total << " must be > 0 for the message update";

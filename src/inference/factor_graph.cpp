@@ -1,6 +1,7 @@
 #include "pdsp/inference/factor_graph.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace pdsp {
 namespace {
@@ -53,8 +54,22 @@ FactorGraph::FactorGraph(const Dataset& data, const std::string& source, Form fo
   for (int64_t v = 0; v < vars; ++v) var_slot_ptr[v + 1] += var_slot_ptr[v];
   var_slots.resize(static_cast<size_t>(num_slots_));
   std::vector<int64_t> fill(var_slot_ptr.begin(), var_slot_ptr.end() - 1);
-  for (int64_t e = 0; e < num_slots_; ++e)
-    var_slots[fill[data.factor_vars[e]]++] = static_cast<LocalIndex>(e);
+  const auto add_slots_of = [&](int64_t a) {
+    for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e)
+      var_slots[fill[data.factor_vars[e]]++] = static_cast<LocalIndex>(e);
+  };
+  if (data.shard) {
+    // A shard keeps its own factors before its copies of others': each variable still lists its
+    // slots in file order, so that its update sums them in the unsharded run's order.
+    const std::vector<int64_t>& global = data.shard->global_factor;
+    std::vector<int64_t> order(static_cast<size_t>(data.num_factors()));
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(),
+              [&](int64_t a, int64_t b) { return global[a] < global[b]; });
+    for (int64_t a : order) add_slots_of(a);
+  } else {
+    for (int64_t a = 0; a < data.num_factors(); ++a) add_slots_of(a);
+  }
 
   for (int64_t v = 0; v < vars; ++v) {
     max_card = std::max<int64_t>(max_card, data.card[v]);

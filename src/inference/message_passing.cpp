@@ -142,6 +142,25 @@ void MessagePassing::import_messages(const double* arena, MessageState& state) c
   std::copy(arena, arena + own.size(), own.begin());
 }
 
+void MessagePassing::pack_slots(std::span<const LocalIndex> slots, const MessageState& state,
+                                std::vector<double>& out) const {
+  const std::vector<double>& arena = std::get<std::vector<double>>(state);
+  for (LocalIndex e : slots)
+    out.insert(out.end(), arena.begin() + graph_.message_offset(e),
+               arena.begin() + graph_.message_offset(e + 1));
+}
+
+const double* MessagePassing::unpack_slots(std::span<const LocalIndex> slots, const double* in,
+                                           MessageState& state) const {
+  std::vector<double>& arena = std::get<std::vector<double>>(state);
+  for (LocalIndex e : slots) {
+    const int64_t size = graph_.message_offset(e + 1) - graph_.message_offset(e);
+    std::copy(in, in + size, arena.begin() + graph_.message_offset(e));
+    in += size;
+  }
+  return in;
+}
+
 double MessagePassing::update_variables(std::span<const LocalIndex> vars, const double* potential,
                                         MessageState& lambda, Workspace& w) const {
   double* arena = std::get<std::vector<double>>(lambda).data();

@@ -195,7 +195,9 @@ void SharedPairwiseTables::rebuild(const double* potential, double epsilon) {
 double SharedPairwiseTables::fold() {
   for (SharedTable& table : tables_)
     table.belief_sum.assign(table.usable ? table.rows * table.cols : 0, 0.0);
-  for (size_t a = 0; a < folded_.size(); ++a) {
+  // Only the factors this rank owns: a shard's copies of cut factors are their owners' to count.
+  const auto owned = std::min(folded_.size(), static_cast<size_t>(data_.owned_factors()));
+  for (size_t a = 0; a < owned; ++a) {
     if (!folded_[a]) continue;
     SharedTable& table = tables_[table_of_[a]];
     const int64_t rows = table.rows, cols = table.cols;

@@ -15,9 +15,20 @@ void close_bundle(WorkPlan& plan) {
 }
 
 // Cuts [begin, end) into chunks of at most kChunkRegions.
-void add_ranges(WorkPlan& plan, int64_t begin, int64_t end) {
+void add_chunks(WorkPlan& plan, int64_t begin, int64_t end) {
   for (int64_t first = begin; first < end; first += kChunkRegions)
     plan.chunks.push_back({first, std::min(end, first + kChunkRegions)});
+}
+void add_ranges(WorkPlan& plan, int64_t begin, int64_t end) {
+  add_chunks(plan, begin, end);
+  close_phase(plan);
+}
+// The factor phase of example n: its factors, and on a shard the copies of cut factors other
+// shards own, in chunks of their own (their beliefs are checked against this shard's variables,
+// their terms are counted by their owners).
+void add_factor_ranges(WorkPlan& plan, const Dataset& data, int64_t n) {
+  add_chunks(plan, data.factor_offset[n], data.factor_offset[n + 1]);
+  if (data.shard) add_chunks(plan, data.owned_factors(), data.num_factors());
   close_phase(plan);
 }
 
@@ -78,7 +89,7 @@ WorkPlan plan_evaluation(const Dataset& data, bool variables_first) {
     last = bundle_end(first, examples, variables);
     for (int64_t n = first; n < last; ++n) {
       if (variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
-      add_ranges(plan, data.factor_offset[n], data.factor_offset[n + 1]);
+      add_factor_ranges(plan, data, n);
       if (!variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
     }
     close_bundle(plan);

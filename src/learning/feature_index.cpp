@@ -94,11 +94,12 @@ void add_row(const SparseRows& rows, int64_t i, std::span<double> z) {
 
 }  // namespace
 
+// Over the regions this rank owns: a shard's halo and copies are counted by their owners.
 void ground_truth_moments(const Dataset& data, const FactorGraph& graph, std::span<double> z) {
   std::fill(z.begin(), z.end(), 0.0);
-  for (int64_t v = 0; v < data.num_vars(); ++v)
+  for (int64_t v = 0; v < data.owned_vars(); ++v)
     add_row(data.var_features, data.state_offset[v] + data.label[v], z);
-  for (int64_t a = 0; a < data.num_factors(); ++a)
+  for (int64_t a = 0; a < data.owned_factors(); ++a)
     add_row(data.factor_features, labelled_entry(data, graph, a), z);
   if (data.is_compact()) {
     const std::vector<double> weight = ground_truth_weights(data, graph);
@@ -110,8 +111,9 @@ void ground_truth_moments(const Dataset& data, const FactorGraph& graph, std::sp
 std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph) {
   std::vector<double> weight(static_cast<size_t>(data.num_states() + data.num_table_entries()),
                              0.0);
-  for (int64_t v = 0; v < data.num_vars(); ++v) weight[data.state_offset[v] + data.label[v]] = 1.0;
-  for (int64_t a = 0; a < data.num_factors(); ++a)
+  for (int64_t v = 0; v < data.owned_vars(); ++v)
+    weight[data.state_offset[v] + data.label[v]] = 1.0;
+  for (int64_t a = 0; a < data.owned_factors(); ++a)
     weight[data.num_states() + labelled_entry(data, graph, a)] = 1.0;
   return weight;
 }

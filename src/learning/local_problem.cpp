@@ -106,7 +106,9 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       kernels_(binary_pairwise_ ? binary_pairwise_.get() : &general_),
       sweep_plan_(plan_sweep(colour_variables(data, graph_), graph_)),
       evaluation_plan_(plan_evaluation(data, kernels_->variables_first())),
-      threads_inside_examples_(share_examples_between_threads(data, graph_)),
+      chunk_counted_(counted_chunks()),
+      // A shard exchanges after each phase, which the threads must have finished together.
+      threads_inside_examples_(data.shard || share_examples_between_threads(data, graph_)),
       features_(data),
       loss_(make_loss(data, settings)),
       largest_loss_(largest_magnitude(loss_)),
@@ -129,6 +131,14 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       chunk_terms_(static_cast<size_t>(evaluation_plan_.num_chunks())),
       chunk_beliefs_finite_(static_cast<size_t>(evaluation_plan_.num_chunks()), 1) {
   if (settings.epsilon == 0.0) require_max_product_counting(data, counting_, settings.source);
+  if (data.shard) {
+    if (kernels_ == &general_ && general_.has_kinks())
+      throw InputError(settings.source + ": example " + std::to_string(data.shard->example) +
+                       ": its counting numbers have c_v = 0, whose re-solve runs in variable "
+                       "order and cannot be split across ranks yet (use --shards 1, or "
+                       "--counting uniform)");
+    halo_ = std::make_unique<HaloExchange>(data, graph_, *kernels_, data.communicator());
+  }
   workspaces_.reserve(static_cast<size_t>(omp_get_max_threads()));
   for (int t = 0; t < omp_get_max_threads(); ++t) workspaces_.emplace_back(graph_);
 }
@@ -146,8 +156,22 @@ std::string LocalProblem::kernel_name() const {
          (threads_inside_examples_ ? ", threads inside examples" : ", threads over examples");
 }
 
-template <class Work>
-void LocalProblem::run(const WorkPlan& plan, Work&& work) {
+std::vector<uint8_t> LocalProblem::counted_chunks() const {
+  std::vector<uint8_t> counted(static_cast<size_t>(evaluation_plan_.num_chunks()), 1);
+  if (!data_.shard) return counted;
+  for (int64_t bundle = 0; bundle < evaluation_plan_.num_bundles(); ++bundle) {
+    const int64_t first_phase = evaluation_plan_.bundle_phase_ptr[bundle];
+    for (int64_t p = first_phase; p < evaluation_plan_.bundle_phase_ptr[bundle + 1]; ++p)
+      for (int64_t c = evaluation_plan_.phase_ptr[p]; c < evaluation_plan_.phase_ptr[p + 1]; ++c)
+        if (factors_in(p - first_phase) &&
+            evaluation_plan_.chunks[c].begin >= data_.owned_factors())
+          counted[c] = 0;
+  }
+  return counted;
+}
+
+template <class Work, class AfterPhase>
+void LocalProblem::run(const WorkPlan& plan, Work&& work, AfterPhase&& after_phase) {
   const int64_t bundles = plan.num_bundles();
   if (!threads_inside_examples_) {
 #pragma omp parallel for schedule(dynamic, 1)
@@ -166,13 +190,16 @@ void LocalProblem::run(const WorkPlan& plan, Work&& work) {
 #pragma omp parallel for schedule(static)
       for (int64_t c = plan.phase_ptr[p]; c < plan.phase_ptr[p + 1]; ++c)
         work(c, p - first_phase, workspaces_[omp_get_thread_num()]);
+      after_phase(p - first_phase);
     }
   }
 }
 
 double LocalProblem::sum_of_chunks(const WorkPlan& plan) const {
+  const bool evaluation = &plan == &evaluation_plan_;
   double total = 0.0;
-  for (int64_t c = 0; c < plan.num_chunks(); ++c) total += chunk_value_[c];
+  for (int64_t c = 0; c < plan.num_chunks(); ++c)
+    if (!evaluation || chunk_counted_[c]) total += chunk_value_[c];
   return total;
 }
 
@@ -241,11 +268,16 @@ double LocalProblem::sweep(int count) {
   const std::span<const LocalIndex> order(sweep_plan_.order);
   if (count > 0) messages_are_kept_ = false;
   for (int i = 0; i < count; ++i)
-    run(sweep_plan_, [&](int64_t c, int64_t, Workspace& w) {
-      const WorkPlan::Chunk& chunk = sweep_plan_.chunks[c];
-      chunk_value_[c] = kernels_->update_variables(
-          order.subspan(chunk.begin, chunk.end - chunk.begin), potential_.data(), lambda_, w);
-    });
+    run(
+        sweep_plan_,
+        [&](int64_t c, int64_t, Workspace& w) {
+          const WorkPlan::Chunk& chunk = sweep_plan_.chunks[c];
+          chunk_value_[c] = kernels_->update_variables(
+              order.subspan(chunk.begin, chunk.end - chunk.begin), potential_.data(), lambda_, w);
+        },
+        [&](int64_t colour) {
+          if (halo_) halo_->messages_after_class(colour, lambda_);
+        });
   const auto last = chunk_value_.begin() + sweep_plan_.num_chunks();
   return sweep_plan_.chunks.empty() ? 0.0 : *std::max_element(chunk_value_.begin(), last);
 }
@@ -280,33 +312,46 @@ double LocalProblem::objective() {
 LocalEvaluation LocalProblem::evaluate() {
   const double* loss = loss_.empty() ? nullptr : loss_.data();
   const int64_t states = data_.num_states();
-  run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
-    const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
-    const bool factors = factors_in(phase);
-    chunk_terms_[c] = factors
-                          ? kernels_->factor_beliefs(chunk.begin, chunk.end, potential_.data(),
-                                                     lambda_, belief_.data(), w)
-                          : kernels_->variable_beliefs(chunk.begin, chunk.end, potential_.data(),
-                                                       lambda_, loss, belief_.data(), w);
-    // A belief that is not finite makes its region's term of F non-finite (every smax and
-    // max over a region's scores carries a NaN or an inf): only then are the chunk's beliefs
-    // read, since a term can also overflow where every belief is finite.
-    if (std::isfinite(chunk_terms_[c].objective)) {
-      chunk_beliefs_finite_[c] = 1;
-      return;
-    }
-    const int64_t first =
-        factors ? states + data_.table_offset[chunk.begin] : data_.state_offset[chunk.begin];
-    const int64_t last =
-        factors ? states + data_.table_offset[chunk.end] : data_.state_offset[chunk.end];
-    chunk_beliefs_finite_[c] =
-        all_finite(std::span<const double>(belief_).subspan(first, last - first)) &&
-        (!factors || kernels_ != &general_ ||
-         general_.folded_beliefs_finite(chunk.begin, chunk.end));
-  });
+  // A shard's cut factors are checked against the halo's beliefs, which arrive after the
+  // variable phase.
+  const auto after_phase = [&](int64_t phase) {
+    if (halo_ && !factors_in(phase)) halo_->beliefs(belief_.data());
+  };
+  run(
+      evaluation_plan_,
+      [&](int64_t c, int64_t phase, Workspace& w) {
+        const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
+        const bool factors = factors_in(phase);
+        chunk_terms_[c] =
+            factors ? kernels_->factor_beliefs(chunk.begin, chunk.end, potential_.data(), lambda_,
+                                               belief_.data(), w)
+                    : kernels_->variable_beliefs(chunk.begin, chunk.end, potential_.data(), lambda_,
+                                                 loss, belief_.data(), w);
+        // A belief that is not finite makes its region's term of F non-finite (every smax and
+        // max over a region's scores carries a NaN or an inf): only then are the chunk's beliefs
+        // read, since a term can also overflow where every belief is finite.
+        if (std::isfinite(chunk_terms_[c].objective)) {
+          chunk_beliefs_finite_[c] = 1;
+          return;
+        }
+        const int64_t first =
+            factors ? states + data_.table_offset[chunk.begin] : data_.state_offset[chunk.begin];
+        const int64_t last =
+            factors ? states + data_.table_offset[chunk.end] : data_.state_offset[chunk.end];
+        chunk_beliefs_finite_[c] =
+            all_finite(std::span<const double>(belief_).subspan(first, last - first)) &&
+            (!factors || kernels_ != &general_ ||
+             general_.folded_beliefs_finite(chunk.begin, chunk.end));
+      },
+      after_phase);
   require_finite();
+  if (data_.shard) put_halo_beliefs_aside(belief_.data());
   BeliefTerms total;
-  for (const BeliefTerms& terms : chunk_terms_) total.add(terms);
+  for (int64_t c = 0; c < evaluation_plan_.num_chunks(); ++c)
+    if (chunk_counted_[c])
+      total.add(chunk_terms_[c]);
+    else
+      total.violation = std::max(total.violation, chunk_terms_[c].violation);
   if (kernels_ == &general_) total.dual -= general_.fold_shared_beliefs();
   double expected_loss = 0.0;
   for (size_t i = 0; i < loss_.size(); ++i) expected_loss += belief_[i] * loss_[i];
@@ -323,15 +368,32 @@ void LocalProblem::consistent_moments(std::span<double> z) {
              "a consistent copy of the beliefs (" + std::to_string(belief_.size()) +
                  " states and table entries)",
              8.0 * static_cast<double>(belief_.size()), copy);
+  // The cut factors this shard owns are repaired against the halo's beliefs.
+  if (data_.shard) restore_halo_beliefs(consistent_belief_.data());
   run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
-    if (!factors_in(phase)) return;
+    if (!factors_in(phase) || !chunk_counted_[c]) return;
     const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
     if (kernels_ == &general_)
       general_.unfold_beliefs(chunk.begin, chunk.end, consistent_belief_.data());
     make_factor_beliefs_consistent(data_, graph_, chunk.begin, chunk.end, consistent_belief_.data(),
                                    w);
   });
+  if (data_.shard) put_halo_beliefs_aside(consistent_belief_.data());
   features_.moments(consistent_belief_, z);
+}
+
+void LocalProblem::put_halo_beliefs_aside(double* belief) {
+  const int64_t first = data_.state_offset[data_.owned_vars()];
+  halo_belief_.assign(belief + first, belief + data_.num_states());
+  std::fill(belief + first, belief + data_.num_states(), 0.0);
+  // The copies of cut factors other shards own: their tables were written only to be checked.
+  std::fill(belief + data_.num_states() + data_.table_offset[data_.owned_factors()],
+            belief + data_.num_states() + data_.num_table_entries(), 0.0);
+}
+
+void LocalProblem::restore_halo_beliefs(double* belief) const {
+  std::copy(halo_belief_.begin(), halo_belief_.end(),
+            belief + data_.state_offset[data_.owned_vars()]);
 }
 
 // Each value is checked, not the sums over this rank's regions: those can overflow where every

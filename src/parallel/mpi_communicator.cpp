@@ -8,6 +8,8 @@
 #include <boost/serialization/vector.hpp>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <stdexcept>
 
 namespace pdsp {
 namespace {
@@ -112,6 +114,31 @@ std::string MpiCommunicator::library_version() const {
   // Open MPI adds its package, repository and date on the same line: the first field names it.
   const size_t end = version.find_first_of(",\n");
   return end == std::string::npos ? version : version.substr(0, end);
+}
+
+void MpiCommunicator::start_exchange(std::span<const int> peers,
+                                     std::span<const std::span<const double>> send,
+                                     std::span<const std::span<double>> recv) {
+  // A tag of its own keeps these apart from Boost.MPI's messages; between two ranks, messages
+  // with one tag arrive in the order they were sent, and each exchange finishes before the next.
+  constexpr int kHaloTag = 15;
+  const auto count = [](size_t size) {
+    if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
+      throw std::length_error("a halo exchange of more than 2^31 values");
+    return static_cast<int>(size);
+  };
+  requests_.assign(2 * peers.size(), MPI_REQUEST_NULL);
+  for (size_t i = 0; i < peers.size(); ++i)
+    MPI_Irecv(recv[i].data(), count(recv[i].size()), MPI_DOUBLE, peers[i], kHaloTag, MPI_COMM_WORLD,
+              &requests_[i]);
+  for (size_t i = 0; i < peers.size(); ++i)
+    MPI_Isend(send[i].data(), count(send[i].size()), MPI_DOUBLE, peers[i], kHaloTag, MPI_COMM_WORLD,
+              &requests_[peers.size() + i]);
+}
+
+void MpiCommunicator::finish_exchange() {
+  MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  requests_.clear();
 }
 
 void MpiCommunicator::barrier() {

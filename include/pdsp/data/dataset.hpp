@@ -4,9 +4,11 @@
 // of the slice in the file so that outputs can be written back in global order.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "pdsp/data/example_shard.hpp"
 #include "pdsp/data/local_index.hpp"
 #include "pdsp/data/typed_features.hpp"
 #include "pdsp/parallel/communicator.hpp"
@@ -61,6 +63,9 @@ struct Dataset {
   // every rank must agree on, such as finite potentials, run collectively over them. Null for a
   // data set one process holds whole.
   Communicator* ranks = nullptr;
+  // Set when the slice is one shard of an example split across ranks (example_shard.hpp): its
+  // halo variables and copied factors lie after the example's ranges.
+  std::shared_ptr<const ExampleShard> shard;
 
   // Derived on load: prefix sums of the cardinalities and of the table sizes.
   std::vector<LocalIndex> state_offset{0};  // [vars + 1]
@@ -69,6 +74,9 @@ struct Dataset {
   int64_t num_examples() const { return static_cast<int64_t>(var_offset.size()) - 1; }
   int64_t num_vars() const { return static_cast<int64_t>(card.size()); }
   int64_t num_factors() const { return static_cast<int64_t>(factor_var_ptr.size()) - 1; }
+  // The variables and factors the examples cover: all of them, except on a shard (its halo).
+  int64_t owned_vars() const { return var_offset.back(); }
+  int64_t owned_factors() const { return factor_offset.back(); }
   int64_t num_states() const { return state_offset.back(); }
   int64_t num_table_entries() const { return table_offset.back(); }
   int64_t arity(int64_t a) const { return factor_var_ptr[a + 1] - factor_var_ptr[a]; }

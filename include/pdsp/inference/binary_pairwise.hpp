@@ -44,6 +44,10 @@ class BinaryPairwiseKernels final : public Kernels {
   MessageState make_message_state() const override;
   void export_messages(const MessageState& state, double* arena) const override;
   void import_messages(const double* arena, MessageState& state) const override;
+  void pack_slots(std::span<const LocalIndex> slots, const MessageState& state,
+                  std::vector<double>& out) const override;
+  const double* unpack_slots(std::span<const LocalIndex> slots, const double* in,
+                             MessageState& state) const override;
   void set_epsilon(double epsilon) override { epsilon_ = epsilon; }
   bool variables_first() const override { return true; }
   double update_variables(std::span<const LocalIndex> vars, const double* potential,

@@ -53,6 +53,10 @@ struct CountingNumbers {
   int64_t exact_examples = 0;
 };
 
+// Whether example n's factor graph (variables and factors as nodes, one edge per slot) has no
+// cycle: a forest has as many edges as nodes minus components.
+bool is_acyclic(const Dataset& data, int64_t n);
+
 // `source` names the data file in error messages. Auto means File when the data carry both
 // arrays; otherwise Bethe numbers on the examples whose factor graph has no cycle (where they
 // are exact: the beliefs are the true marginals), if epsilon > 0 (at eps = 0 the block update

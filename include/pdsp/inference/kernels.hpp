@@ -56,6 +56,14 @@ class Kernels {
   // Runs at another positive temperature from now on (the continuation towards eps = 0 lowers
   // it during training); the message state stays valid. Only between sweeps, never during one.
   virtual void set_epsilon(double epsilon) = 0;
+  // The messages of `slots` in the arena's form (FactorGraph::message_offset), appended to `out`,
+  // and written back from `in` (returns the end of what was read): what a shard sends the ranks
+  // that hold copies of its cut factors (halo_exchange.hpp). The arena's form lets shards whose
+  // kernels differ exchange, and a float state widens and narrows back exactly.
+  virtual void pack_slots(std::span<const LocalIndex> slots, const MessageState& state,
+                          std::vector<double>& out) const = 0;
+  virtual const double* unpack_slots(std::span<const LocalIndex> slots, const double* in,
+                                     MessageState& state) const = 0;
 
   // Lemma 3 for every variable of `vars`, which must not share a factor with each other (one
   // colour class): each update is the exact minimiser of F over its block. Returns the largest

@@ -42,7 +42,8 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph);
 // says which kind it holds. Consecutive examples of at most kBundleVariables variables together
 // form one bundle, which one thread evaluates (yeast: 1,500 examples of 14 labels, where a bundle
 // each cost the scheduling of 3,000 small chunks and made the two threads write neighbouring
-// per-chunk results, so that the beliefs took as long on two threads as on one).
+// per-chunk results, so that the beliefs took as long on two threads as on one). On a shard
+// (example_shard.hpp) the factor phase ends with chunks of the cut factors other shards own.
 WorkPlan plan_evaluation(const Dataset& data, bool variables_first);
 
 }  // namespace pdsp

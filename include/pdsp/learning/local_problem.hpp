@@ -16,6 +16,7 @@
 #include "pdsp/inference/colouring.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/factor_graph.hpp"
+#include "pdsp/inference/halo_exchange.hpp"
 #include "pdsp/inference/message_passing.hpp"
 #include "pdsp/inference/work_plan.hpp"
 #include "pdsp/learning/feature_index.hpp"
@@ -97,14 +98,29 @@ class LocalProblem {
   // search runs sweeps at each trial theta from the same messages).
   void keep_messages();
   void restore_messages();
-  // Message blocks (lambda_{v->a}) updated by one sweep.
-  int64_t messages_per_sweep() const { return graph_.num_slots(); }
+  // Message blocks (lambda_{v->a}) updated by one sweep: those of this rank's own variables.
+  int64_t messages_per_sweep() const { return graph_.var_slot_ptr[data_.owned_vars()]; }
+  // On a shard of a split example: its exchanges with the other shards; null otherwise.
+  const HaloExchange* halo() const { return halo_.get(); }
 
  private:
-  // Runs work(chunk, phase, workspace) for every chunk of the plan, phases of a bundle in order.
+  // Runs work(chunk, phase, workspace) for every chunk of the plan, phases of a bundle in order,
+  // and after_phase(phase) on the calling thread when each phase is done (a shard's exchanges).
+  template <class Work, class AfterPhase>
+  void run(const WorkPlan& plan, Work&& work, AfterPhase&& after_phase);
   template <class Work>
-  void run(const WorkPlan& plan, Work&& work);
+  void run(const WorkPlan& plan, Work&& work) {
+    run(plan, std::forward<Work>(work), [](int64_t) {});
+  }
+  // The sum of chunk_value_ over the plan's chunks whose terms this rank counts.
   double sum_of_chunks(const WorkPlan& plan) const;
+  // [chunks of the evaluation plan] 0 for the chunks of a shard's copies of cut factors, whose
+  // terms their owners count (their beliefs are still checked here).
+  std::vector<uint8_t> counted_chunks() const;
+  // A shard's halo beliefs: kept aside (halo_belief_) and zeroed in `belief`, where the moments
+  // and loss sums would count them, or written back for the checks that read them.
+  void put_halo_beliefs_aside(double* belief);
+  void restore_halo_beliefs(double* belief) const;
   // Whether a phase of the evaluation plan holds factor chunks (else variable chunks).
   bool factors_in(int64_t phase) const;
   // Throws (collectively) when a potential, a message or a belief is not finite;
@@ -122,7 +138,9 @@ class LocalProblem {
   Kernels* kernels_;                          // the ones that run
   WorkPlan sweep_plan_;
   WorkPlan evaluation_plan_;
+  std::vector<uint8_t> chunk_counted_;  // counted_chunks()
   bool threads_inside_examples_ = false;
+  std::unique_ptr<HaloExchange> halo_;  // on a shard of a split example
   FeatureIndex features_;
   std::vector<double> loss_;        // [states], empty without loss augmentation
   double largest_loss_;             // max |loss_|
@@ -135,6 +153,7 @@ class LocalProblem {
   bool messages_are_kept_ = false;             // lambda_ equals kept_lambda_
   bool imported_finite_ = true;                // set_messages got only finite messages
   ZeroedArray<double> belief_;                 // [states + table entries]
+  std::vector<double> halo_belief_;            // a shard's halo beliefs, put aside
   std::vector<double> consistent_belief_;      // consistent_moments' (empty until then)
   std::vector<double> chunk_value_;            // per chunk of the plan that ran last
   std::vector<BeliefTerms> chunk_terms_;       // per chunk of the evaluation plan

@@ -22,6 +22,14 @@ class Communicator {
   // Rank 0 receives every rank's `text` in rank order; the other ranks receive nothing.
   virtual std::vector<std::string> gather_to_root(const std::string& text) = 0;
   virtual void barrier() = 0;
+  // Point to point with a few ranks (the neighbours of a shard): starts sending send[i] to
+  // peers[i] and receiving recv[i], sized by the caller, from peers[i]; finish_exchange() returns
+  // when every buffer has gone and arrived. Only the ranks named take part. One exchange at a
+  // time; its buffers stay untouched until it finishes.
+  virtual void start_exchange(std::span<const int> peers,
+                              std::span<const std::span<const double>> send,
+                              std::span<const std::span<double>> recv) = 0;
+  virtual void finish_exchange() = 0;
   // The message-passing library this build runs on, e.g. "Open MPI v4.1.4".
   virtual std::string library_version() const = 0;
   // Ends every rank at once; used when one rank finds an error the others cannot see.
@@ -41,6 +49,10 @@ class SerialCommunicator final : public Communicator {
   void broadcast_from_root(std::string&) override {}
   std::vector<std::string> gather_to_root(const std::string& text) override { return {text}; }
   void barrier() override {}
+  // A serial run has no other rank to exchange with: `peers` must be empty.
+  void start_exchange(std::span<const int> peers, std::span<const std::span<const double>>,
+                      std::span<const std::span<double>>) override;
+  void finish_exchange() override {}
   std::string library_version() const override { return "none (serial)"; }
   [[noreturn]] void abort(int exit_code) override;
   using Communicator::allreduce_sum;

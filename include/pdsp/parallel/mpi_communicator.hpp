@@ -21,6 +21,9 @@ class MpiCommunicator final : public Communicator {
   void broadcast_from_root(std::string& bytes) override;
   std::vector<std::string> gather_to_root(const std::string& text) override;
   void barrier() override;
+  void start_exchange(std::span<const int> peers, std::span<const std::span<const double>> send,
+                      std::span<const std::span<double>> recv) override;
+  void finish_exchange() override;
   std::string library_version() const override;
   [[noreturn]] void abort(int exit_code) override;
   using Communicator::allreduce_sum;
@@ -32,6 +35,7 @@ class MpiCommunicator final : public Communicator {
   std::vector<double> buffer_;
   MPI_Datatype buffer_type_ = MPI_DATATYPE_NULL;  // one element = the whole combined buffer
   size_t buffer_type_size_ = 0;
+  std::vector<MPI_Request> requests_;  // of the exchange under way
 };
 
 }  // namespace pdsp

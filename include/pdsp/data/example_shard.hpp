@@ -1,0 +1,55 @@
+#pragma once
+// One shard of an example that is split across ranks (README "Shards"). The rank's Dataset then
+// holds that one example, laid out so that code which walks examples sees only what this rank
+// owns:
+//   - variables [0, var_offset[1]) are the shard's own, in file order; after them, outside every
+//     example, come its halo: the other shards' variables that share a factor with an own one;
+//   - factors [0, factor_offset[1]) are those this rank owns (a factor belongs to the shard of
+//     its first variable); after them come the cut factors another shard owns, of which this
+//     rank keeps a copy because one of its variables is in them.
+// Every variable, factor, belief, term of F and D and moment is counted by its owner alone. The
+// block updates of a colour class read the messages of other variables into shared factors, so
+// after each class the ranks exchange those (ShardNeighbour's slot lists), and the sweep is the
+// unsharded one.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pdsp/data/local_index.hpp"
+
+namespace pdsp {
+
+// What this shard exchanges with one other shard of the same example. Both sides list the same
+// global slots in the same order (colour, then file position), so a buffer needs no addresses.
+struct ShardNeighbour {
+  int rank = 0;
+  // Slots (factor, own variable) of factors the neighbour also holds, by colour class: after
+  // class c the messages of send_slots[send_class_ptr[c], send_class_ptr[c + 1]) go out.
+  std::vector<int64_t> send_class_ptr{0};
+  std::vector<LocalIndex> send_slots;
+  // The same for the neighbour's variables in the halo: where its messages land.
+  std::vector<int64_t> recv_class_ptr{0};
+  std::vector<LocalIndex> recv_slots;
+  // Own variables in the neighbour's halo and the neighbour's variables in this halo, in file
+  // order: their beliefs are exchanged after each evaluation (the cut factors' checks read them).
+  std::vector<LocalIndex> send_vars, recv_vars;
+};
+
+struct ExampleShard {
+  int index = 0;  // this shard is `index` of `count`
+  int count = 1;
+  int first_rank = 0;                      // the rank holding shard 0; shard k is on first_rank + k
+  int64_t example = 0;                     // the example's index in the file
+  int64_t example_vars = 0;                // variables of the whole example
+  int64_t cut_factors = 0;                 // factors of the whole example that span several shards
+  std::string method;                      // how the example was split (ShardPartition::method)
+  int32_t colours = 0;                     // colour classes of the whole example
+  std::vector<int32_t> colour;             // [own variables] class in the whole example's colouring
+  bool example_acyclic = false;            // the whole example's factor graph has no cycle
+  std::vector<int32_t> halo_degree;        // [halo variables] factors of each in the whole example
+  std::vector<int64_t> global_var;         // [variables, halo included] index in the file
+  std::vector<int64_t> global_factor;      // [factors, copies included] index in the file
+  std::vector<ShardNeighbour> neighbours;  // in rank order
+};
+
+}  // namespace pdsp
