@@ -45,8 +45,7 @@ void add_compact(Checksum& sum, const Dataset& d, bool root) {
 
 }  // namespace
 
-std::string dataset_fingerprint(const Dataset& d, Communicator& comm) {
-  Checksum sum;
+void fingerprint_part(const Dataset& d, bool root, Checksum& sum, std::array<int64_t, 5>& sizes) {
   const auto examples = std::span<const int64_t>(d.var_offset).first(d.var_offset.size() - 1);
   const auto factors = std::span<const int64_t>(d.factor_offset).first(d.factor_offset.size() - 1);
   sum.add_shifted(1, d.first_example, examples, d.first_var);
@@ -62,12 +61,21 @@ std::string dataset_fingerprint(const Dataset& d, Communicator& comm) {
   sum.add<double>(40, d.first_var, d.var_counting);
   sum.add<double>(41, d.first_factor, d.factor_counting);
   sum.add<double>(42, d.first_state, d.var_loss);
-  if (d.is_compact())
-    add_compact(sum, d, comm.is_root());  // a format-1 file keeps the fingerprint it had
-  sum.combine(comm);
+  if (d.is_compact()) add_compact(sum, d, root);  // a format-1 file keeps the fingerprint it had
+  sizes = {d.num_vars(), d.num_factors(), d.num_states(), d.num_table_entries(),
+           d.var_features.nnz() + d.factor_features.nnz()};
+}
 
-  int64_t sizes[5] = {d.num_vars(), d.num_factors(), d.num_states(), d.num_table_entries(),
-                      d.var_features.nnz() + d.factor_features.nnz()};
+std::string dataset_fingerprint(const Dataset& d, Communicator& comm) {
+  Checksum sum;
+  std::array<int64_t, 5> sizes{};
+  if (d.shard) {
+    sum = d.shard->fingerprint;
+    sizes = d.shard->fingerprint_sizes;
+  } else {
+    fingerprint_part(d, comm.is_root(), sum, sizes);
+  }
+  sum.combine(comm);
   comm.allreduce_sum(std::span<int64_t>(sizes));
   return "examples=" + std::to_string(d.file_examples) + " variables=" + std::to_string(sizes[0]) +
          " factors=" + std::to_string(sizes[1]) + " states=" + std::to_string(sizes[2]) +

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pdsp/data/errors.hpp"
+
 namespace pdsp {
 
 std::vector<int64_t> partition_by_cost(const std::vector<double>& cost, int parts) {
@@ -36,20 +38,105 @@ double partition_imbalance(const std::vector<double>& cost, const std::vector<in
   return total > 0 ? largest * static_cast<double>(parts) / total : 1.0;
 }
 
-Dataset load_rank_slice(const std::string& path, Communicator& comm, DatasetLayout* layout_out,
-                        const std::function<void(const std::string&)>& on_stage) {
-  if (on_stage) on_stage("scanning " + path);
-  const DatasetLayout layout = scan_dataset(path, comm);
-  const std::vector<int64_t> bounds = partition_by_cost(layout.cost, comm.size());
-  if (on_stage)
-    on_stage("reading and checking " + std::to_string(layout.num_examples()) +
-             " examples in slices of " + std::to_string(comm.size()) + " rank(s)");
-  Dataset slice;
-  run_collectively(
-      comm, [&] { slice = read_examples(layout, bounds[comm.rank()], bounds[comm.rank() + 1]); });
-  slice.ranks = &comm;
-  if (layout_out != nullptr) *layout_out = layout;
-  return slice;
+namespace {
+
+// A run of consecutive small examples, or one large example, and the ranks it gets.
+struct Unit {
+  int64_t first, last;
+  bool large;
+  double cost;
+  int64_t cap;  // the most ranks it can use: examples (whole) or variables (shards)
+  int ranks = 1;
+};
+
+std::vector<RankSlice> whole_slices(const std::vector<double>& cost, int ranks) {
+  const std::vector<int64_t> bounds = partition_by_cost(cost, ranks);
+  std::vector<RankSlice> slices(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) slices[r] = {bounds[r], bounds[r + 1], 0, 1, r};
+  return slices;
+}
+
+}  // namespace
+
+std::vector<RankSlice> plan_rank_slices(const std::vector<double>& cost,
+                                        const std::vector<int64_t>& variables, int ranks,
+                                        int shards) {
+  const auto examples = static_cast<int64_t>(cost.size());
+  double total = 0.0;
+  for (double c : cost) total += c;
+  if (shards == 1 || ranks == 1 || total <= 0.0) return whole_slices(cost, ranks);
+  const double share = total / ranks;
+  const double limit = examples < ranks ? share : 1.1 * share;
+  std::vector<Unit> units;
+  for (int64_t n = 0; n < examples; ++n) {
+    const bool large = cost[n] > limit && variables[n] > 1;
+    if (!large && !units.empty() && !units.back().large) {
+      units.back().last = n + 1;
+      units.back().cost += cost[n];
+      ++units.back().cap;
+      continue;
+    }
+    units.push_back({n, n + 1, large, cost[n], large ? variables[n] : 1});
+  }
+  const bool any_large =
+      std::any_of(units.begin(), units.end(), [](const Unit& u) { return u.large; });
+  if (!any_large || static_cast<int64_t>(units.size()) > ranks) return whole_slices(cost, ranks);
+  int used = static_cast<int>(units.size());
+  if (shards > 1) {
+    for (Unit& u : units)
+      if (u.large) {
+        u.ranks = static_cast<int>(std::min<int64_t>(shards, u.cap));
+        used += u.ranks - 1;
+      }
+    if (used > ranks)
+      throw InputError("--shards " + std::to_string(shards) + ": the large examples need " +
+                       std::to_string(used) + " ranks and the run has " + std::to_string(ranks));
+  }
+  // The remaining ranks one by one to the unit with the most cost per rank that can use one more.
+  for (; used < ranks; ++used) {
+    Unit* best = nullptr;
+    for (Unit& u : units) {
+      const bool can_grow = u.ranks < u.cap && (shards == 0 || !u.large);
+      if (can_grow && (best == nullptr || u.cost / u.ranks > best->cost / best->ranks)) best = &u;
+    }
+    if (best == nullptr) break;
+    ++best->ranks;
+  }
+  std::vector<RankSlice> slices;
+  for (const Unit& u : units) {
+    const int first_rank = static_cast<int>(slices.size());
+    if (u.large) {
+      for (int k = 0; k < u.ranks; ++k) slices.push_back({u.first, u.last, k, u.ranks, first_rank});
+      continue;
+    }
+    const std::vector<double> run(cost.begin() + u.first, cost.begin() + u.last);
+    const std::vector<int64_t> bounds = partition_by_cost(run, u.ranks);
+    for (int k = 0; k < u.ranks; ++k)
+      slices.push_back({u.first + bounds[k], u.first + bounds[k + 1], 0, 1, first_rank + k});
+  }
+  // Ranks no unit could use hold nothing (and still join every collective).
+  while (static_cast<int>(slices.size()) < ranks)
+    slices.push_back({examples, examples, 0, 1, static_cast<int>(slices.size())});
+  return slices;
+}
+
+std::string describe_rank_slices(const std::vector<RankSlice>& slices) {
+  std::string text;
+  int whole_ranks = 0;
+  for (size_t r = 0; r < slices.size(); ++r) {
+    const RankSlice& s = slices[r];
+    if (s.shards == 1) {
+      whole_ranks += 1;
+      continue;
+    }
+    if (s.shard != 0) continue;
+    text += (text.empty() ? "" : ", ");
+    text += "example " + std::to_string(s.first) + " in " + std::to_string(s.shards) +
+            " shards on ranks " + std::to_string(r) + "-" + std::to_string(r + s.shards - 1);
+  }
+  if (text.empty()) return "whole examples on every rank";
+  if (whole_ranks > 0) text += "; whole examples on " + std::to_string(whole_ranks) + " rank(s)";
+  return text;
 }
 
 }  // namespace pdsp

@@ -61,7 +61,8 @@ bool pairs_form_grid(const std::vector<Pair>& pairs, int64_t n, int64_t cols, bo
 std::array<int64_t, 2> block_layout(const GridShape& grid, int shards) {
   std::array<int64_t, 2> best = {0, 0};
   int64_t best_cut = std::numeric_limits<int64_t>::max();
-  for (int64_t bands = 1; bands <= shards; ++bands) {
+  // From the most bands down: on a tie, bands of whole rows, whose variables are contiguous.
+  for (int64_t bands = shards; bands >= 1; --bands) {
     if (shards % bands != 0) continue;
     const int64_t columns = shards / bands;
     if (bands > grid.rows || columns > grid.cols) continue;

@@ -177,6 +177,7 @@ Dataset cut_shard(const Dataset& whole, const FactorGraph& graph, const Colourin
   shard->example = whole.first_example;
   shard->example_vars = n_vars;
   shard->cut_factors = partition.cut_factors;
+  shard->shard_variables = partition.variables;
   shard->method = partition.method;
   shard->example_acyclic = acyclic;
   std::vector<int32_t> colour_of(static_cast<size_t>(n_vars), 0);

@@ -14,6 +14,7 @@
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 #include "pdsp/data/partition.hpp"
+#include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/trainer.hpp"
 #include "support/compact_data.hpp"

@@ -4,14 +4,19 @@
 // violation and the moments to round-off, and trained theta within 1e-9. Run under mpirun -np 2
 // and, oversubscribed, -np 3 and 4 (the shard count is the rank count).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 #include "mpi/mpi_world.hpp"
+#include "pdsp/data/dataset_fingerprint.hpp"
+#include "pdsp/data/dataset_io.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/shard_slice.hpp"
+#include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/trainer.hpp"
 #include "support/compact_data.hpp"
@@ -221,6 +226,64 @@ TEST(ShardedExample, TrainingGivesTheUnshardedTheta) {
   config.epsilon = 0.0;
   config.max_iters = 40;
   expect_same_training(grid, config, "grid, eps = 0 (smoothing)");
+}
+
+// A file every rank can read, written by rank 0 under a name all ranks agree on.
+std::string shared_file(const std::string& stem, const Dataset& data) {
+  Communicator& comm = testing::world();
+  int64_t pid[1] = {comm.is_root() ? static_cast<int64_t>(::getpid()) : 0};
+  comm.allreduce_sum(std::span<int64_t>(pid));
+  const std::string path =
+      (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(pid[0]) + ".h5"))
+          .string();
+  if (comm.is_root()) write_dataset(path, data);
+  comm.barrier();
+  return path;
+}
+
+// The loader's layout (auto): examples split where a rank would idle or exceed its share, others
+// whole; training on it gives the serial theta, and the data set keeps its fingerprint.
+void expect_loaded_layout_trains_like_one_rank(const Dataset& data, const TrainConfig& config,
+                                               const std::string& name) {
+  SCOPED_TRACE(name);
+  Communicator& comm = testing::world();
+  const std::string path = shared_file("pdsp-shards", data);
+  std::vector<RankSlice> plan;
+  const Dataset slice = load_rank_slice(path, comm, nullptr, {}, 0, &plan);
+  const Dataset whole = read_dataset(path);
+  SerialCommunicator serial;
+  EXPECT_EQ(dataset_fingerprint(slice, comm), dataset_fingerprint(whole, serial));
+  const std::vector<double> sharded = trained_theta(slice, config, comm);
+  const std::vector<double> reference = trained_theta(whole, config, serial);
+  for (size_t j = 0; j < reference.size(); ++j)
+    EXPECT_NEAR(sharded[j], reference[j], 1e-9 * std::max(1.0, std::abs(reference[j])))
+        << "param " << j << ", layout " << describe_rank_slices(plan);
+  comm.barrier();
+  if (comm.is_root()) std::filesystem::remove(path);
+}
+
+TEST(ShardedExample, UnevenExamplesSplitOnlyTheLargeOne) {
+  TrainConfig config;
+  config.counting = CountingMode::Uniform;
+  config.max_iters = 60;
+  config.tol = 1e-12;
+  // On 2 ranks every example stays whole (the large one and the two small ones need a rank
+  // each); on 3 ranks the large one is split in two, on 4 in three.
+  const Dataset data = testing::random_dataset(
+      {testing::grid_shape(4, 4), testing::grid_shape(3, 5), testing::grid_shape(14, 14)}, 5, 23);
+  expect_loaded_layout_trains_like_one_rank(data, config, "grids of 16, 15 and 196 variables");
+  // One example of 3 variables: at most 3 shards, a rank beyond them holds nothing.
+  const Dataset tiny = testing::random_dataset({testing::chain_shape(3)}, 3, 29);
+  expect_loaded_layout_trains_like_one_rank(tiny, config, "a chain of 3 variables");
+}
+
+TEST(ShardedExample, CompactFileKeepsItsFingerprintWhenSplit) {
+  TrainConfig config;
+  config.counting = CountingMode::Uniform;
+  config.max_iters = 40;
+  config.tol = 1e-12;
+  const Dataset data = testing::random_compact_dataset({testing::grid_shape(9, 8)}, 37);
+  expect_loaded_layout_trains_like_one_rank(data, config, "format 2, one grid");
 }
 
 }  // namespace

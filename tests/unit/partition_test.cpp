@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pdsp/data/errors.hpp"
+
 namespace pdsp {
 namespace {
 
@@ -30,6 +32,75 @@ TEST(Partition, MoreRanksThanExamplesLeavesEmptyParts) {
   EXPECT_EQ(bounds.front(), 0);
   EXPECT_EQ(bounds.back(), 2);
   EXPECT_DOUBLE_EQ(partition_imbalance(cost, bounds), 3.0 * 4 / 4);
+}
+
+// Each rank's slice as "first-last" for whole examples or "eN/k of S" for shard k of example N.
+std::vector<std::string> slices_of(const std::vector<RankSlice>& slices) {
+  std::vector<std::string> text;
+  for (const RankSlice& s : slices) {
+    std::string line;
+    if (s.shards == 1) {
+      line.append(std::to_string(s.first)).append("-").append(std::to_string(s.last));
+    } else {
+      line.append("e").append(std::to_string(s.first)).append("/");
+      line.append(std::to_string(s.shard)).append(" of ").append(std::to_string(s.shards));
+    }
+    text.push_back(line);
+  }
+  return text;
+}
+
+using Slices = std::vector<std::string>;
+
+TEST(RankSlices, OneExampleOnTwoRanksIsSplitUnlessToldNot) {
+  EXPECT_EQ(slices_of(plan_rank_slices({5.0}, {100}, 2, 0)), (Slices{"e0/0 of 2", "e0/1 of 2"}));
+  EXPECT_EQ(slices_of(plan_rank_slices({5.0}, {100}, 2, 2)), (Slices{"e0/0 of 2", "e0/1 of 2"}));
+  EXPECT_EQ(slices_of(plan_rank_slices({5.0}, {100}, 2, 1)), (Slices{"0-0", "0-1"}));
+  EXPECT_EQ(slices_of(plan_rank_slices({5.0}, {100}, 1, 0)), (Slices{"0-1"}));
+}
+
+TEST(RankSlices, BalancedExamplesStayWhole) {
+  const std::vector<double> cost = {1, 1, 1, 1, 1, 1};
+  const std::vector<int64_t> vars(6, 10);
+  EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 3, 0)), (Slices{"0-2", "2-4", "4-6"}));
+  // A share exceeded by less than 10%: not worth a split.
+  EXPECT_EQ(slices_of(plan_rank_slices({1.05, 0.95}, {10, 10}, 2, 0)), (Slices{"0-1", "1-2"}));
+}
+
+TEST(RankSlices, ALargeExampleAmongSmallOnesGetsRanksByCost) {
+  // Costs 1 + 6 + 1: the large one and each run of small examples around it need a rank of
+  // their own, so with 2 ranks nothing can be split (the examples are laid out by cost alone).
+  const std::vector<double> cost = {1, 6, 1};
+  const std::vector<int64_t> vars = {10, 60, 10};
+  EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 2, 0)), (Slices{"0-1", "1-3"}));
+  EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 3, 0)), (Slices{"0-1", "1-2", "2-3"}));
+  EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 4, 0)),
+            (Slices{"0-1", "e1/0 of 2", "e1/1 of 2", "2-3"}));
+  EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 8, 0)),
+            (Slices{"0-1", "e1/0 of 6", "e1/1 of 6", "e1/2 of 6", "e1/3 of 6", "e1/4 of 6",
+                    "e1/5 of 6", "2-3"}));
+  EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 4, 2)),
+            (Slices{"0-1", "e1/0 of 2", "e1/1 of 2", "2-3"}));
+  // Uneven examples, the large one last: its share of 3 ranks is two.
+  EXPECT_EQ(slices_of(plan_rank_slices({1, 1, 4}, {10, 10, 40}, 3, 0)),
+            (Slices{"0-2", "e2/0 of 2", "e2/1 of 2"}));
+}
+
+TEST(RankSlices, NoMoreShardsThanVariablesAndEmptyRanksWhenNothingCanUseThem) {
+  // Two examples of 2 variables on 6 ranks: at most 2 shards each, two ranks hold nothing.
+  EXPECT_EQ(slices_of(plan_rank_slices({1, 1}, {2, 2}, 6, 0)),
+            (Slices{"e0/0 of 2", "e0/1 of 2", "e1/0 of 2", "e1/1 of 2", "2-2", "2-2"}));
+  EXPECT_EQ(slices_of(plan_rank_slices({1}, {3}, 4, 4)),
+            (Slices{"e0/0 of 3", "e0/1 of 3", "e0/2 of 3", "1-1"}));
+}
+
+TEST(RankSlices, ForcedShardsThatDoNotFitAreOneClearLine) {
+  try {
+    plan_rank_slices({1, 6, 1}, {10, 60, 10}, 4, 3);
+    FAIL() << "expected an error";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "--shards 3: the large examples need 5 ranks and the run has 4");
+  }
 }
 
 }  // namespace

@@ -35,4 +35,19 @@ inline CLI::Validator finite_at_least(double low) {
       "NUMBER >= " + CLI::detail::to_string(low));
 }
 
+// --shards: "auto" or a whole number >= 1.
+inline CLI::Validator shard_count() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        int value = 0;
+        if (text == "auto" || (CLI::detail::lexical_cast(text, value) && value >= 1)) return "";
+        return "'" + text + "' is not a shard count (auto, or a whole number >= 1)";
+      },
+      "auto|N");
+}
+// The value of a --shards flag that shard_count() accepted: 0 for auto.
+inline int parse_shard_count(const std::string& text) {
+  return text == "auto" ? 0 : std::stoi(text);
+}
+
 }  // namespace pdsp

@@ -11,10 +11,12 @@
 // block updates of a colour class read the messages of other variables into shared factors, so
 // after each class the ranks exchange those (ShardNeighbour's slot lists), and the sweep is the
 // unsharded one.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "pdsp/data/checksum.hpp"
 #include "pdsp/data/local_index.hpp"
 
 namespace pdsp {
@@ -42,6 +44,7 @@ struct ExampleShard {
   int64_t example = 0;                     // the example's index in the file
   int64_t example_vars = 0;                // variables of the whole example
   int64_t cut_factors = 0;                 // factors of the whole example that span several shards
+  std::vector<int64_t> shard_variables;    // [count] own variables of each shard
   std::string method;                      // how the example was split (ShardPartition::method)
   int32_t colours = 0;                     // colour classes of the whole example
   std::vector<int32_t> colour;             // [own variables] class in the whole example's colouring
@@ -50,6 +53,10 @@ struct ExampleShard {
   std::vector<int64_t> global_var;         // [variables, halo included] index in the file
   std::vector<int64_t> global_factor;      // [factors, copies included] index in the file
   std::vector<ShardNeighbour> neighbours;  // in rank order
+  // The whole example's part of the data set's fingerprint (dataset_fingerprint.hpp) and its
+  // sizes, set by the loader, which reads the example whole, on shard 0 (zero on the others).
+  Checksum fingerprint;
+  std::array<int64_t, 5> fingerprint_sizes = {0, 0, 0, 0, 0};
 };
 
 }  // namespace pdsp

@@ -1,13 +1,8 @@
 #pragma once
 // Contiguous, cost-balanced ranges of examples per rank (design.md §6).
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
-
-#include "pdsp/data/dataset.hpp"
-#include "pdsp/data/dataset_io.hpp"
-#include "pdsp/parallel/communicator.hpp"
 
 namespace pdsp {
 
@@ -19,11 +14,24 @@ std::vector<int64_t> partition_by_cost(const std::vector<double>& cost, int part
 // so one large example can make it large).
 double partition_imbalance(const std::vector<double>& cost, const std::vector<int64_t>& bounds);
 
-// Scans the file, partitions it over the ranks of `comm` and reads this rank's slice, whose
-// `ranks` is then `comm`. Collective; an input error on any rank is rethrown on every rank as
-// CollectiveError. `on_stage`, when given, hears when each stage begins (for a progress line).
-Dataset load_rank_slice(const std::string& path, Communicator& comm,
-                        DatasetLayout* layout = nullptr,
-                        const std::function<void(const std::string&)>& on_stage = {});
+// What one rank holds: examples [first, last) whole, or, when shards > 1, shard `shard` of
+// example `first` (last = first + 1), whose shards lie on ranks first_rank .. + shards - 1.
+struct RankSlice {
+  int64_t first = 0, last = 0;
+  int shard = 0, shards = 1, first_rank = 0;
+};
+
+// Which examples are split, and over how many ranks (README "Shards"). `shards` 0 is auto: an
+// example is large when its cost exceeds a rank's share (total / ranks) by more than 10% (or at
+// all, when there are fewer examples than ranks); large examples get ranks in proportion to their
+// cost, runs of small examples between them at least one rank each, split by cost as today.
+// `shards` >= 2 gives each large example that many shards (an InputError when the ranks do not
+// suffice); 1 never splits. Without a large example, or with more runs than ranks, it is
+// partition_by_cost. `variables` caps the shards of an example at one per variable.
+std::vector<RankSlice> plan_rank_slices(const std::vector<double>& cost,
+                                        const std::vector<int64_t>& variables, int ranks,
+                                        int shards);
+// "R ranks: E whole examples on W ranks; example n in S shards, ..." for the run line.
+std::string describe_rank_slices(const std::vector<RankSlice>& slices);
 
 }  // namespace pdsp

@@ -15,6 +15,7 @@
 #include "pdsp/data/provenance.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/shard_partition.hpp"
+#include "pdsp/inference/slice_loading.hpp"
 
 namespace pdsp {
 namespace {

@@ -13,6 +13,7 @@
 #include "pdsp/data/output_checks.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/data/prediction_file.hpp"
+#include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learning/approximate_crf.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/train_config.hpp"

@@ -21,6 +21,7 @@
 #include "pdsp/data/model_file.hpp"
 #include "pdsp/data/output_checks.hpp"
 #include "pdsp/data/partition.hpp"
+#include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learning/crf_baselines.hpp"
 #include "pdsp/learning/trainer.hpp"
 #include "pdsp/parallel/share_from_root.hpp"
@@ -32,10 +33,13 @@ namespace {
 struct TrainOptions {
   TrainConfig config;
   std::string counting = "auto";
+  std::string shards = "auto";
   CheckpointOptions checkpoints;
   bool quiet = false;
-  double seconds_load = 0;  // scanning the file and reading the slices (the slowest rank)
-  Provenance provenance;    // of this run (the hosts on rank 0 only)
+  double seconds_load = 0;    // scanning the file and reading the slices (the slowest rank)
+  std::string layout;         // which ranks hold which examples, and how split ones were cut
+  std::string whole_because;  // what kept --shards auto from splitting examples
+  Provenance provenance;      // of this run (the hosts on rank 0 only)
 };
 
 void declare_flags(CLI::App& app, TrainOptions& o) {
@@ -107,6 +111,11 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
                  "auto (specialised kernels where they apply) or general (for comparisons)")
       ->check(CLI::IsMember({"auto", "general"}))
       ->group(speed);
+  app.add_option("--shards", o.shards,
+                 "split an example across ranks: auto (where it would leave a rank idle or "
+                 "exceed a rank's share by 10%), N shards per large example, or 1 (never)")
+      ->check(shard_count())
+      ->group(speed);
   app.add_option("--message-precision", c.message_precision,
                  "single: float messages in the binary pairwise kernels (less memory traffic)")
       ->check(CLI::IsMember({"double", "single"}))
@@ -149,6 +158,19 @@ void check_before_work(TrainOptions& o) {
       (!o.checkpoints.directory.empty() || !o.checkpoints.resume.empty()))
     throw InputError("--learner " + config.learner +
                      ": checkpoints are for the primal-dual learner");
+  // Checkpoints store messages in file order, which a split example's shards do not write yet,
+  // and the likelihood baselines run their own inference on whole examples: both keep every
+  // example whole (auto), and refuse a forced split.
+  const bool checkpoints = !o.checkpoints.directory.empty() || !o.checkpoints.resume.empty();
+  if (parse_shard_count(o.shards) > 1 && (checkpoints || config.learner != "primal-dual"))
+    throw InputError("--shards " + o.shards + ": " +
+                     (checkpoints ? std::string("checkpoints (--checkpoint-dir, --resume)")
+                                  : "--learner " + config.learner) +
+                     " need whole examples; use --shards 1 or auto");
+  if ((checkpoints || config.learner != "primal-dual") && o.shards != "1") {
+    o.shards = "1";
+    o.whole_because = checkpoints ? "checkpoints" : "--learner " + config.learner;
+  }
   check_outputs({{"--out", config.out}, {"--metrics", config.metrics}},
                 {{"--data", config.data}, {"--resume", o.checkpoints.resume}});
   check_output_directory({"--checkpoint-dir", o.checkpoints.directory});
@@ -169,9 +191,26 @@ std::string metadata_line(const TrainOptions& o, const DatasetLayout& layout, do
       .add("params", layout.num_params)
       .add("partition_imbalance",
            partition_imbalance(layout.cost, partition_by_cost(layout.cost, comm.size())))
+      .add("layout", o.layout)
       .add("seconds_load", o.seconds_load)
       .add("seconds_setup", seconds_setup);
   return line.str();
+}
+
+// The plan in words, with each split example's shard sizes and cut (from its shard 0). Collective.
+std::string describe_layout(const Dataset& slice, const std::vector<RankSlice>& plan,
+                            Communicator& comm) {
+  std::string mine;
+  if (slice.shard && slice.shard->index == 0) {
+    const ExampleShard& s = *slice.shard;
+    mine = "example " + std::to_string(s.example) + ": " + s.method + ", variables per shard";
+    for (int64_t v : s.shard_variables) mine += " " + std::to_string(v);
+    mine += ", " + std::to_string(s.cut_factors) + " cut factors";
+  }
+  std::string text = describe_rank_slices(plan);
+  for (const std::string& line : comm.gather_to_root(mine))
+    if (!line.empty()) text += "; " + line;
+  return text;
 }
 
 double largest_over_ranks(double value, Communicator& comm) {
@@ -299,8 +338,12 @@ int run_train(const Invocation& invocation, Communicator& comm) {
   const auto started = Clock::now();
   DatasetLayout layout;
   Progress progress(comm.is_root() && !o.quiet, "pdsp train");
-  const Dataset slice = load_rank_slice(config.data, comm, &layout,
-                                        [&](const std::string& stage) { progress.update(stage); });
+  std::vector<RankSlice> plan;
+  const Dataset slice = load_rank_slice(
+      config.data, comm, &layout, [&](const std::string& stage) { progress.update(stage); },
+      parse_shard_count(o.shards), &plan);
+  o.layout = describe_layout(slice, plan, comm);
+  if (!o.whole_because.empty()) o.layout += " (" + o.whole_because + " keep examples whole)";
   progress.update("fingerprinting the training set");
   o.seconds_load = largest_over_ranks(seconds_since(started), comm);
   o.provenance = describe_run(invocation, command_line.effective_config(),
@@ -308,10 +351,11 @@ int run_train(const Invocation& invocation, Communicator& comm) {
   if (comm.is_root())
     std::printf(
         "pdsp train: %lld examples, %lld variables, %lld factors, %lld parameters on "
-        "%d rank(s) x %d thread(s), read in %.2f s\n%s\n",
+        "%d rank(s) x %d thread(s), read in %.2f s\nlayout: %s\n%s\n",
         static_cast<long long>(layout.num_examples()), static_cast<long long>(layout.num_vars()),
         static_cast<long long>(layout.num_factors()), static_cast<long long>(layout.num_params),
-        comm.size(), omp_get_max_threads(), o.seconds_load, config.to_line().c_str());
+        comm.size(), omp_get_max_threads(), o.seconds_load, o.layout.c_str(),
+        config.to_line().c_str());
 
   const bool primal_dual = config.learner == "primal-dual";
   bool requeue = false;
