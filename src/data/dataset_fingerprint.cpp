@@ -1,11 +1,17 @@
 #include "pdsp/data/dataset_fingerprint.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "pdsp/data/checksum.hpp"
+#include "pdsp/data/dataset_io.hpp"
+#include "pdsp/data/hdf5_file.hpp"
 
 namespace pdsp {
 namespace {
+
+// The row offset a slice hashes for its examples when the file has no observation rows.
+constexpr int64_t kNoRows = 0;
 
 // The row pointers without their last entry, which the next slice starts with: every global
 // position is hashed exactly once however the rows are split.
@@ -43,7 +49,112 @@ void add_compact(Checksum& sum, const Dataset& d, bool root) {
   }
 }
 
+// Positions [first, last) of one array.
+struct Positions {
+  int64_t first, last;
+};
+// Part `part` of `parts` of [first, last).
+Positions share_of(int64_t first, int64_t last, int part, int parts) {
+  const int64_t n = last - first;
+  return {first + n * part / parts, first + n * (part + 1) / parts};
+}
+
+constexpr int64_t kBlock = int64_t{1} << 20;
+
+// The file's array `name` at positions p, as the slices hold it (type T), a block at a time.
+template <class T>
+void add_file_range(Checksum& sum, const h5::File& file, const std::string& name, uint64_t tag,
+                    Positions p) {
+  for (int64_t start = p.first; start < p.last; start += kBlock) {
+    const std::vector<T> block = file.read<T>(name, start, std::min(kBlock, p.last - start));
+    sum.add<T>(tag, start, std::span<const T>(block));
+  }
+}
+
+// Feature rows p of one kind ("/vars" or "/factors"): the row pointers, then their entries. A
+// file without rows hashes as a slice holds it: every row pointer 0.
+int64_t add_file_rows(Checksum& sum, const h5::File& file, const std::string& group, uint64_t tag,
+                      bool present, Positions rows) {
+  if (!present) {
+    const std::vector<int64_t> zeros(static_cast<size_t>(std::min(kBlock, rows.last - rows.first)));
+    for (int64_t start = rows.first; start < rows.last; start += kBlock)
+      sum.add<int64_t>(tag, start,
+                       std::span<const int64_t>(zeros).first(std::min(kBlock, rows.last - start)));
+    return 0;
+  }
+  add_file_range<int64_t>(sum, file, group + "/feat_ptr", tag, rows);
+  const Positions entries{file.read<int64_t>(group + "/feat_ptr", rows.first, 1)[0],
+                          file.read<int64_t>(group + "/feat_ptr", rows.last, 1)[0]};
+  add_file_range<int32_t>(sum, file, group + "/feat_param", tag + 1, entries);
+  add_file_range<double>(sum, file, group + "/feat_value", tag + 2, entries);
+  return entries.last - entries.first;
+}
+
+// One kind's types at regions p: the type, and the observation row of the regions that read one
+// (-1 for the others, as a slice keeps them).
+void add_file_types(Checksum& sum, const h5::File& file, const RegionTypes& tables,
+                    const std::string& kind, uint64_t tag, bool root, Positions p) {
+  if (root) {
+    sum.add<int64_t>(tag, 0, tables.param_offset);
+    sum.add<int32_t>(tag + 1, 0, tables.dim);
+  }
+  if (!tables.present) return;
+  add_file_range<int32_t>(sum, file, kind + "/type", tag + 2, p);
+  if (std::none_of(tables.dim.begin(), tables.dim.end(), [](int32_t d) { return d > 0; })) return;
+  for (int64_t start = p.first; start < p.last; start += kBlock) {
+    const int64_t n = std::min(kBlock, p.last - start);
+    const std::vector<int32_t> type = file.read<int32_t>(kind + "/type", start, n);
+    std::vector<int64_t> rows = file.read<int64_t>(kind + "/obs_row", start, n);
+    for (int64_t i = 0; i < n; ++i)
+      if (type[i] < 0 || tables.dim[type[i]] == 0) rows[i] = -1;
+    sum.add<int64_t>(tag + 3, start, std::span<const int64_t>(rows));
+  }
+}
+
 }  // namespace
+
+void fingerprint_example_part(const DatasetLayout& layout, int64_t n, int part, int parts,
+                              bool root, Checksum& sum, std::array<int64_t, 5>& sizes) {
+  const h5::File file = h5::File::open_read(layout.path);
+  const auto share = [&](const std::vector<int64_t>& offset) {
+    return share_of(offset[n], offset[n + 1], part, parts);
+  };
+  const Positions vars = share(layout.var_offset), factors = share(layout.factor_offset);
+  const Positions states = share(layout.state_offset), tables = share(layout.table_offset);
+  if (part == 0) {
+    const int64_t example_values[2] = {layout.var_offset[n], layout.factor_offset[n]};
+    sum.add<int64_t>(1, n, std::span<const int64_t>(example_values, 1));
+    sum.add<int64_t>(2, n, std::span<const int64_t>(example_values + 1, 1));
+  }
+  add_file_range<int32_t>(sum, file, "/vars/card", 3, vars);
+  if (layout.has_labels) add_file_range<int32_t>(sum, file, "/vars/label", 4, vars);
+  int64_t nnz = add_file_rows(sum, file, "/vars", 10, layout.has_var_rows, states);
+  add_file_range<int64_t>(sum, file, "/factors/var_ptr", 20, factors);
+  add_file_range<int64_t>(sum, file, "/factors/vars", 21, share(layout.slot_offset));
+  nnz += add_file_rows(sum, file, "/factors", 30, layout.has_factor_rows, tables);
+  if (layout.has_var_counting) add_file_range<double>(sum, file, "/vars/counting", 40, vars);
+  if (layout.has_factor_counting)
+    add_file_range<double>(sum, file, "/factors/counting", 41, factors);
+  if (layout.has_loss) add_file_range<double>(sum, file, "/vars/loss", 42, states);
+  const CompactLayout& compact = layout.compact;
+  if (compact.var_types.present || compact.factor_types.present) {
+    if (compact.obs_offset.empty()) {
+      if (part == 0) sum.add<int64_t>(50, n, std::span<const int64_t>(&kNoRows, 1));
+    } else {
+      if (part == 0) sum.add<int64_t>(50, n, std::span<const int64_t>(&compact.obs_offset[n], 1));
+      const Positions rows = share(compact.obs_offset);
+      add_file_range<int64_t>(sum, file, "/obs/ptr", 51, rows);
+      const Positions entries{file.read<int64_t>("/obs/ptr", rows.first, 1)[0],
+                              file.read<int64_t>("/obs/ptr", rows.last, 1)[0]};
+      add_file_range<int32_t>(sum, file, "/obs/index", 52, entries);
+      if (compact.has_obs_values) add_file_range<double>(sum, file, "/obs/value", 53, entries);
+    }
+    add_file_types(sum, file, compact.var_types, "/vars", 60, root, vars);
+    add_file_types(sum, file, compact.factor_types, "/factors", 70, root, factors);
+  }
+  sizes = {vars.last - vars.first, factors.last - factors.first, states.last - states.first,
+           tables.last - tables.first, nnz};
+}
 
 void fingerprint_part(const Dataset& d, bool root, Checksum& sum, std::array<int64_t, 5>& sizes) {
   const auto examples = std::span<const int64_t>(d.var_offset).first(d.var_offset.size() - 1);

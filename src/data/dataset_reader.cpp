@@ -31,8 +31,8 @@ void check_header(const h5::File& file, DatasetLayout& layout) {
 
 // Reads card, the factor lists and their variables for examples [first, last), checks them and
 // fills `data` with local indices. The global positions come from `layout`'s offsets.
-void read_structure(const h5::File& file, const DatasetLayout& layout, int64_t first, int64_t last,
-                    Dataset& data) {
+void read_structure_into(const h5::File& file, const DatasetLayout& layout, int64_t first,
+                         int64_t last, Dataset& data) {
   const std::string& path = file.path();
   const int64_t v0 = layout.var_offset[first], v1 = layout.var_offset[last];
   const int64_t f0 = layout.factor_offset[first], f1 = layout.factor_offset[last];
@@ -132,38 +132,6 @@ bool has_feature_rows(const h5::File& file, const std::string& group, int64_t fo
   return true;
 }
 
-// Reads the feature rows [row0, row0 + rows) of one region kind and checks them; without rows
-// in the file, every row is empty.
-void read_features(const h5::File& file, const std::string& group, bool present, int64_t row0,
-                   int64_t rows, int64_t num_params, SparseRows& out) {
-  if (!present) {
-    out.ptr.assign(static_cast<size_t>(rows) + 1, 0);
-    return;
-  }
-  const std::string& path = file.path();
-  const std::string ptr_name = group + "/feat_ptr";
-  const int64_t nnz_total = file.length(group + "/feat_param");
-  if (file.length(group + "/feat_value") != nnz_total)
-    throw_file_error(path, group + "/feat_value",
-                     "has length " + std::to_string(file.length(group + "/feat_value")) +
-                         ", expected the length " + std::to_string(nnz_total) + " of " + group +
-                         "/feat_param");
-  int64_t k0 = 0;
-  out.ptr = read_row_pointers(file, ptr_name, group + "/feat_param", row0, rows, nnz_total, k0);
-  const int64_t count = out.ptr.back();
-  out.param = file.read<int32_t>(group + "/feat_param", k0, count);
-  out.value = file.read<double>(group + "/feat_value", k0, count);
-  for (int64_t k = 0; k < count; ++k) {
-    if (out.param[k] < 0 || out.param[k] >= num_params)
-      throw_file_error(path, group + "/feat_param", k0 + k,
-                       "parameter index " + std::to_string(out.param[k]) + " is outside [0, " +
-                           std::to_string(num_params) + ")");
-    if (!std::isfinite(out.value[k]))
-      throw_file_error(path, group + "/feat_value", k0 + k, "value is not finite");
-  }
-  out.first_nnz = k0;
-}
-
 }  // namespace
 
 DatasetLayout scan_dataset(const std::string& path, Communicator& comm) {
@@ -204,7 +172,7 @@ DatasetLayout scan_dataset(const std::string& path, Communicator& comm) {
     const int64_t first = examples * comm.rank() / comm.size();
     const int64_t last = examples * (comm.rank() + 1) / comm.size();
     Dataset share;
-    read_structure(file, layout, first, last, share);
+    read_structure_into(file, layout, first, last, share);
     for (int64_t n = first; n < last; ++n) {
       const int64_t local = n - first;
       sizes[3 * n] = share.state_offset[share.var_offset[local + 1]] -
@@ -249,7 +217,7 @@ DatasetLayout scan_dataset(const std::string& path, Communicator& comm) {
 Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last) {
   const h5::File file = h5::File::open_read(layout.path);
   Dataset data;
-  read_structure(file, layout, first, last, data);
+  read_structure_into(file, layout, first, last, data);
   data.file_path = layout.path;
   data.first_state = layout.state_offset[first];
   data.first_table_entry = layout.table_offset[first];
@@ -276,6 +244,14 @@ Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last) 
         read_finite(file, "/factors/counting", data.first_factor, data.num_factors());
   if (layout.has_loss)
     data.var_loss = read_finite(file, "/vars/loss", data.first_state, data.num_states());
+  return data;
+}
+
+Dataset read_structure(const DatasetLayout& layout, int64_t first, int64_t last) {
+  const h5::File file = h5::File::open_read(layout.path);
+  Dataset data;
+  read_structure_into(file, layout, first, last, data);
+  data.file_path = layout.path;
   return data;
 }
 

@@ -60,4 +60,34 @@ std::vector<LocalIndex> read_row_pointers(const h5::File& file, const std::strin
   return ptr;
 }
 
+void read_features(const h5::File& file, const std::string& group, bool present, int64_t row0,
+                   int64_t rows, int64_t num_params, SparseRows& out) {
+  if (!present) {
+    out.ptr.assign(static_cast<size_t>(rows) + 1, 0);
+    return;
+  }
+  const std::string& path = file.path();
+  const std::string ptr_name = group + "/feat_ptr";
+  const int64_t nnz_total = file.length(group + "/feat_param");
+  if (file.length(group + "/feat_value") != nnz_total)
+    throw_file_error(path, group + "/feat_value",
+                     "has length " + std::to_string(file.length(group + "/feat_value")) +
+                         ", expected the length " + std::to_string(nnz_total) + " of " + group +
+                         "/feat_param");
+  int64_t k0 = 0;
+  out.ptr = read_row_pointers(file, ptr_name, group + "/feat_param", row0, rows, nnz_total, k0);
+  const int64_t count = out.ptr.back();
+  out.param = file.read<int32_t>(group + "/feat_param", k0, count);
+  out.value = file.read<double>(group + "/feat_value", k0, count);
+  for (int64_t k = 0; k < count; ++k) {
+    if (out.param[k] < 0 || out.param[k] >= num_params)
+      throw_file_error(path, group + "/feat_param", k0 + k,
+                       "parameter index " + std::to_string(out.param[k]) + " is outside [0, " +
+                           std::to_string(num_params) + ")");
+    if (!std::isfinite(out.value[k]))
+      throw_file_error(path, group + "/feat_value", k0 + k, "value is not finite");
+  }
+  out.first_nnz = k0;
+}
+
 }  // namespace pdsp

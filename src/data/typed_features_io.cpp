@@ -59,56 +59,56 @@ RegionTypes scan_types(const h5::File& file, const KindNames& names, int64_t reg
   return types;
 }
 
-// Reads and checks the types of one kind's regions of the slice. Region r of the slice belongs
-// to example n when region_offset[n] <= r < region_offset[n + 1]; size(r) is its state count.
-template <class Size>
+// Reads and checks the types of one kind's regions of the slice, which lie in `runs` of the file
+// (`regions` in all); size(r) is local region r's state count, rows_of(r) the observation rows
+// [lo, hi) of its example (local to the slice's rows).
+template <class Size, class RowsOf>
 void read_types(const h5::File& file, const KindNames& names, const RegionTypes& tables,
-                int64_t first_region, const std::vector<int64_t>& region_offset, Size&& size,
+                std::span<const RegionRun> runs, int64_t regions, Size&& size, RowsOf&& rows_of,
                 int64_t num_params, Dataset& data, RegionTypes& out) {
   out = tables;
   if (!tables.present) return;
   const std::string& path = file.path();
-  const int64_t regions = region_offset.back();
-  out.type = file.read<int32_t>(names.type, first_region, regions);
   const bool reads = reads_observations(tables);
-  std::vector<int64_t> rows;
-  if (reads) {
-    rows = file.read<int64_t>(names.obs_row, first_region, regions);
-    out.obs_row.assign(static_cast<size_t>(regions), -1);
-  }
+  out.type.assign(static_cast<size_t>(regions), -1);
+  if (reads) out.obs_row.assign(static_cast<size_t>(regions), -1);
   const ObservationRows& obs = data.observations;
-  for (int64_t n = 0; n + 1 < static_cast<int64_t>(region_offset.size()); ++n)
-    for (int64_t r = region_offset[n]; r < region_offset[n + 1]; ++r) {
-      const int64_t k = out.type[r];
+  for (const RegionRun& run : runs) {
+    const std::vector<int32_t> types = file.read<int32_t>(names.type, run.file_first, run.count);
+    std::vector<int64_t> rows;
+    if (reads) rows = file.read<int64_t>(names.obs_row, run.file_first, run.count);
+    for (int64_t i = 0; i < run.count; ++i) {
+      const int64_t r = run.local_first + i, at = run.file_first + i;
+      const int64_t k = out.type[r] = types[i];
       if (k < -1 || k >= tables.num_types())
-        throw_file_error(path, names.type, first_region + r,
+        throw_file_error(path, names.type, at,
                          "type " + std::to_string(k) + " is outside [-1, " +
                              std::to_string(tables.num_types()) + ")");
       if (k < 0) continue;
       const int64_t end = tables.param_offset[k] + tables.block_size(k, size(r));
       if (end > num_params)
-        throw_file_error(path, names.type, first_region + r,
+        throw_file_error(path, names.type, at,
                          "type " + std::to_string(k) + " gives this " + names.regions +
                              " parameters up to " + std::to_string(end - 1) +
                              ", outside @num_params = " + std::to_string(num_params));
       if (tables.dim[k] == 0) continue;
-      const int64_t lo = obs.first_row + data.obs_offset[n];
-      const int64_t hi = obs.first_row + data.obs_offset[n + 1];
-      if (rows[r] < lo || rows[r] >= hi)
-        throw_file_error(path, names.obs_row, first_region + r,
-                         "observation row " + std::to_string(rows[r]) +
+      const auto [first_row, last_row] = rows_of(r);
+      const int64_t lo = obs.first_row + first_row, hi = obs.first_row + last_row;
+      if (rows[i] < lo || rows[i] >= hi)
+        throw_file_error(path, names.obs_row, at,
+                         "observation row " + std::to_string(rows[i]) +
                              " is not one of its example's rows [" + std::to_string(lo) + ", " +
                              std::to_string(hi) + ")");
-      const auto row = static_cast<LocalIndex>(rows[r] - obs.first_row);
+      const auto row = static_cast<LocalIndex>(rows[i] - obs.first_row);
       out.obs_row[r] = row;
       for (int64_t e = obs.ptr[row]; e < obs.ptr[row + 1]; ++e)
         if (obs.index[e] >= tables.dim[k])
           throw_file_error(path, "/obs/index", obs.first_nnz + e,
                            "position " + std::to_string(obs.index[e]) + " is outside [0, " +
                                std::to_string(tables.dim[k]) + ") of type " + std::to_string(k) +
-                               ", which " + names.regions + " " + std::to_string(first_region + r) +
-                               " reads");
+                               ", which " + names.regions + " " + std::to_string(at) + " reads");
     }
+  }
 }
 
 void write_types(h5::File& file, const KindNames& names, const RegionTypes& types) {
@@ -160,32 +160,72 @@ CompactLayout scan_compact_features(const h5::File& file, int64_t format_version
   return layout;
 }
 
-void read_compact_features(const h5::File& file, const CompactLayout& layout, int64_t first,
+namespace {
+
+// The observation rows of examples [first, last), read and checked into `data`.
+void read_observation_rows(const h5::File& file, const CompactLayout& layout, int64_t first,
                            int64_t last, Dataset& data) {
   ObservationRows& obs = data.observations;
   data.obs_offset.assign(static_cast<size_t>(last - first) + 1, 0);
-  if (!layout.obs_offset.empty()) {
-    const int64_t r0 = layout.obs_offset[first];
-    for (int64_t n = first; n <= last; ++n) data.obs_offset[n - first] = layout.obs_offset[n] - r0;
-    const int64_t nnz_total = file.length("/obs/index");
-    obs.first_row = r0;
-    obs.ptr = read_row_pointers(file, "/obs/ptr", "/obs/index", r0, layout.obs_offset[last] - r0,
-                                nnz_total, obs.first_nnz);
-    const int64_t count = obs.ptr.back();
-    obs.index = file.read<int32_t>("/obs/index", obs.first_nnz, count);
-    for (int64_t e = 0; e < count; ++e)
-      if (obs.index[e] < 0)
-        throw_file_error(file.path(), "/obs/index", obs.first_nnz + e,
-                         "position " + std::to_string(obs.index[e]) + " is negative");
-    if (layout.has_obs_values) obs.value = read_finite(file, "/obs/value", obs.first_nnz, count);
-  }
+  if (layout.obs_offset.empty()) return;
+  const int64_t r0 = layout.obs_offset[first];
+  for (int64_t n = first; n <= last; ++n) data.obs_offset[n - first] = layout.obs_offset[n] - r0;
+  const int64_t nnz_total = file.length("/obs/index");
+  obs.first_row = r0;
+  obs.ptr = read_row_pointers(file, "/obs/ptr", "/obs/index", r0, layout.obs_offset[last] - r0,
+                              nnz_total, obs.first_nnz);
+  const int64_t count = obs.ptr.back();
+  obs.index = file.read<int32_t>("/obs/index", obs.first_nnz, count);
+  for (int64_t e = 0; e < count; ++e)
+    if (obs.index[e] < 0)
+      throw_file_error(file.path(), "/obs/index", obs.first_nnz + e,
+                       "position " + std::to_string(obs.index[e]) + " is negative");
+  if (layout.has_obs_values) obs.value = read_finite(file, "/obs/value", obs.first_nnz, count);
+}
+
+// Both kinds' types, over the runs of the file each kind's regions come from.
+template <class RowsOf>
+void read_both_types(const h5::File& file, const CompactLayout& layout,
+                     std::span<const RegionRun> var_runs, std::span<const RegionRun> factor_runs,
+                     const RowsOf& var_rows, const RowsOf& factor_rows, Dataset& data) {
   read_types(
-      file, kVarNames, layout.var_types, data.first_var, data.var_offset,
-      [&](int64_t v) { return int64_t{data.card[v]}; }, data.num_params, data, data.var_types);
+      file, kVarNames, layout.var_types, var_runs, data.num_vars(),
+      [&](int64_t v) { return int64_t{data.card[v]}; }, var_rows, data.num_params, data,
+      data.var_types);
   read_types(
-      file, kFactorNames, layout.factor_types, data.first_factor, data.factor_offset,
+      file, kFactorNames, layout.factor_types, factor_runs, data.num_factors(),
       [&](int64_t a) { return int64_t{data.table_offset[a + 1] - data.table_offset[a]}; },
-      data.num_params, data, data.factor_types);
+      factor_rows, data.num_params, data, data.factor_types);
+}
+
+}  // namespace
+
+void read_compact_features(const h5::File& file, const CompactLayout& layout, int64_t first,
+                           int64_t last, Dataset& data) {
+  read_observation_rows(file, layout, first, last, data);
+  // A region's example, for the rows it may read.
+  const auto rows_in = [&](const std::vector<int64_t>& region_offset) {
+    return [&data, &region_offset](int64_t r) {
+      const int64_t n = std::upper_bound(region_offset.begin(), region_offset.end(), r) -
+                        region_offset.begin() - 1;
+      return std::pair<int64_t, int64_t>{data.obs_offset[n], data.obs_offset[n + 1]};
+    };
+  };
+  const RegionRun vars[1] = {{data.first_var, 0, data.num_vars()}};
+  const RegionRun factors[1] = {{data.first_factor, 0, data.num_factors()}};
+  read_both_types(file, layout, vars, factors, rows_in(data.var_offset),
+                  rows_in(data.factor_offset), data);
+}
+
+void read_compact_regions(const h5::File& file, const CompactLayout& layout, int64_t example,
+                          std::span<const RegionRun> var_runs,
+                          std::span<const RegionRun> factor_runs, Dataset& data) {
+  // All of the example's rows: a shard's regions may read any of them.
+  read_observation_rows(file, layout, example, example + 1, data);
+  const auto rows = [&](int64_t) {
+    return std::pair<int64_t, int64_t>{data.obs_offset[0], data.obs_offset[1]};
+  };
+  read_both_types(file, layout, var_runs, factor_runs, rows, rows, data);
 }
 
 void write_compact_features(h5::File& file, const Dataset& data) {

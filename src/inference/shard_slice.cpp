@@ -41,85 +41,31 @@ std::vector<LocalIndex> unique_local(std::vector<int64_t>& whole_ids,
   return local;
 }
 
-// Appends the entries of rows [first, last) of `from` to `to`.
-void copy_rows(const SparseRows& from, int64_t first, int64_t last, SparseRows& to) {
-  for (int64_t i = first; i < last; ++i) {
-    to.param.insert(to.param.end(), from.param.begin() + from.ptr[i],
-                    from.param.begin() + from.ptr[i + 1]);
-    to.value.insert(to.value.end(), from.value.begin() + from.ptr[i],
-                    from.value.begin() + from.ptr[i + 1]);
-    to.ptr.push_back(static_cast<LocalIndex>(to.param.size()));
-  }
-}
-
-// The typed part of the kept regions (`regions`, whole-example ids), with observation rows
-// renumbered by `row_of`.
-RegionTypes copy_types(const RegionTypes& from, const std::vector<int64_t>& regions,
-                       const std::vector<LocalIndex>& row_of) {
-  RegionTypes to;
-  to.present = from.present;
-  to.param_offset = from.param_offset;
-  to.dim = from.dim;
-  if (!from.present) return to;
-  for (int64_t r : regions) {
-    to.type.push_back(from.type[r]);
-    if (!from.obs_row.empty())
-      to.obs_row.push_back(from.obs_row[r] < 0 ? -1 : row_of[from.obs_row[r]]);
-  }
-  return to;
-}
-
-// The observation rows the kept regions read, in file order; row_of maps old rows to new.
-ObservationRows copy_observations(const Dataset& whole, const std::vector<int64_t>& vars,
-                                  const std::vector<int64_t>& factors,
-                                  std::vector<LocalIndex>& row_of) {
-  const ObservationRows& from = whole.observations;
-  std::vector<char> used(static_cast<size_t>(from.num_rows()), 0);
-  const auto mark = [&](const RegionTypes& types, const std::vector<int64_t>& regions) {
-    if (!types.present || types.obs_row.empty()) return;
-    for (int64_t r : regions)
-      if (types.obs_row[r] >= 0) used[types.obs_row[r]] = 1;
-  };
-  mark(whole.var_types, vars);
-  mark(whole.factor_types, factors);
-  ObservationRows to;
-  to.first_row = from.first_row;
-  to.first_nnz = from.first_nnz;
-  row_of.assign(used.size(), -1);
-  for (int64_t i = 0; i < from.num_rows(); ++i) {
-    if (!used[i]) continue;
-    row_of[i] = static_cast<LocalIndex>(to.num_rows());
-    to.index.insert(to.index.end(), from.index.begin() + from.ptr[i],
-                    from.index.begin() + from.ptr[i + 1]);
-    if (!from.value.empty())
-      to.value.insert(to.value.end(), from.value.begin() + from.ptr[i],
-                      from.value.begin() + from.ptr[i + 1]);
-    to.ptr.push_back(static_cast<LocalIndex>(to.index.size()));
-  }
-  return to;
-}
-
 }  // namespace
 
-Dataset cut_shard(const Dataset& whole, const FactorGraph& graph, const Colouring& colouring,
-                  const ShardPartition& partition, bool acyclic, int index, int first_rank) {
+ShardSelection select_shard(const Dataset& structure, const FactorGraph& graph,
+                            const Colouring& colouring, const ShardPartition& partition,
+                            bool acyclic, int index, int first_rank) {
+  const Dataset& whole = structure;
   const int64_t n_vars = whole.num_vars(), n_factors = whole.num_factors();
   const std::vector<int32_t>& shard_of = partition.shard_of;
   const auto first_var_of = [&](int64_t a) { return whole.factor_vars[whole.factor_var_ptr[a]]; };
 
   // Own variables, then the halo, each in file order; own factors, then the copies.
+  ShardSelection selection;
+  std::vector<int64_t>& vars = selection.vars;
+  std::vector<int64_t>& factors = selection.factors;
   std::vector<char> holds(static_cast<size_t>(n_factors), 0),
       in_halo(static_cast<size_t>(n_vars), 0);
   for (int64_t a = 0; a < n_factors; ++a)
     for (int64_t k = whole.factor_var_ptr[a]; k < whole.factor_var_ptr[a + 1]; ++k)
       if (shard_of[whole.factor_vars[k]] == index) holds[a] = 1;
-  std::vector<int64_t> vars, factors;
   for (int64_t v = 0; v < n_vars; ++v)
     if (shard_of[v] == index) vars.push_back(v);
-  const auto own_vars = static_cast<int64_t>(vars.size());
+  selection.own_vars = static_cast<int64_t>(vars.size());
   for (int64_t a = 0; a < n_factors; ++a)
     if (holds[a] && shard_of[first_var_of(a)] == index) factors.push_back(a);
-  const auto own_factors = static_cast<int64_t>(factors.size());
+  selection.own_factors = static_cast<int64_t>(factors.size());
   for (int64_t a = 0; a < n_factors; ++a)
     if (holds[a] && shard_of[first_var_of(a)] != index) factors.push_back(a);
   for (int64_t a : factors)
@@ -129,46 +75,6 @@ Dataset cut_shard(const Dataset& whole, const FactorGraph& graph, const Colourin
     if (in_halo[v]) vars.push_back(v);
   std::vector<LocalIndex> local_of(static_cast<size_t>(n_vars), -1);
   for (size_t i = 0; i < vars.size(); ++i) local_of[vars[i]] = static_cast<LocalIndex>(i);
-
-  Dataset d;
-  d.num_params = whole.num_params;
-  d.first_example = whole.first_example;
-  d.first_var = whole.first_var;
-  d.first_factor = whole.first_factor;
-  d.first_state = whole.first_state;
-  d.first_table_entry = whole.first_table_entry;
-  d.first_slot = whole.first_slot;
-  d.file_examples = whole.file_examples;
-  d.labelled = whole.labelled;
-  d.counted = whole.counted;
-  d.file_path = whole.file_path;
-  d.var_offset = {0, own_vars};
-  d.factor_offset = {0, own_factors};
-  d.var_features.first_nnz = whole.var_features.first_nnz;
-  d.factor_features.first_nnz = whole.factor_features.first_nnz;
-  for (int64_t v : vars) {
-    d.card.push_back(whole.card[v]);
-    if (whole.has_labels()) d.label.push_back(whole.label[v]);
-    if (whole.has_counting()) d.var_counting.push_back(whole.var_counting[v]);
-    if (!whole.var_loss.empty())
-      d.var_loss.insert(d.var_loss.end(), whole.var_loss.begin() + whole.state_offset[v],
-                        whole.var_loss.begin() + whole.state_offset[v + 1]);
-    copy_rows(whole.var_features, whole.state_offset[v], whole.state_offset[v + 1], d.var_features);
-  }
-  for (int64_t a : factors) {
-    for (int64_t k = whole.factor_var_ptr[a]; k < whole.factor_var_ptr[a + 1]; ++k)
-      d.factor_vars.push_back(local_of[whole.factor_vars[k]]);
-    d.factor_var_ptr.push_back(static_cast<LocalIndex>(d.factor_vars.size()));
-    if (whole.has_counting()) d.factor_counting.push_back(whole.factor_counting[a]);
-    copy_rows(whole.factor_features, whole.table_offset[a], whole.table_offset[a + 1],
-              d.factor_features);
-  }
-  std::vector<LocalIndex> row_of;
-  d.observations = copy_observations(whole, vars, factors, row_of);
-  d.obs_offset = {0, d.observations.num_rows()};
-  d.var_types = copy_types(whole.var_types, vars, row_of);
-  d.factor_types = copy_types(whole.factor_types, factors, row_of);
-  d.rebuild_offsets(whole.source());
 
   auto shard = std::make_shared<ExampleShard>();
   shard->index = index;
@@ -185,18 +91,18 @@ Dataset cut_shard(const Dataset& whole, const FactorGraph& graph, const Colourin
   shard->colours = static_cast<int32_t>(colouring.num_classes(0));
   for (int64_t c = 0; c < shard->colours; ++c)
     for (LocalIndex v : colouring.members(first_class + c)) colour_of[v] = static_cast<int32_t>(c);
-  for (int64_t i = 0; i < own_vars; ++i) shard->colour.push_back(colour_of[vars[i]]);
-  for (size_t i = static_cast<size_t>(own_vars); i < vars.size(); ++i)
+  for (int64_t i = 0; i < selection.own_vars; ++i) shard->colour.push_back(colour_of[vars[i]]);
+  for (size_t i = static_cast<size_t>(selection.own_vars); i < vars.size(); ++i)
     shard->halo_degree.push_back(static_cast<int32_t>(graph.degree(vars[i])));
   for (int64_t v : vars) shard->global_var.push_back(whole.first_var + v);
   for (int64_t a : factors) shard->global_factor.push_back(whole.first_factor + a);
 
   // Each slot of a held factor: an own variable's goes to every other shard in the factor, a
-  // halo variable's comes from its shard.
+  // halo variable's comes from its shard. Local slots follow the held factors in their order.
   std::vector<NeighbourLists> lists(static_cast<size_t>(partition.shards));
   std::vector<int32_t> others;
-  for (size_t i = 0; i < factors.size(); ++i) {
-    const int64_t a = factors[i];
+  int64_t local_slot = 0;
+  for (int64_t a : factors) {
     others.clear();
     for (int64_t k = whole.factor_var_ptr[a]; k < whole.factor_var_ptr[a + 1]; ++k)
       if (shard_of[whole.factor_vars[k]] != index) others.push_back(shard_of[whole.factor_vars[k]]);
@@ -204,9 +110,7 @@ Dataset cut_shard(const Dataset& whole, const FactorGraph& graph, const Colourin
     others.erase(std::unique(others.begin(), others.end()), others.end());
     for (int64_t k = whole.factor_var_ptr[a]; k < whole.factor_var_ptr[a + 1]; ++k) {
       const int64_t v = whole.factor_vars[k];
-      const SlotKey key{
-          colour_of[v], whole.first_slot + k,
-          static_cast<LocalIndex>(d.factor_var_ptr[i] + (k - whole.factor_var_ptr[a]))};
+      const SlotKey key{colour_of[v], whole.first_slot + k, static_cast<LocalIndex>(local_slot++)};
       if (shard_of[v] != index) {
         lists[shard_of[v]].recv.push_back(key);
         lists[shard_of[v]].recv_vars.push_back(v);
@@ -229,8 +133,8 @@ Dataset cut_shard(const Dataset& whole, const FactorGraph& graph, const Colourin
     neighbour.recv_vars = unique_local(l.recv_vars, local_of);
     shard->neighbours.push_back(std::move(neighbour));
   }
-  d.shard = std::move(shard);
-  return d;
+  selection.shard = std::move(shard);
+  return selection;
 }
 
 }  // namespace pdsp

@@ -9,18 +9,27 @@
 namespace pdsp {
 namespace {
 
+// The shard decides its regions from the example's structure, which the ranks of its group
+// read alike, and reads their data alone; its share of the data set's fingerprint it hashes from
+// the file.
 Dataset read_shard(const DatasetLayout& layout, const RankSlice& mine, bool root) {
-  const Dataset whole = read_examples(layout, mine.first, mine.last);
-  const FactorGraph graph(whole, whole.source());
-  const ShardPartition partition = partition_example(whole, 0, mine.shards, whole.source());
-  Dataset shard = cut_shard(whole, graph, colour_variables(whole, graph), partition,
-                            is_acyclic(whole, 0), mine.shard, mine.first_rank);
-  if (mine.shard == 0) {
-    auto with_fingerprint = std::make_shared<ExampleShard>(*shard.shard);
-    fingerprint_part(whole, root, with_fingerprint->fingerprint,
-                     with_fingerprint->fingerprint_sizes);
-    shard.shard = std::move(with_fingerprint);
+  Checksum fingerprint;
+  std::array<int64_t, 5> sizes{};
+  fingerprint_example_part(layout, mine.first, mine.shard, mine.shards, root, fingerprint, sizes);
+  const Dataset structure = read_structure(layout, mine.first, mine.last);
+  ShardSelection selection;
+  {
+    const FactorGraph graph(structure, structure.source());
+    const ShardPartition partition =
+        partition_example(structure, 0, mine.shards, structure.source());
+    selection = select_shard(structure, graph, colour_variables(structure, graph), partition,
+                             is_acyclic(structure, 0), mine.shard, mine.first_rank);
   }
+  Dataset shard = read_example_regions(layout, structure, selection.vars, selection.own_vars,
+                                       selection.factors, selection.own_factors);
+  selection.shard->fingerprint = fingerprint;
+  selection.shard->fingerprint_sizes = sizes;
+  shard.shard = std::move(selection.shard);
   return shard;
 }
 

@@ -15,7 +15,6 @@
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/inference/counting.hpp"
-#include "pdsp/inference/shard_slice.hpp"
 #include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/trainer.hpp"
@@ -50,16 +49,40 @@ testing::GraphShape irregular_shape(int vars, int extra_factors, uint64_t seed) 
   return shape;
 }
 
-// This rank's shard of example 0 of `whole`, one shard per rank.
-Dataset my_shard(const Dataset& whole) {
+// A file every rank can read, written by rank 0 under a name all ranks agree on.
+std::string shared_file(const std::string& stem, const Dataset& data) {
   Communicator& comm = testing::world();
-  const FactorGraph graph(whole);
-  const Colouring colouring = colour_variables(whole, graph);
-  const ShardPartition partition = partition_example(whole, 0, comm.size(), "test");
-  Dataset shard =
-      cut_shard(whole, graph, colouring, partition, is_acyclic(whole, 0), comm.rank(), 0);
-  shard.ranks = &comm;
-  return shard;
+  int64_t pid[1] = {comm.is_root() ? static_cast<int64_t>(::getpid()) : 0};
+  comm.allreduce_sum(std::span<int64_t>(pid));
+  const std::string path =
+      (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(pid[0]) + ".h5"))
+          .string();
+  if (comm.is_root()) write_dataset(path, data);
+  comm.barrier();
+  return path;
+}
+
+void remove_shared_file(const std::string& path) {
+  testing::world().barrier();
+  if (testing::world().is_root()) std::filesystem::remove(path);
+}
+
+// A one-example data set as every rank reads it whole, and this rank's shard of it: one shard
+// per rank, as the loader cuts it.
+struct Split {
+  Dataset whole, shard;
+};
+Split split_across_ranks(const Dataset& data) {
+  const std::string path = shared_file("pdsp-split", data);
+  Split split{read_dataset(path),
+              load_rank_slice(path, testing::world(), nullptr, {}, testing::world().size())};
+  EXPECT_TRUE(split.shard.shard != nullptr);
+  SerialCommunicator serial;
+  EXPECT_EQ(dataset_fingerprint(split.shard, testing::world()),
+            dataset_fingerprint(split.whole, serial))
+      << "the shards hash the example as a whole slice would";
+  remove_shared_file(path);
+  return split;
 }
 
 std::vector<double> random_theta(int64_t params, uint64_t seed) {
@@ -75,11 +98,12 @@ void expect_close(double sharded, double whole, const std::string& what) {
 }
 
 // Sweeps and evaluates the whole example and the shards at the same theta.
-void expect_sharded_equals_whole(const Dataset& whole, const ProblemSettings& settings,
+void expect_sharded_equals_whole(const Split& split, const ProblemSettings& settings,
                                  const std::string& name) {
   SCOPED_TRACE(name);
   Communicator& comm = testing::world();
-  const Dataset shard = my_shard(whole);
+  const Dataset& whole = split.whole;
+  const Dataset& shard = split.shard;
   LocalProblem reference(whole, settings);
   LocalProblem sharded(shard, settings);
   EXPECT_EQ(reference.kernel_name().substr(0, 7), sharded.kernel_name().substr(0, 7));
@@ -147,7 +171,8 @@ ProblemSettings settings_for(double epsilon, CountingMode counting) {
 }
 
 TEST(ShardedExample, FourConnectedGridSweepsAsOneExample) {
-  const Dataset whole = testing::random_dataset({testing::grid_shape(12, 10)}, 5, 11);
+  const Split whole =
+      split_across_ranks(testing::random_dataset({testing::grid_shape(12, 10)}, 5, 11));
   expect_sharded_equals_whole(whole, settings_for(1.0, CountingMode::Uniform), "binary kernels");
   ProblemSettings general = settings_for(0.7, CountingMode::Uniform);
   general.specialised_kernels = false;
@@ -161,7 +186,8 @@ TEST(ShardedExample, FourConnectedGridSweepsAsOneExample) {
 }
 
 TEST(ShardedExample, EightConnectedGridSweepsAsOneExample) {
-  const Dataset whole = testing::random_dataset({testing::grid_shape(9, 11, true)}, 4, 12);
+  const Split whole =
+      split_across_ranks(testing::random_dataset({testing::grid_shape(9, 11, true)}, 4, 12));
   expect_sharded_equals_whole(whole, settings_for(1.0, CountingMode::Uniform), "binary kernels");
   ProblemSettings general = settings_for(0.5, CountingMode::Uniform);
   general.specialised_kernels = false;
@@ -169,8 +195,9 @@ TEST(ShardedExample, EightConnectedGridSweepsAsOneExample) {
 }
 
 TEST(ShardedExample, IrregularGraphWithTernaryVariablesAndCutArityThreeFactors) {
-  const Dataset whole = testing::random_dataset({irregular_shape(90, 70, 5)}, 6, 13);
-  const Dataset shard = my_shard(whole);
+  const Split whole =
+      split_across_ranks(testing::random_dataset({irregular_shape(90, 70, 5)}, 6, 13));
+  const Dataset& shard = whole.shard;
   int64_t cut_arity_three = 0;
   for (int64_t a = 0; a < shard.num_factors(); ++a) {
     bool halo = false;
@@ -182,10 +209,15 @@ TEST(ShardedExample, IrregularGraphWithTernaryVariablesAndCutArityThreeFactors) 
   expect_sharded_equals_whole(whole, settings_for(1.0, CountingMode::Uniform), "uniform");
   expect_sharded_equals_whole(whole, settings_for(0.3, CountingMode::Uniform), "eps 0.3");
   expect_sharded_equals_whole(whole, settings_for(0.0, CountingMode::Uniform), "eps = 0");
+  Dataset counted = testing::random_dataset({irregular_shape(60, 40, 7)}, 4, 14);
+  testing::set_random_counting(counted, 0.5, 1.5, 15);
+  expect_sharded_equals_whole(split_across_ranks(counted), settings_for(0.8, CountingMode::File),
+                              "counting numbers from the file");
 }
 
 TEST(ShardedExample, CompactFeaturesAndSharedTables) {
-  const Dataset whole = testing::random_compact_dataset({testing::grid_shape(10, 10)}, 21);
+  const Split whole =
+      split_across_ranks(testing::random_compact_dataset({testing::grid_shape(10, 10)}, 21));
   expect_sharded_equals_whole(whole, settings_for(1.0, CountingMode::Uniform), "specialised");
   ProblemSettings general = settings_for(0.8, CountingMode::Uniform);
   general.specialised_kernels = false;
@@ -199,13 +231,11 @@ std::vector<double> trained_theta(const Dataset& data, const TrainConfig& config
   return train(problem, config, comm, silent).state.theta;
 }
 
-void expect_same_training(const Dataset& whole, const TrainConfig& config,
-                          const std::string& name) {
+void expect_same_training(const Split& split, const TrainConfig& config, const std::string& name) {
   SCOPED_TRACE(name);
   SerialCommunicator serial;
-  const std::vector<double> reference = trained_theta(whole, config, serial);
-  const Dataset shard = my_shard(whole);
-  const std::vector<double> sharded = trained_theta(shard, config, testing::world());
+  const std::vector<double> reference = trained_theta(split.whole, config, serial);
+  const std::vector<double> sharded = trained_theta(split.shard, config, testing::world());
   ASSERT_EQ(sharded.size(), reference.size());
   for (size_t j = 0; j < reference.size(); ++j)
     EXPECT_NEAR(sharded[j], reference[j], 1e-9 * std::max(1.0, std::abs(reference[j])))
@@ -218,27 +248,16 @@ TEST(ShardedExample, TrainingGivesTheUnshardedTheta) {
   config.max_iters = 60;
   config.tol = 1e-12;
   config.sweeps = 2;
-  const Dataset grid = testing::random_dataset({testing::grid_shape(10, 12)}, 5, 17);
+  const Split grid =
+      split_across_ranks(testing::random_dataset({testing::grid_shape(10, 12)}, 5, 17));
   expect_same_training(grid, config, "grid, eps = 1");
-  const Dataset irregular = testing::random_dataset({irregular_shape(70, 50, 9)}, 5, 19);
+  const Split irregular =
+      split_across_ranks(testing::random_dataset({irregular_shape(70, 50, 9)}, 5, 19));
   config.epsilon = 0.5;
   expect_same_training(irregular, config, "irregular, eps = 0.5");
   config.epsilon = 0.0;
   config.max_iters = 40;
   expect_same_training(grid, config, "grid, eps = 0 (smoothing)");
-}
-
-// A file every rank can read, written by rank 0 under a name all ranks agree on.
-std::string shared_file(const std::string& stem, const Dataset& data) {
-  Communicator& comm = testing::world();
-  int64_t pid[1] = {comm.is_root() ? static_cast<int64_t>(::getpid()) : 0};
-  comm.allreduce_sum(std::span<int64_t>(pid));
-  const std::string path =
-      (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(pid[0]) + ".h5"))
-          .string();
-  if (comm.is_root()) write_dataset(path, data);
-  comm.barrier();
-  return path;
 }
 
 // The loader's layout (auto): examples split where a rank would idle or exceed its share, others
@@ -258,8 +277,7 @@ void expect_loaded_layout_trains_like_one_rank(const Dataset& data, const TrainC
   for (size_t j = 0; j < reference.size(); ++j)
     EXPECT_NEAR(sharded[j], reference[j], 1e-9 * std::max(1.0, std::abs(reference[j])))
         << "param " << j << ", layout " << describe_rank_slices(plan);
-  comm.barrier();
-  if (comm.is_root()) std::filesystem::remove(path);
+  remove_shared_file(path);
 }
 
 TEST(ShardedExample, UnevenExamplesSplitOnlyTheLargeOne) {

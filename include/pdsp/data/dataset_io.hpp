@@ -1,6 +1,7 @@
 #pragma once
 // Reading and writing the pdsp-dataset HDF5 format (design.md section 7). Every invariant of the
 // format is checked on load; a violation throws InputError naming file, dataset and index.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,19 @@ DatasetLayout scan_dataset(const std::string& path, Communicator& comm);
 
 // Reads and validates examples [first, last) of a scanned file.
 Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last);
+
+// The structure alone of examples [first, last): cardinalities, factors and offsets, checked as
+// read_examples checks them. What a split example's shards decide their regions from.
+Dataset read_structure(const DatasetLayout& layout, int64_t first, int64_t last);
+
+// The regions of example `example` one shard keeps (region_reader.cpp): variables `vars` and
+// factors `factors`, ids inside the example, in the order the slice holds them, with every check
+// read_examples makes. `structure` is the example's (read_structure). The slice's one example
+// covers the first `own_vars` variables and `own_factors` factors, the rest lying after it
+// (example_shard.hpp); factor variables are renumbered to positions in `vars`.
+Dataset read_example_regions(const DatasetLayout& layout, const Dataset& structure,
+                             std::span<const int64_t> vars, int64_t own_vars,
+                             std::span<const int64_t> factors, int64_t own_factors);
 
 // Serial convenience: scan and read the whole file.
 Dataset read_dataset(const std::string& path);

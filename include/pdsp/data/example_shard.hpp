@@ -53,8 +53,8 @@ struct ExampleShard {
   std::vector<int64_t> global_var;         // [variables, halo included] index in the file
   std::vector<int64_t> global_factor;      // [factors, copies included] index in the file
   std::vector<ShardNeighbour> neighbours;  // in rank order
-  // The whole example's part of the data set's fingerprint (dataset_fingerprint.hpp) and its
-  // sizes, set by the loader, which reads the example whole, on shard 0 (zero on the others).
+  // This shard's share of the example's part of the data set's fingerprint and its sizes
+  // (fingerprint_example_part), set by the loader.
   Checksum fingerprint;
   std::array<int64_t, 5> fingerprint_sizes = {0, 0, 0, 0, 0};
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pdsp/data/allocation.hpp"
+#include "pdsp/data/dataset.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 #include "pdsp/data/local_index.hpp"
@@ -56,5 +57,10 @@ std::vector<LocalIndex> read_local(const h5::File& file, const std::string& name
 std::vector<LocalIndex> read_row_pointers(const h5::File& file, const std::string& ptr_name,
                                           const std::string& entries_name, int64_t row0,
                                           int64_t rows, int64_t nnz_total, int64_t& first_entry);
+
+// Reads the feature rows [row0, row0 + rows) of one region kind ("/vars" or "/factors") and
+// checks them; without rows in the file (`present` false), every row is empty.
+void read_features(const h5::File& file, const std::string& group, bool present, int64_t row0,
+                   int64_t rows, int64_t num_params, SparseRows& out);
 
 }  // namespace pdsp

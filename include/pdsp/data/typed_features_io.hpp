@@ -3,6 +3,7 @@
 // of the rest of the file (dataset_reader.cpp) calls these for the compact part, so every rule
 // of that part lives in one file.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
@@ -26,6 +27,19 @@ CompactLayout scan_compact_features(const h5::File& file, int64_t format_version
 // (cardinalities, factors, offsets) is already read.
 void read_compact_features(const h5::File& file, const CompactLayout& layout, int64_t first,
                            int64_t last, Dataset& data);
+
+// Consecutive regions of one kind: file positions [file_first, file_first + count) at local
+// positions [local_first, local_first + count) of a slice.
+struct RegionRun {
+  int64_t file_first, local_first, count;
+};
+
+// The compact part of the regions one shard of example `example` keeps, in `var_runs` and
+// `factor_runs` (data.card and the factor tables already read), with all the example's
+// observation rows.
+void read_compact_regions(const h5::File& file, const CompactLayout& layout, int64_t example,
+                          std::span<const RegionRun> var_runs,
+                          std::span<const RegionRun> factor_runs, Dataset& data);
 
 // Writes the compact part of a whole data set (nothing when it has none).
 void write_compact_features(h5::File& file, const Dataset& data);
