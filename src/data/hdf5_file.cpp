@@ -211,7 +211,7 @@ void File::create_dataset(const std::string& name, int64_t length) {
 }
 
 template <class T>
-void File::write_slice(const std::string& name, int64_t offset, const std::vector<T>& data) {
+void File::write_slice(const std::string& name, int64_t offset, std::span<const T> data) {
   if (data.empty()) return;
   Handle dataset = open_dataset(name);
   Handle file_space(H5Dget_space(dataset.get()), H5Sclose);
@@ -324,8 +324,8 @@ template std::vector<double> File::read<double>(const std::string&, int64_t, int
 template void File::create_dataset<int32_t>(const std::string&, int64_t);
 template void File::create_dataset<int64_t>(const std::string&, int64_t);
 template void File::create_dataset<double>(const std::string&, int64_t);
-template void File::write_slice<int32_t>(const std::string&, int64_t, const std::vector<int32_t>&);
-template void File::write_slice<int64_t>(const std::string&, int64_t, const std::vector<int64_t>&);
-template void File::write_slice<double>(const std::string&, int64_t, const std::vector<double>&);
+template void File::write_slice<int32_t>(const std::string&, int64_t, std::span<const int32_t>);
+template void File::write_slice<int64_t>(const std::string&, int64_t, std::span<const int64_t>);
+template void File::write_slice<double>(const std::string&, int64_t, std::span<const double>);
 
 }  // namespace pdsp::h5

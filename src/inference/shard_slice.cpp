@@ -101,7 +101,8 @@ ShardSelection select_shard(const Dataset& structure, const FactorGraph& graph,
   // halo variable's comes from its shard. Local slots follow the held factors in their order.
   std::vector<NeighbourLists> lists(static_cast<size_t>(partition.shards));
   std::vector<int32_t> others;
-  int64_t local_slot = 0;
+  int64_t local_slot = 0, local_entry = 0;
+  shard->example_message_entries = graph.num_message_entries();
   for (int64_t a : factors) {
     others.clear();
     for (int64_t k = whole.factor_var_ptr[a]; k < whole.factor_var_ptr[a + 1]; ++k)
@@ -111,6 +112,10 @@ ShardSelection select_shard(const Dataset& structure, const FactorGraph& graph,
     for (int64_t k = whole.factor_var_ptr[a]; k < whole.factor_var_ptr[a + 1]; ++k) {
       const int64_t v = whole.factor_vars[k];
       const SlotKey key{colour_of[v], whole.first_slot + k, static_cast<LocalIndex>(local_slot++)};
+      const int64_t entries = graph.message_offset(k + 1) - graph.message_offset(k);
+      add_to_runs(shard_of[v] == index ? shard->own_message_runs : shard->halo_message_runs,
+                  graph.message_offset(k), local_entry, entries);
+      local_entry += entries;
       if (shard_of[v] != index) {
         lists[shard_of[v]].recv.push_back(key);
         lists[shard_of[v]].recv_vars.push_back(v);

@@ -30,10 +30,10 @@ auto& lbfgs_vector(Memory& m, int i) {
   return i == 0 ? m.s : i == 1 ? m.y : i == 2 ? m.step : m.gradient;
 }
 
-// Where this rank's messages start in the global arena, and the arena's total length.
-std::pair<int64_t, int64_t> message_range(int64_t local_count, Communicator& comm) {
+// Each rank's `count`, summed over the ranks before it and over all.
+std::pair<int64_t, int64_t> prefix_and_total(int64_t count, Communicator& comm) {
   std::vector<int64_t> counts(static_cast<size_t>(comm.size()), 0);
-  counts[comm.rank()] = local_count;
+  counts[comm.rank()] = count;
   comm.allreduce_sum(std::span<int64_t>(counts));
   int64_t first = 0, total = 0;
   for (int r = 0; r < comm.size(); ++r) {
@@ -41,6 +41,16 @@ std::pair<int64_t, int64_t> message_range(int64_t local_count, Communicator& com
     total += counts[r];
   }
   return {first, total};
+}
+
+// The checksum of the written runs, each entry at its position in the file, over all ranks.
+std::string messages_checksum(uint64_t tag, const MessageRuns& runs, std::span<const double> local,
+                              Communicator& comm) {
+  Checksum sum;
+  for (const ArrayRun& run : runs.written)
+    sum.add<double>(tag, run.file, local.subspan(run.local, run.count));
+  sum.combine(comm);
+  return sum.hex();
 }
 
 std::string hex_checksum(uint64_t tag, int64_t first, std::span<const double> values,
@@ -154,10 +164,41 @@ void read_dual_bundle(const h5::File& file, const std::string& path, int64_t par
 
 }  // namespace
 
+MessageRuns message_runs(const Dataset& slice, int64_t local_entries, Communicator& comm) {
+  MessageRuns runs;
+  const ExampleShard* shard = slice.shard.get();
+  if (shard == nullptr) {
+    const auto [first, total] = prefix_and_total(local_entries, comm);
+    runs.written = runs.read = {{first, 0, local_entries}};
+    runs.total = total;
+    return runs;
+  }
+  // The example's entries count once, at its shard 0: every shard of the group finds the
+  // example's first position from the sum over the ranks before it.
+  const int64_t example = shard->example_message_entries;
+  const auto [before, total] = prefix_and_total(shard->index == 0 ? example : 0, comm);
+  const int64_t base = before - (shard->index == 0 ? 0 : example);
+  for (const ArrayRun& run : shard->own_message_runs)
+    runs.written.push_back({base + run.file, run.local, run.count});
+  runs.read = runs.written;
+  for (const ArrayRun& run : shard->halo_message_runs)
+    runs.read.push_back({base + run.file, run.local, run.count});
+  runs.total = total;
+  return runs;
+}
+
 void write_checkpoint(const std::string& path, const Checkpoint& c,
                       const std::vector<double>& local_messages, Communicator& comm) {
-  const auto [first, total] = message_range(static_cast<int64_t>(local_messages.size()), comm);
-  const std::string messages_checksum = hex_checksum(kMessageTag, first, local_messages, &comm);
+  write_checkpoint(path, c, local_messages, comm,
+                   message_runs(Dataset{}, static_cast<int64_t>(local_messages.size()), comm));
+}
+
+void write_checkpoint(const std::string& path, const Checkpoint& c,
+                      const std::vector<double>& local_messages, Communicator& comm,
+                      const MessageRuns& runs) {
+  const int64_t total = runs.total;
+  const std::string messages_checksum =
+      pdsp::messages_checksum(kMessageTag, runs, local_messages, comm);
   CollectiveOutput output(path, comm, [&](h5::File& file) {
     file.write_attribute("format", std::string(kCheckpointFormat));
     file.write_attribute("format_version", kCheckpointFormatVersion);
@@ -195,8 +236,12 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write("/dual/losses", c.state.dual_bundle.losses);
     file.create_dataset<double>("/messages", total);
   });
-  output.write_in_turn(
-      [&](h5::File& file) { file.write_slice("/messages", first, local_messages); });
+  output.write_in_turn([&](h5::File& file) {
+    for (const ArrayRun& run : runs.written)
+      file.write_slice<double>(
+          "/messages", run.file,
+          std::span<const double>(local_messages).subspan(run.local, run.count));
+  });
   output.commit();
 }
 
@@ -275,19 +320,27 @@ Checkpoint read_checkpoint_header(const std::string& path, int64_t num_params, C
 
 void read_checkpoint_messages(const std::string& path, std::vector<double>& local_messages,
                               Communicator& comm) {
-  const auto [first, total] = message_range(static_cast<int64_t>(local_messages.size()), comm);
+  read_checkpoint_messages(
+      path, local_messages, comm,
+      message_runs(Dataset{}, static_cast<int64_t>(local_messages.size()), comm));
+}
+
+void read_checkpoint_messages(const std::string& path, std::vector<double>& local_messages,
+                              Communicator& comm, const MessageRuns& runs) {
   std::string stored;
   run_collectively(comm, [&] {
     const h5::File file = h5::File::open_read(path);
-    if (file.read_int_attribute("message_entries") != total)
+    if (file.read_int_attribute("message_entries") != runs.total)
       throw_file_error(path, "@message_entries",
                        "is " + std::to_string(file.read_int_attribute("message_entries")) +
-                           ", the data needs " + std::to_string(total));
-    local_messages =
-        file.read<double>("/messages", first, static_cast<int64_t>(local_messages.size()));
+                           ", the data needs " + std::to_string(runs.total));
+    for (const ArrayRun& run : runs.read) {
+      const std::vector<double> values = file.read<double>("/messages", run.file, run.count);
+      std::copy(values.begin(), values.end(), local_messages.begin() + run.local);
+    }
     stored = file.read_string_attribute("checksum_messages");
   });
-  const std::string computed = hex_checksum(kMessageTag, first, local_messages, &comm);
+  const std::string computed = messages_checksum(kMessageTag, runs, local_messages, comm);
   run_collectively(comm, [&] {
     if (computed != stored)
       throw_file_error(path, "/messages", "checksum mismatch (the file is corrupt)");

@@ -37,6 +37,21 @@ struct ShardNeighbour {
   std::vector<LocalIndex> send_vars, recv_vars;
 };
 
+// Consecutive entries of an array in file order: `count` entries from position `file` (inside
+// the example's part of the array) at position `local` of this rank's copy.
+struct ArrayRun {
+  int64_t file, local, count;
+};
+// Appends one entry's run, extending the last run when both positions continue it.
+inline void add_to_runs(std::vector<ArrayRun>& runs, int64_t file, int64_t local, int64_t count) {
+  if (!runs.empty() && runs.back().file + runs.back().count == file &&
+      runs.back().local + runs.back().count == local) {
+    runs.back().count += count;
+    return;
+  }
+  runs.push_back({file, local, count});
+}
+
 struct ExampleShard {
   int index = 0;  // this shard is `index` of `count`
   int count = 1;
@@ -53,6 +68,11 @@ struct ExampleShard {
   std::vector<int64_t> global_var;         // [variables, halo included] index in the file
   std::vector<int64_t> global_factor;      // [factors, copies included] index in the file
   std::vector<ShardNeighbour> neighbours;  // in rank order
+  // The message arena in file order (what checkpoints store): the whole example's entries, and
+  // where this shard's messages lie in it, those of its own variables (which it writes) and
+  // those of its halo (which it reads back on a resume).
+  int64_t example_message_entries = 0;
+  std::vector<ArrayRun> own_message_runs, halo_message_runs;
   // This shard's share of the example's part of the data set's fingerprint and its sizes
   // (fingerprint_example_part), set by the loader.
   Checksum fingerprint;

@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,11 @@ class File {
   template <class T>
   void create_dataset(const std::string& name, int64_t length);
   template <class T>
-  void write_slice(const std::string& name, int64_t offset, const std::vector<T>& data);
+  void write_slice(const std::string& name, int64_t offset, std::span<const T> data);
+  template <class T>
+  void write_slice(const std::string& name, int64_t offset, const std::vector<T>& data) {
+    write_slice(name, offset, std::span<const T>(data));
+  }
   template <class T>
   void write(const std::string& name, const std::vector<T>& data) {
     create_dataset<T>(name, static_cast<int64_t>(data.size()));

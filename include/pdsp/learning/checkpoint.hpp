@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "pdsp/data/dataset.hpp"
 #include "pdsp/data/provenance.hpp"
 #include "pdsp/learning/trainer.hpp"
 #include "pdsp/parallel/communicator.hpp"
@@ -32,9 +33,23 @@ struct Checkpoint {
   Provenance provenance;  // of the run that wrote it (not covered by the header checksum)
 };
 
+// Where a rank's messages lie in /messages, which holds every message in file order: the runs
+// this rank writes, and those it reads back (a shard of a split example also reads its halo's,
+// which another shard writes). Contiguous slices in rank order have one run each.
+struct MessageRuns {
+  std::vector<ArrayRun> written, read;  // `file`: positions in /messages
+  int64_t total = 0;                    // entries of /messages
+};
+// For `local_entries` messages of `slice` (a shard's per its ExampleShard). Collective.
+MessageRuns message_runs(const Dataset& slice, int64_t local_entries, Communicator& comm);
+
 // Writes `path` atomically (temporary file, fsync, rename). Rank 0 writes the header and theta
 // (from its copy of `checkpoint`); every rank writes its slice of the messages in turn, so no
 // rank holds more than its own. Collective.
+void write_checkpoint(const std::string& path, const Checkpoint& checkpoint,
+                      const std::vector<double>& local_messages, Communicator& comm,
+                      const MessageRuns& runs);
+// The same for slices of whole examples (one run per rank, in rank order).
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint,
                       const std::vector<double>& local_messages, Communicator& comm);
 
@@ -48,6 +63,8 @@ Checkpoint read_checkpoint_header(const std::string& path, int64_t num_params, C
 
 // Reads this rank's slice of the messages (`local_messages` is already sized to it) and
 // verifies the checksum of the whole array. Collective; damage throws CollectiveError.
+void read_checkpoint_messages(const std::string& path, std::vector<double>& local_messages,
+                              Communicator& comm, const MessageRuns& runs);
 void read_checkpoint_messages(const std::string& path, std::vector<double>& local_messages,
                               Communicator& comm);
 

@@ -158,18 +158,14 @@ void check_before_work(TrainOptions& o) {
       (!o.checkpoints.directory.empty() || !o.checkpoints.resume.empty()))
     throw InputError("--learner " + config.learner +
                      ": checkpoints are for the primal-dual learner");
-  // Checkpoints store messages in file order, which a split example's shards do not write yet,
-  // and the likelihood baselines run their own inference on whole examples: both keep every
-  // example whole (auto), and refuse a forced split.
-  const bool checkpoints = !o.checkpoints.directory.empty() || !o.checkpoints.resume.empty();
-  if (parse_shard_count(o.shards) > 1 && (checkpoints || config.learner != "primal-dual"))
-    throw InputError("--shards " + o.shards + ": " +
-                     (checkpoints ? std::string("checkpoints (--checkpoint-dir, --resume)")
-                                  : "--learner " + config.learner) +
-                     " need whole examples; use --shards 1 or auto");
-  if ((checkpoints || config.learner != "primal-dual") && o.shards != "1") {
+  // The likelihood baselines run their own inference on whole examples: they keep every example
+  // whole (auto), and refuse a forced split.
+  if (config.learner != "primal-dual") {
+    if (parse_shard_count(o.shards) > 1)
+      throw InputError("--shards " + o.shards + ": --learner " + config.learner +
+                       " needs whole examples; use --shards 1 or auto");
+    if (o.shards != "1") o.whole_because = "--learner " + config.learner;
     o.shards = "1";
-    o.whole_because = checkpoints ? "checkpoints" : "--learner " + config.learner;
   }
   check_outputs({{"--out", config.out}, {"--metrics", config.metrics}},
                 {{"--data", config.data}, {"--resume", o.checkpoints.resume}});
@@ -343,7 +339,7 @@ int run_train(const Invocation& invocation, Communicator& comm) {
       config.data, comm, &layout, [&](const std::string& stage) { progress.update(stage); },
       parse_shard_count(o.shards), &plan);
   o.layout = describe_layout(slice, plan, comm);
-  if (!o.whole_because.empty()) o.layout += " (" + o.whole_because + " keep examples whole)";
+  if (!o.whole_because.empty()) o.layout += " (" + o.whole_because + " keeps examples whole)";
   progress.update("fingerprinting the training set");
   o.seconds_load = largest_over_ranks(seconds_since(started), comm);
   o.provenance = describe_run(invocation, command_line.effective_config(),

@@ -126,7 +126,8 @@ std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
       });
       run_collectively(comm, [&] { check_compatible(path, loaded, current); });
       std::vector<double> messages(static_cast<size_t>(problem.num_message_entries()));
-      read_checkpoint_messages(path, messages, comm);
+      read_checkpoint_messages(path, messages, comm,
+                               message_runs(problem.data(), problem.num_message_entries(), comm));
       problem.set_messages(messages);
     } catch (const CollectiveError& error) {
       const bool refused = std::string(error.what()).find(kRefusal) != std::string::npos;
@@ -192,7 +193,8 @@ std::string CheckpointingObserver::write(const TrainingState& state, LocalProble
   checkpoint.metrics_checksum = log_.checksum();
   const std::string path = store_->path_for(state.iterations_done);
   try {
-    write_checkpoint(path, checkpoint, problem.messages(), comm_);
+    write_checkpoint(path, checkpoint, problem.messages(), comm_,
+                     message_runs(problem.data(), problem.num_message_entries(), comm_));
     run_collectively(comm_, [&] {
       if (comm_.is_root()) store_->publish(path);
     });
