@@ -20,8 +20,13 @@ void write_predictions(const std::string& path, const PredictionSlice& slice, in
         file.create_dataset<double>("/prediction/marginal", total_states);
       },
       [&](h5::File& file) {
-        file.write_slice("/prediction/label", slice.first_var, slice.label);
-        file.write_slice("/prediction/marginal", slice.first_state, slice.marginal);
+        for (const ArrayRun& run : slice.var_runs)
+          file.write_slice<int32_t>("/prediction/label", run.file,
+                                    std::span<const int32_t>(slice.label).subspan(run.local, run.count));
+        for (const ArrayRun& run : slice.state_runs)
+          file.write_slice<double>(
+              "/prediction/marginal", run.file,
+              std::span<const double>(slice.marginal).subspan(run.local, run.count));
       });
 }
 

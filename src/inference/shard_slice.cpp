@@ -91,7 +91,13 @@ ShardSelection select_shard(const Dataset& structure, const FactorGraph& graph,
   shard->colours = static_cast<int32_t>(colouring.num_classes(0));
   for (int64_t c = 0; c < shard->colours; ++c)
     for (LocalIndex v : colouring.members(first_class + c)) colour_of[v] = static_cast<int32_t>(c);
-  for (int64_t i = 0; i < selection.own_vars; ++i) shard->colour.push_back(colour_of[vars[i]]);
+  for (int64_t i = 0, state = 0; i < selection.own_vars; ++i) {
+    const int64_t v = vars[i];
+    shard->colour.push_back(colour_of[v]);
+    add_to_runs(shard->own_var_runs, v, i, 1);
+    add_to_runs(shard->own_state_runs, whole.state_offset[v], state, whole.card[v]);
+    state += whole.card[v];
+  }
   for (size_t i = static_cast<size_t>(selection.own_vars); i < vars.size(); ++i)
     shard->halo_degree.push_back(static_cast<int32_t>(graph.degree(vars[i])));
   for (int64_t v : vars) shard->global_var.push_back(whole.first_var + v);

@@ -49,15 +49,25 @@ h5diff --relative=1e-5 "$work/m1.h5" "$work/ms.h5" /theta
 "$pdsp" predict --data "$work/test.h5" --model "$work/ms.h5" --out "$work/ps.h5" > /dev/null
 h5diff "$work/p1.h5" "$work/ps.h5" /prediction/label
 
-# More ranks than examples: a rank with an empty slice takes part in every collective.
+# One example on 2 and 3 ranks: split into shards by default (the layout line says so), and
+# kept whole with --shards 1, where a rank with an empty slice takes part in every collective.
+# Both train to the 1-rank theta; split predictions are the 1-rank predictions.
 "$pdsp" gen denoise --train "$work/one.h5" --height 8 --width 8 --train-copies 1 --params shared > /dev/null
 "$pdsp" train --data "$work/one.h5" --out "$work/one1.h5" --max-iters 10 --tol 0 > /dev/null
+"$pdsp" predict --data "$work/one.h5" --model "$work/one1.h5" --out "$work/pone1.h5" > /dev/null
 for ranks in 2 3; do
   "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np $ranks "$pdsp" train \
-    --data "$work/one.h5" --out "$work/one$ranks.h5" --max-iters 10 --tol 0 > /dev/null
+    --data "$work/one.h5" --out "$work/one$ranks.h5" --max-iters 10 --tol 0 > "$work/log"
+  grep "example 0 in $ranks shards" "$work/log" > /dev/null
   h5diff --relative=1e-9 "$work/one1.h5" "$work/one$ranks.h5" /theta
+  "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np $ranks "$pdsp" train \
+    --data "$work/one.h5" --out "$work/whole$ranks.h5" --max-iters 10 --tol 0 --shards 1 > "$work/log"
+  grep "layout: whole examples on every rank" "$work/log" > /dev/null
+  h5diff --relative=1e-9 "$work/one1.h5" "$work/whole$ranks.h5" /theta
   "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np $ranks "$pdsp" predict \
     --data "$work/one.h5" --model "$work/one1.h5" --out "$work/pone$ranks.h5" > /dev/null
+  h5diff "$work/pone1.h5" "$work/pone$ranks.h5" /prediction/label
+  h5diff --relative=1e-8 "$work/pone1.h5" "$work/pone$ranks.h5" /prediction/marginal
 done
 
 # A likelihood baseline: the same on 1 and 2 ranks, and predictions with its own inference.

@@ -45,6 +45,14 @@ inline CLI::Validator shard_count() {
       },
       "auto|N");
 }
+// --shards on `app`, in `group`: how examples are split across ranks (README "Shards").
+inline void add_shards_option(CLI::App& app, std::string& shards, const std::string& group) {
+  app.add_option("--shards", shards,
+                 "split an example across ranks: auto (where it would leave a rank idle or "
+                 "exceed a rank's share by 10%), N shards per large example, or 1 (never)")
+      ->check(shard_count())
+      ->group(group);
+}
 // The value of a --shards flag that shard_count() accepted: 0 for auto.
 inline int parse_shard_count(const std::string& text) {
   return text == "auto" ? 0 : std::stoi(text);

@@ -73,6 +73,8 @@ struct ExampleShard {
   // those of its halo (which it reads back on a resume).
   int64_t example_message_entries = 0;
   std::vector<ArrayRun> own_message_runs, halo_message_runs;
+  // Where the own variables and their states lie among the example's (what predictions write).
+  std::vector<ArrayRun> own_var_runs, own_state_runs;
   // This shard's share of the example's part of the data set's fingerprint and its sizes
   // (fingerprint_example_part), set by the loader.
   Checksum fingerprint;

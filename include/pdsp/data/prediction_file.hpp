@@ -5,14 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "pdsp/data/example_shard.hpp"
 #include "pdsp/data/provenance.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
 namespace pdsp {
 
 struct PredictionSlice {
-  int64_t first_var = 0;
-  int64_t first_state = 0;
+  // Where label and marginal go in the file: one run each for a slice of whole examples, the own
+  // variables' runs for a shard of a split example.
+  std::vector<ArrayRun> var_runs, state_runs;
   std::vector<int32_t> label;
   std::vector<double> marginal;
 };

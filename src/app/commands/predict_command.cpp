@@ -27,6 +27,7 @@ struct PredictFlags {
   int max_sweeps = 1000;
   double tol = 1e-9;
   int threads = 0;
+  std::string shards = "auto";
   bool quiet = false;
 };
 
@@ -53,18 +54,28 @@ void declare_flags(CLI::App& app, PredictFlags& f) {
   app.add_option("--threads", f.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)")
       ->check(CLI::NonNegativeNumber)
       ->group(run);
+  add_shards_option(app, f.shards, run);
   app.add_flag("--quiet", f.quiet, "no progress lines")->group(run);
 }
 
-// Arg-max of every variable's belief (the lowest state among ties) and its marginal, from the
-// variables' beliefs (one per state).
+// Arg-max of every own variable's belief (the lowest state among ties) and its marginal, from
+// the variables' beliefs (one per state), with where they go in the file.
 PredictionSlice read_off_predictions(const Dataset& data, std::span<const double> beliefs) {
   PredictionSlice slice;
-  slice.first_var = data.first_var;
-  slice.first_state = data.first_state;
-  slice.marginal.assign(beliefs.begin(), beliefs.begin() + data.num_states());
-  slice.label.resize(static_cast<size_t>(data.num_vars()));
-  for (int64_t v = 0; v < data.num_vars(); ++v) {
+  const int64_t vars = data.owned_vars(), states = data.state_offset[vars];
+  if (data.shard) {
+    const int64_t first_state = data.first_state;  // the example's
+    for (const ArrayRun& run : data.shard->own_var_runs)
+      slice.var_runs.push_back({data.first_var + run.file, run.local, run.count});
+    for (const ArrayRun& run : data.shard->own_state_runs)
+      slice.state_runs.push_back({first_state + run.file, run.local, run.count});
+  } else {
+    slice.var_runs = {{data.first_var, 0, vars}};
+    slice.state_runs = {{data.first_state, 0, states}};
+  }
+  slice.marginal.assign(beliefs.begin(), beliefs.begin() + states);
+  slice.label.resize(static_cast<size_t>(vars));
+  for (int64_t v = 0; v < vars; ++v) {
     int32_t best = 0;
     for (int32_t s = 1; s < data.card[v]; ++s)
       if (beliefs[data.state_offset[v] + s] > beliefs[data.state_offset[v] + best]) best = s;
@@ -94,8 +105,9 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
     progress.update(detail);
   }
   problem->evaluate();
-  // Only the variables' part: the factor tables are not predicted (OCR's test set: 223 MB).
-  beliefs.assign(problem->beliefs().begin(), problem->beliefs().begin() + slice.num_states());
+  // Only the own variables' part: the factor tables are not predicted (OCR's test set: 223 MB).
+  beliefs.assign(problem->beliefs().begin(),
+                 problem->beliefs().begin() + slice.state_offset[slice.owned_vars()]);
   char line[160];
   std::snprintf(line, sizeof line, "%d sweeps (last change %.3g), epsilon=%g counting=%s", sweeps,
                 change[0], settings.epsilon, counting_mode_name(problem->counting().mode).c_str());
@@ -137,7 +149,14 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
     settings.counting = parse_counting_mode(f.counting.empty() ? model.counting : f.counting);
     if (f.inference == "auto")
       f.inference = model.inference.empty() ? "message-passing" : model.inference;
-    if (f.inference != "message-passing") parse_inference(f.inference);
+    if (f.inference != "message-passing") {
+      parse_inference(f.inference);
+      // The likelihood baselines' inference runs on whole examples.
+      if (parse_shard_count(f.shards) > 1)
+        throw InputError("--shards " + f.shards + ": --inference " + f.inference +
+                         " needs whole examples; use --shards 1 or auto");
+      f.shards = "1";
+    }
     settings.loss_augmented = false;
     settings.source = f.data;
   });
@@ -146,8 +165,9 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
   const auto started = Clock::now();
   DatasetLayout layout;
   Progress progress(comm.is_root() && !f.quiet, "pdsp predict");
-  const Dataset slice = load_rank_slice(f.data, comm, &layout,
-                                        [&](const std::string& stage) { progress.update(stage); });
+  const Dataset slice = load_rank_slice(
+      f.data, comm, &layout, [&](const std::string& stage) { progress.update(stage); },
+      parse_shard_count(f.shards));
   run_collectively(comm, [&] {
     if (layout.num_params != static_cast<int64_t>(model.theta.size()))
       throw InputError(f.data + ": @num_params is " + std::to_string(layout.num_params) +
@@ -168,7 +188,7 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
 
   double counts[2] = {0, 0};  // wrong, labelled
   if (slice.has_labels())
-    for (int64_t v = 0; v < slice.num_vars(); ++v) {
+    for (int64_t v = 0; v < slice.owned_vars(); ++v) {
       counts[0] += predictions.label[v] != slice.label[v];
       counts[1] += 1;
     }

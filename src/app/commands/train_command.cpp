@@ -111,11 +111,7 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
                  "auto (specialised kernels where they apply) or general (for comparisons)")
       ->check(CLI::IsMember({"auto", "general"}))
       ->group(speed);
-  app.add_option("--shards", o.shards,
-                 "split an example across ranks: auto (where it would leave a rank idle or "
-                 "exceed a rank's share by 10%), N shards per large example, or 1 (never)")
-      ->check(shard_count())
-      ->group(speed);
+  add_shards_option(app, o.shards, speed);
   app.add_option("--message-precision", c.message_precision,
                  "single: float messages in the binary pairwise kernels (less memory traffic)")
       ->check(CLI::IsMember({"double", "single"}))
