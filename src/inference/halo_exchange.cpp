@@ -42,6 +42,7 @@ void HaloExchange::run(const std::vector<size_t>& active) {
 }
 
 void HaloExchange::messages_after_class(int64_t colour, MessageState& lambda) {
+  if (colour == 0) ++sweeps_;
   // Both sides of a pair list the same slots, so both skip a pair with nothing either way.
   active_.clear();
   for (size_t i = 0; i < shard_.neighbours.size(); ++i) {

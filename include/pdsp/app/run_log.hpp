@@ -25,7 +25,9 @@ class RunLog final : public TrainingObserver {
   // resident memory of any rank.
   // `seconds_io`: checkpoint writing over the whole run, the last write included (NaN, null in
   // the metrics, when the run has no checkpoints).
-  void finish(const TrainResult& result, double peak_bytes, double seconds_io);
+  // `extra`: more fields of the end record (a split example's halo exchanges).
+  void finish(const TrainResult& result, double peak_bytes, double seconds_io,
+              const Fields& extra = {});
   // Length and checksum of the metrics file so far (-1 / "" without one); root rank only.
   int64_t bytes() const { return metrics_.is_open() ? bytes_ : -1; }
   std::string checksum() const { return metrics_.is_open() ? checksum_.hex() : ""; }

@@ -26,9 +26,10 @@ class HaloExchange {
   // After the variable beliefs: the halo variables' beliefs (layout [states | table entries]).
   void beliefs(double* belief);
 
-  // Totals since construction: values sent (8 bytes each) and seconds spent in exchanges.
+  // Totals since construction: values sent (8 bytes each), seconds spent in exchanges, sweeps.
   int64_t values_sent() const { return values_sent_; }
   double seconds() const { return seconds_; }
+  int64_t sweeps() const { return sweeps_; }
 
  private:
   // Posts the filled send_ and recv_ buffers of the neighbours in `active` and waits for them.
@@ -46,6 +47,7 @@ class HaloExchange {
   std::vector<std::span<double>> recv_spans_;
   int64_t values_sent_ = 0;
   double seconds_ = 0.0;
+  int64_t sweeps_ = 0;
 };
 
 }  // namespace pdsp

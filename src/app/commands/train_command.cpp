@@ -205,6 +205,22 @@ std::string describe_layout(const Dataset& slice, const std::vector<RankSlice>& 
   return text;
 }
 
+// The halo exchanges of split examples over the run: values sent (all ranks), the slowest rank's
+// seconds in them, sweeps; printed on rank 0 and returned for the metrics' end record (empty when
+// no example was split). Collective.
+Fields halo_summary(const LocalProblem& problem, Communicator& comm) {
+  const HaloExchange* halo = problem.halo();
+  double sums[2] = {halo ? static_cast<double>(halo->values_sent()) : 0.0, halo ? 1.0 : 0.0};
+  double maxima[2] = {halo ? halo->seconds() : 0.0, halo ? static_cast<double>(halo->sweeps()) : 0};
+  comm.allreduce(sums, maxima);
+  if (sums[1] == 0) return {};
+  if (comm.is_root())
+    std::printf("halo exchanges: %.3f MB sent by %g shard(s) in %g sweeps, at most %.3f s on one "
+                "rank\n",
+                8e-6 * sums[0], sums[1], maxima[1], maxima[0]);
+  return {{"halo_values_sent", sums[0]}, {"halo_seconds", maxima[0]}, {"halo_sweeps", maxima[1]}};
+}
+
 double largest_over_ranks(double value, Communicator& comm) {
   double largest[1] = {value};
   comm.allreduce({}, largest);
@@ -258,7 +274,8 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
   CheckpointingObserver observer(*log, o.checkpoints, identity, comm);
   const TrainResult result =
       train(*problem, config, comm, observer, resumed ? resumed->state : TrainingState{});
-  log->finish(result, largest_peak_memory(comm), observer.seconds_writing());
+  const Fields halo = halo_summary(*problem, comm);
+  log->finish(result, largest_peak_memory(comm), observer.seconds_writing(), halo);
   requeue = observer.requeue();
   return result;
 }

@@ -114,7 +114,8 @@ void RunLog::on_iteration(const IterationRecord& r) {
                  .str());
 }
 
-void RunLog::finish(const TrainResult& result, double peak_bytes, double seconds_io) {
+void RunLog::finish(const TrainResult& result, double peak_bytes, double seconds_io,
+                    const Fields& extra) {
   if (!root_) return;
   std::printf("stopped after %d iterations: %s (F = %.12g); peak memory %.1f MiB per rank\n",
               result.state.iterations_done, result.stop_reason.c_str(), result.objective,
@@ -127,6 +128,7 @@ void RunLog::finish(const TrainResult& result, double peak_bytes, double seconds
                    .add(objective_, result.objective)
                    .add("peak_resident_bytes", peak_bytes)
                    .add("seconds_io", seconds_io)
+                   .add(extra)
                    .str());
 }
 
