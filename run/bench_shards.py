@@ -12,6 +12,10 @@ import numpy as np
 from bench_common import run
 
 
+# Sweeps of each prediction: enough to time it, far fewer than convergence takes at 2048^2.
+PREDICT_SWEEPS = 20
+
+
 def mpirun(ranks, command):
     if ranks == 1:
         return command
@@ -33,7 +37,7 @@ def main():
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                 if l.startswith("model name")), "?")
     print(f"# pdsp bench_shards: one {a.size}x{a.size} grid, shared parameters, eps = 1, "
-          f"{a.iterations} iterations, 1 thread per rank")
+          f"{a.iterations} iterations, 1 thread per rank; predict: {PREDICT_SWEEPS} sweeps")
     print(f"# machine: {cores} cores, {cpu}")
     print(f"{'ranks':>5} {'layout':>28} {'load s':>7} {'ms/iter':>8} {'speed-up':>8} "
           f"{'peak MiB':>9} {'x 1 rank':>8} {'halo KB/sw':>10} {'halo ms/sw':>10} "
@@ -65,7 +69,8 @@ def main():
         started = time.perf_counter()
         predicted = subprocess.run(mpirun(ranks, [
             "/usr/bin/time", "-f", "peak %M KB", a.pdsp, "predict", "--data", data, "--model",
-            model, "--out", os.path.join(a.work, f"p{ranks}.h5"), "--quiet"]), env=env,
+            model, "--out", os.path.join(a.work, f"p{ranks}.h5"), "--quiet", "--max-sweeps",
+            str(PREDICT_SWEEPS)]), env=env,
             capture_output=True, text=True, check=True)
         predict_seconds = time.perf_counter() - started
         predict_kb = max(int(k) for k in re.findall(r"peak (\d+) KB", predicted.stderr))

@@ -85,7 +85,11 @@ std::vector<RankSlice> plan_rank_slices(const std::vector<double>& cost,
   if (shards > 1) {
     for (Unit& u : units)
       if (u.large) {
-        u.ranks = static_cast<int>(std::min<int64_t>(shards, u.cap));
+        if (shards > u.cap)
+          throw InputError("--shards " + std::to_string(shards) + ": example " +
+                           std::to_string(u.first) + " has " + std::to_string(u.cap) +
+                           " variables: at most one shard per variable");
+        u.ranks = shards;
         used += u.ranks - 1;
       }
     if (used > ranks)

@@ -37,6 +37,8 @@ expect_error() {
 # Two pixels: each in one factor, so Bethe's c_v = 0, which the binary pairwise kernels refuse.
 "$pdsp" gen denoise --train "$work/pair.h5" --height 1 --width 2 --train-copies 2 > /dev/null
 "$pdsp" train --data "$work/train.h5" --out "$work/model.h5" --max-iters 2 > /dev/null
+# One 8x8 example, which 2 ranks split into shards; the damage lies in the second shard.
+"$pdsp" gen denoise --train "$work/one.h5" --height 8 --width 8 --train-copies 1 > /dev/null
 echo "not hdf5" > "$work/text.h5"
 head -c 3000 "$work/train.h5" > "$work/truncated.h5"
 /usr/bin/python3 - "$work" <<'PY'
@@ -67,6 +69,12 @@ damaged("version", version)
 damaged("nolabels", no_labels)
 damaged("huge", huge_value)
 damaged("hugeparams", huge_num_params)
+shutil.copy(f"{work}/one.h5", f"{work}/onelabel.h5")
+with h5py.File(f"{work}/onelabel.h5", "r+") as f:
+    f["/vars/label"][60] = 5
+shutil.copy(f"{work}/one.h5", f"{work}/onenan.h5")
+with h5py.File(f"{work}/onenan.h5", "r+") as f:
+    f["/factors/feat_value"][len(f["/factors/feat_value"]) - 3] = float("nan")
 def damaged_model(name, edit):
     shutil.copy(f"{work}/model.h5", f"{work}/{name}.h5")
     with h5py.File(f"{work}/{name}.h5", "r+") as f:
@@ -88,6 +96,8 @@ PY
 before=$(md5sum "$work/train.h5")
 
 for ranks in 1 2; do
+  # On 3 ranks a forced split of one example into 4 does not fit.
+  [ "$ranks" = 2 ] && expect_error 2 "\-\-shards 4: the large examples need 4 ranks and the run has 3" 3 -- "$pdsp" train --data "$work/one.h5" --out "$work/m.h5" --shards 4
   expect_error 2 "missing.h5: file not found" $ranks -- "$pdsp" train --data "$work/missing.h5" --out "$work/m.h5"
   expect_error 2 "text.h5: not a readable HDF5 file" $ranks -- "$pdsp" train --data "$work/text.h5" --out "$work/m.h5"
   expect_error 2 "truncated.h5" $ranks -- "$pdsp" train --data "$work/truncated.h5" --out "$work/m.h5"
@@ -97,6 +107,13 @@ for ranks in 1 2; do
   expect_error 2 "version.h5: @format_version: unknown version 99" $ranks -- "$pdsp" info "$work/version.h5"
   expect_error 2 "\-\-shards: 0 is not a shard count" $ranks -- "$pdsp" info "$work/train.h5" --shards 0
   expect_error 2 "train.h5: example 0: 100000 shards for its [0-9]* variables: at most one shard per variable" $ranks -- "$pdsp" info "$work/train.h5" --shards 100000
+  expect_error 2 "onelabel.h5: /vars/label\[60\]: label 5 is outside \[0, 2)" $ranks -- "$pdsp" train --data "$work/onelabel.h5" --out "$work/m.h5"
+  expect_error 2 "onenan.h5: /factors/feat_value\[[0-9]*\]: value is not finite" $ranks -- "$pdsp" train --data "$work/onenan.h5" --out "$work/m.h5"
+  expect_error 2 "\-\-shards: '0' is not a shard count" $ranks -- "$pdsp" train --data "$work/one.h5" --out "$work/m.h5" --shards 0
+  expect_error 2 "\-\-shards: 'many' is not a shard count" $ranks -- "$pdsp" predict --data "$work/one.h5" --model "$work/model.h5" --out "$work/p.h5" --shards many
+  expect_error 2 "\-\-shards 2: \-\-learner lbp-sgd needs whole examples" $ranks -- "$pdsp" train --data "$work/one.h5" --out "$work/m.h5" --shards 2 --learner lbp-sgd
+  expect_error 2 "one.h5: example 0: 65 shards for its 64 variables" $ranks -- "$pdsp" info "$work/one.h5" --shards 65
+  expect_error 2 "\-\-shards 65: example 0 has 64 variables: at most one shard per variable" $ranks -- "$pdsp" train --data "$work/one.h5" --out "$work/m.h5" --shards 65
   expect_error 2 "unknown flag or argument: --bogus 1" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --bogus 1
   expect_error 2 "\-\-epsilon: '-1' is not a finite number >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon -1
   expect_error 2 "\-\-epsilon: must be 0 or a finite number >= 1e-12" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 1e-13

@@ -15,15 +15,22 @@ ranks() {
   shift
   if [ "$n" -eq 1 ]; then "$@"; else "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np "$n" "$@"; fi
 }
+# resume BEFORE AFTER STOP FLAGS...: trains STOP iterations on BEFORE ranks with checkpoints,
+# resumes on AFTER ranks up to 40 iterations, leaves the model in resumed.h5.
+resume() {
+  local before=$1 after=$2 stop=$3
+  shift 3
+  rm -rf "$work/ck"
+  ranks "$before" "$pdsp" "$@" --max-iters "$stop" --out "$work/part.h5" --checkpoint-dir "$work/ck" > /dev/null
+  ranks "$after" "$pdsp" "$@" --max-iters 40 --out "$work/resumed.h5" --checkpoint-dir "$work/ck" --resume auto > "$work/log"
+  grep -q "resuming from" "$work/log"
+}
 common=(train --data "$work/train.h5" --tol 1e-12 --threads 1)
 ranks 1 "$pdsp" "${common[@]}" --max-iters 40 --out "$work/reference.h5" > /dev/null
 for pair in 1:2 2:1 2:3; do
   before=${pair%:*}
   after=${pair#*:}
-  rm -rf "$work/ck"
-  ranks "$before" "$pdsp" "${common[@]}" --max-iters 15 --out "$work/part.h5" --checkpoint-dir "$work/ck" > /dev/null
-  ranks "$after" "$pdsp" "${common[@]}" --max-iters 40 --out "$work/resumed.h5" --checkpoint-dir "$work/ck" --resume auto > "$work/log"
-  grep -q "resuming from" "$work/log"
+  resume "$before" "$after" 15 "${common[@]}"
   h5diff --relative=1e-9 "$work/reference.h5" "$work/resumed.h5" /theta > /dev/null ||
     { echo "FAIL: $before -> $after ranks differs from the uninterrupted run"; exit 1; }
   echo "ok: checkpoint on $before rank(s), resumed on $after: theta within 1e-9"
@@ -38,10 +45,7 @@ grep -q "in 2 shards" "$work/log" || { echo "FAIL: the example was not split"; c
 for pair in 1:2 2:1 2:3 2:2; do
   before=${pair%:*}
   after=${pair#*:}
-  rm -rf "$work/ck"
-  ranks "$before" "$pdsp" "${split[@]}" --max-iters 4 --out "$work/part.h5" --checkpoint-dir "$work/ck" > /dev/null
-  ranks "$after" "$pdsp" "${split[@]}" --max-iters 40 --out "$work/resumed.h5" --checkpoint-dir "$work/ck" --resume auto > "$work/log"
-  grep -q "resuming from" "$work/log"
+  resume "$before" "$after" 4 "${split[@]}"
   if [ "$pair" = 2:2 ]; then
     h5diff "$work/reference2.h5" "$work/resumed.h5" /theta > /dev/null ||
       { echo "FAIL: split 2 -> 2 ranks is not bitwise the uninterrupted split run"; exit 1; }

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "mpi/mpi_world.hpp"
+#include "mpi/shared_file.hpp"
 #include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/dataset_io.hpp"
@@ -27,19 +28,6 @@ class Silent final : public TrainingObserver {
  public:
   void on_iteration(const IterationRecord&) override {}
 };
-
-// A file every rank can read, written by rank 0 under a name all ranks agree on.
-std::string shared_file(const std::string& stem, const Dataset& data) {
-  Communicator& comm = testing::world();
-  int64_t pid[1] = {comm.is_root() ? static_cast<int64_t>(::getpid()) : 0};
-  comm.allreduce_sum(std::span<int64_t>(pid));
-  const std::string path =
-      (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(pid[0]) + ".h5"))
-          .string();
-  if (comm.is_root()) write_dataset(path, data);
-  comm.barrier();
-  return path;
-}
 
 Dataset uneven_examples() {
   using testing::chain_shape;
@@ -85,7 +73,7 @@ std::vector<double> train_serially(const Dataset& data, int threads,
 TEST(Distributed, TwoRanksAgreeWithOneRankAndRunsAreBitwiseReproducible) {
   ASSERT_EQ(testing::world().size(), 2) << "run under mpirun -np 2";
   const Dataset data = uneven_examples();
-  const std::string path = shared_file("pdsp-dist", data);
+  const std::string path = testing::shared_file("pdsp-dist", data);
   for (const std::string theta_step : {"lbfgs", "gradient"}) {
     const std::vector<double> two_ranks = train_distributed(path, testing::world(), theta_step);
     const std::vector<double> again = train_distributed(path, testing::world(), theta_step);
@@ -106,7 +94,7 @@ TEST(Distributed, CompactFeaturesOnTwoRanksAgreeWithOneRankAndKeepTheFingerprint
       {testing::loopy_shape(), testing::chain_shape(3), testing::tree_shape(),
        testing::loopy_shape(), testing::chain_shape(9)},
       31);
-  const std::string path = shared_file("pdsp-dist-compact", data);
+  const std::string path = testing::shared_file("pdsp-dist-compact", data);
   const std::vector<double> two_ranks = train_distributed(path, testing::world(), "lbfgs");
   const Dataset whole = read_dataset(path);
   const std::vector<double> one_rank = train_serially(whole, 2);
@@ -128,7 +116,7 @@ TEST(Distributed, ThreadCountDoesNotChangeTheResult) {
 
 TEST(Distributed, BothRanksGetTheLoadPartitionedByCost) {
   const Dataset data = uneven_examples();
-  const std::string path = shared_file("pdsp-part", data);
+  const std::string path = testing::shared_file("pdsp-part", data);
   const Dataset slice = load_rank_slice(path, testing::world());
   double examples[1] = {static_cast<double>(slice.num_examples())};
   testing::world().allreduce_sum(std::span<double>(examples));
@@ -144,7 +132,7 @@ TEST(Distributed, BothRanksGetTheLoadPartitionedByCost) {
 TEST(Distributed, RegimeDecisionsAreTheSameOnEveryRank) {
   const Dataset data = testing::random_dataset(
       {testing::chain_shape(2), testing::chain_shape(2), testing::chain_shape(3)}, 4, 5);
-  const std::string path = shared_file("pdsp-regime", data);
+  const std::string path = testing::shared_file("pdsp-regime", data);
   TrainConfig config;
   config.counting = CountingMode::Bethe;
   config.sweeps = 30;
@@ -168,7 +156,7 @@ TEST(Distributed, RegimeDecisionsAreTheSameOnEveryRank) {
 TEST(Distributed, BadLabelInTheLastRanksSliceStopsEveryRankWithThatRanksMessage) {
   Dataset data = uneven_examples();
   data.label.back() = data.card.back();  // out of range, in the last example
-  const std::string path = shared_file("pdsp-bad", data);
+  const std::string path = testing::shared_file("pdsp-bad", data);
   bool thrown = false;
   try {
     load_rank_slice(path, testing::world());
@@ -196,7 +184,7 @@ TEST(Distributed, APotentialThatOverflowsOnOneRankStopsEveryRankWithThatRanksMes
     builder.begin_example();
     builder.add_variable(2, 0, {{}, {{n, 10.0}}});
   }
-  const std::string path = shared_file("pdsp-overflow", builder.finish());
+  const std::string path = testing::shared_file("pdsp-overflow", builder.finish());
   const Dataset slice = load_rank_slice(path, testing::world());
   LocalProblem problem(slice, {1.0, CountingMode::Uniform, 0.0, false, path});
   problem.set_theta(std::vector<double>{1.0, 1e308});

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "mpi/mpi_world.hpp"
+#include "mpi/shared_file.hpp"
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/inference/counting.hpp"
@@ -49,19 +50,6 @@ testing::GraphShape irregular_shape(int vars, int extra_factors, uint64_t seed) 
   return shape;
 }
 
-// A file every rank can read, written by rank 0 under a name all ranks agree on.
-std::string shared_file(const std::string& stem, const Dataset& data) {
-  Communicator& comm = testing::world();
-  int64_t pid[1] = {comm.is_root() ? static_cast<int64_t>(::getpid()) : 0};
-  comm.allreduce_sum(std::span<int64_t>(pid));
-  const std::string path =
-      (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(pid[0]) + ".h5"))
-          .string();
-  if (comm.is_root()) write_dataset(path, data);
-  comm.barrier();
-  return path;
-}
-
 void remove_shared_file(const std::string& path) {
   testing::world().barrier();
   if (testing::world().is_root()) std::filesystem::remove(path);
@@ -73,7 +61,7 @@ struct Split {
   Dataset whole, shard;
 };
 Split split_across_ranks(const Dataset& data) {
-  const std::string path = shared_file("pdsp-split", data);
+  const std::string path = testing::shared_file("pdsp-split", data);
   Split split{read_dataset(path),
               load_rank_slice(path, testing::world(), nullptr, {}, testing::world().size())};
   EXPECT_TRUE(split.shard.shard != nullptr);
@@ -266,7 +254,7 @@ void expect_loaded_layout_trains_like_one_rank(const Dataset& data, const TrainC
                                                const std::string& name) {
   SCOPED_TRACE(name);
   Communicator& comm = testing::world();
-  const std::string path = shared_file("pdsp-shards", data);
+  const std::string path = testing::shared_file("pdsp-shards", data);
   std::vector<RankSlice> plan;
   const Dataset slice = load_rank_slice(path, comm, nullptr, {}, 0, &plan);
   const Dataset whole = read_dataset(path);

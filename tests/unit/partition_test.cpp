@@ -90,17 +90,25 @@ TEST(RankSlices, NoMoreShardsThanVariablesAndEmptyRanksWhenNothingCanUseThem) {
   // Two examples of 2 variables on 6 ranks: at most 2 shards each, two ranks hold nothing.
   EXPECT_EQ(slices_of(plan_rank_slices({1, 1}, {2, 2}, 6, 0)),
             (Slices{"e0/0 of 2", "e0/1 of 2", "e1/0 of 2", "e1/1 of 2", "2-2", "2-2"}));
-  EXPECT_EQ(slices_of(plan_rank_slices({1}, {3}, 4, 4)),
+  EXPECT_EQ(slices_of(plan_rank_slices({1}, {3}, 4, 0)),
             (Slices{"e0/0 of 3", "e0/1 of 3", "e0/2 of 3", "1-1"}));
 }
 
 TEST(RankSlices, ForcedShardsThatDoNotFitAreOneClearLine) {
-  try {
-    plan_rank_slices({1, 6, 1}, {10, 60, 10}, 4, 3);
-    FAIL() << "expected an error";
-  } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "--shards 3: the large examples need 5 ranks and the run has 4");
-  }
+  const auto error_of = [](auto&& plan) {
+    try {
+      plan();
+    } catch (const InputError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of([] {
+              plan_rank_slices({1, 6, 1}, {10, 60, 10}, 4, 3);
+            }),
+            "--shards 3: the large examples need 5 ranks and the run has 4");
+  EXPECT_EQ(error_of([] { plan_rank_slices({1}, {3}, 4, 4); }),
+            "--shards 4: example 0 has 3 variables: at most one shard per variable");
 }
 
 }  // namespace

@@ -26,8 +26,9 @@ struct RankSlice {
 // all, when there are fewer examples than ranks); large examples get ranks in proportion to their
 // cost, runs of small examples between them at least one rank each, split by cost as today.
 // `shards` >= 2 gives each large example that many shards (an InputError when the ranks do not
-// suffice); 1 never splits. Without a large example, or with more runs than ranks, it is
-// partition_by_cost. `variables` caps the shards of an example at one per variable.
+// suffice, or the example has fewer variables); 1 never splits. Without a large example, or with
+// more runs than ranks, it is partition_by_cost. `variables` caps the shards of an example at one
+// per variable.
 std::vector<RankSlice> plan_rank_slices(const std::vector<double>& cost,
                                         const std::vector<int64_t>& variables, int ranks,
                                         int shards);
