@@ -132,7 +132,7 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
     // a halo variable is updated by the shard that owns it.
     if (!(total > 0.0) && graph.degree(v) > 0 && v < data.owned_vars()) {
       std::ostringstream message;
-      message << source << ": /vars/counting[" << data.first_var + v
+      message << source << ": /vars/counting[" << data.file_var(v)
               << "]: c_v + sum of c_a = " << total << " must be > 0 for the message update";
       throw InputError(message.str());
     }

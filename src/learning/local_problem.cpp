@@ -45,11 +45,11 @@ void require_max_product_counting(const Dataset& data, const CountingNumbers& c,
                                   const std::string& source) {
   for (int64_t a = 0; a < c.factor.size(); ++a)
     if (!(c.factor[a] > 0))
-      throw InputError(source + ": /factors/counting[" + std::to_string(data.first_factor + a) +
+      throw InputError(source + ": /factors/counting[" + std::to_string(data.file_factor(a)) +
                        "]: --epsilon 0 needs every c_a > 0 (use --counting uniform)");
   for (int64_t v = 0; v < c.var.size(); ++v)
     if (c.var[v] < 0)
-      throw InputError(source + ": /vars/counting[" + std::to_string(data.first_var + v) +
+      throw InputError(source + ": /vars/counting[" + std::to_string(data.file_var(v)) +
                        "]: --epsilon 0 needs every c_v >= 0 (" + counting_mode_name(c.mode) +
                        " gives " + std::to_string(c.var[v]) + "; use --counting uniform)");
 }

@@ -32,7 +32,7 @@ Region region_of(const Dataset& data, int64_t i) {
             v,
             s,
             "/vars",
-            "variable " + std::to_string(data.first_var + v) + " state " + std::to_string(s)};
+            "variable " + std::to_string(data.file_var(v)) + " state " + std::to_string(s)};
   }
   const int64_t t = i - data.num_states();
   const int64_t a = std::upper_bound(data.table_offset.begin(), data.table_offset.end(), t) -
@@ -44,7 +44,7 @@ Region region_of(const Dataset& data, int64_t i) {
           a,
           s,
           "/factors",
-          "factor " + std::to_string(data.first_factor + a) + " joint state " + std::to_string(s)};
+          "factor " + std::to_string(data.file_factor(a)) + " joint state " + std::to_string(s)};
 }
 
 // A term theta[param] * value of a potential, and the words that name its feature value.
@@ -132,8 +132,8 @@ std::string describe_message(const Dataset& data, const FactorGraph& graph,
     else
       high = mid - 1;
   }
-  return "the message between factor " + std::to_string(data.first_factor + graph.factor_of(low)) +
-         " and variable " + std::to_string(data.first_var + data.factor_vars[low]) + " is " +
+  return "the message between factor " + std::to_string(data.file_factor(graph.factor_of(low))) +
+         " and variable " + std::to_string(data.file_var(data.factor_vars[low])) + " is " +
          number_text(arena[entry]) + " after the sweeps";
 }
 

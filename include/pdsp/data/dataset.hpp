@@ -74,6 +74,11 @@ struct Dataset {
   int64_t num_examples() const { return static_cast<int64_t>(var_offset.size()) - 1; }
   int64_t num_vars() const { return static_cast<int64_t>(card.size()); }
   int64_t num_factors() const { return static_cast<int64_t>(factor_var_ptr.size()) - 1; }
+  // The file's index of local variable v and of local factor a (errors name regions by them).
+  int64_t file_var(int64_t v) const { return shard ? shard->global_var[v] : first_var + v; }
+  int64_t file_factor(int64_t a) const {
+    return shard ? shard->global_factor[a] : first_factor + a;
+  }
   // The variables and factors the examples cover: all of them, except on a shard (its halo).
   int64_t owned_vars() const { return var_offset.back(); }
   int64_t owned_factors() const { return factor_offset.back(); }
