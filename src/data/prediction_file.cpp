@@ -21,8 +21,9 @@ void write_predictions(const std::string& path, const PredictionSlice& slice, in
       },
       [&](h5::File& file) {
         for (const ArrayRun& run : slice.var_runs)
-          file.write_slice<int32_t>("/prediction/label", run.file,
-                                    std::span<const int32_t>(slice.label).subspan(run.local, run.count));
+          file.write_slice<int32_t>(
+              "/prediction/label", run.file,
+              std::span<const int32_t>(slice.label).subspan(run.local, run.count));
         for (const ArrayRun& run : slice.state_runs)
           file.write_slice<double>(
               "/prediction/marginal", run.file,

@@ -215,9 +215,10 @@ Fields halo_summary(const LocalProblem& problem, Communicator& comm) {
   comm.allreduce(sums, maxima);
   if (sums[1] == 0) return {};
   if (comm.is_root())
-    std::printf("halo exchanges: %.3f MB sent by %g shard(s) in %g sweeps, at most %.3f s on one "
-                "rank\n",
-                8e-6 * sums[0], sums[1], maxima[1], maxima[0]);
+    std::printf(
+        "halo exchanges: %.3f MB sent by %g shard(s) in %g sweeps, at most %.3f s on one "
+        "rank\n",
+        8e-6 * sums[0], sums[1], maxima[1], maxima[0]);
   return {{"halo_values_sent", sums[0]}, {"halo_seconds", maxima[0]}, {"halo_sweeps", maxima[1]}};
 }
 
