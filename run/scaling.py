@@ -90,7 +90,9 @@ BUSY = 0.2  # cores other processes may use during a run before its row is flagg
 
 def note_of(run, study, cores):
     notes = []
-    if run.oversubscribed and study == "weak":
+    if study.startswith("split-"):
+        notes.append(str(run.run.get("layout", "")).split(";")[0])
+    if run.oversubscribed and study in ("weak", "split-strong", "split-weak"):
         notes.append(f"oversubscribed ({run.ranks} ranks on {cores} cores)")
     elif run.oversubscribed:
         notes.append(f"oversubscribed ({run.ranks * run.threads} threads on {cores} cores)")
@@ -107,10 +109,11 @@ def table(study, manifest, warmup, cores):
     first, last = base.first_measured, base.last_measured
     print(f"# times: median over iterations {first}-{last} (the first {warmup} are warm-up); "
           f"ms = milliseconds per outer iteration")
-    if study == "strong":
+    kind = study.removeprefix("split-")  # the split studies read as the strong and weak ones
+    if kind == "strong":
         print(f"# speed-up = T(1x1) / T; efficiency = T(1x1) / (p T), p = cores used = "
               f"min(ranks x threads, {cores} real cores)")
-    elif study == "weak":
+    elif kind == "weak":
         print(f"# examples grow with the ranks; efficiency = T(1 rank) / T; "
               f"core eff = ranks T(1 rank) / (min(ranks, {cores}) T): the ideal on {cores} cores")
     else:
@@ -123,7 +126,7 @@ def table(study, manifest, warmup, cores):
     print("# limit = run/cost_model.py at build/limits.txt for the run's data, trials and cores "
           "(all cores for more than one); % limit = limit / ms")
     head = f"{'ranks x T':<9} {'examples':>8} {'ms/iter':>8} {'limit':>7} {'% limit':>7} "
-    if study == "weak":
+    if kind == "weak":
         head += f"{'eff':>6} {'core eff':>8} "
     else:
         head += f"{'speed-up':>8} {'eff':>6} "
@@ -137,7 +140,7 @@ def table(study, manifest, warmup, cores):
         limit = run.limit_ms()
         row = f"{run.layout:<9} {run.examples:>8} {run.ms:8.2f} " + fmt(limit, ".2f", 7) + " "
         row += pct(None if limit is None else limit / run.ms, 7) + " "
-        if study == "weak":
+        if kind == "weak":
             row += f"{100 * speedup:5.0f}% {100 * speedup * run.ranks / run.cores:7.0f}% "
         else:
             row += f"{speedup:8.2f} {100 * speedup / run.cores:5.0f}% "
@@ -245,7 +248,31 @@ def plots(manifest, warmup, cores, outdir):
             right.legend(fontsize=8)
         save(fig, "uneven.png")
 
-    busy = [f"{run.study} {run.layout}" for run in strong + weak + uneven if run.other > BUSY]
+    split_strong = load(manifest, warmup, cores, "split-strong")
+    split_weak = load(manifest, warmup, cores, "split-weak")
+    if split_strong or split_weak:
+        fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+        for ax, runs, title in ((left, split_strong, "strong: one example"),
+                                (right, split_weak, "weak: the same pixels per rank")):
+            if not runs:
+                continue
+            ranks = [run.ranks for run in runs]
+            ax.plot(ranks, [run.ms for run in runs], "o-", color="tab:blue", label="measured")
+            ideal = [runs[0].ms / r if ax is left else runs[0].ms for r in ranks]
+            ax.plot(ranks, ideal, "--", color="black", linewidth=0.8, label="ideal")
+            for run in runs:
+                if run.oversubscribed:
+                    ax.text(run.ranks, run.ms, "oversub.", ha="center", va="bottom", fontsize=8)
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(ranks, [str(r) for r in ranks])
+            ax.set_xlabel("ranks (1 thread each), one example split into that many shards")
+            ax.set_ylabel("ms per iteration (median)")
+            ax.set_title(f"split example, {title}")
+            ax.legend(fontsize=8)
+        save(fig, "split.png")
+
+    busy = [f"{run.study} {run.layout}" for run in strong + weak + uneven + split_strong + split_weak
+            if run.other > BUSY]
     if busy:
         print(f"warning: other processes used more than {BUSY} cores during: " + ", ".join(busy))
     for path in written:

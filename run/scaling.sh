@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Scaling study of `pdsp train` on this machine, three parts:
+# Scaling study of `pdsp train` on this machine, four parts:
 #   strong  fixed data (default the 64x64 x 40 per-site problem of bench_denoise.sh), layouts
 #           ranks x threads 1x1 1x2 2x1 2x2;
 #   weak    PER_RANK training images per rank, 1 2 4 8 ranks x 1 thread;
 #   uneven  many small and a few large images (gen denoise --sizes, --params shared) on 1x1, 2x1
-#           and 1x2: the load imbalance between ranks.
+#           and 1x2: the load imbalance between ranks (a large image may be split into shards);
+#   split   one example split across ranks (README "Shards"), shared parameters, 1 thread per
+#           rank: strong, one SPLIT_SIZE^2 grid on 1 2 4 ranks; weak, SPLIT_PER_RANK^2 pixels per
+#           rank (SxS on 1 rank, Sx2S on 2, 2Sx2S on 4).
 # Every run trains a fixed number of outer iterations (--tol 0) with --metrics; the first WARMUP
 # iterations are discarded and every time is the median over the rest. Prints the machine facts,
 # every command it runs and one table per part (run/scaling.py); writes strong.png, weak.png and
@@ -12,21 +15,24 @@
 # cores other processes kept busy meanwhile (busy time in /proc/stat minus the run's own CPU
 # time); rows above 0.2 cores are flagged MACHINE BUSY and should be measured again.
 # Usage: run/scaling.sh [--quick] [--only PARTS] [--work DIR] [--plots DIR] [--size N]
-#                       [--images N] [--per-rank N] [--iters N] [--warmup N] [--pdsp PATH]
+#                       [--images N] [--per-rank N] [--split-size N] [--split-per-rank N]
+#                       [--iters N] [--warmup N] [--pdsp PATH]
 #   --quick        tiny data, 8 iterations: well under a minute (the CTest smoke test)
-#   --only PARTS   comma-separated subset of strong,weak,uneven (default all three)
+#   --only PARTS   comma-separated subset of strong,weak,uneven,split (default all four)
 #   --work DIR     data, metrics files and logs (default build/scaling)
 #   --plots DIR    the PNG files (default: the work directory; e.g. docs/figures)
 #   --size N       strong and weak scaling: N x N images with per-site parameters (default 64)
 #   --images N     strong scaling: training images (default 40); --size 128 --images 80 is 8x
 #                  the work of the default
 #   --per-rank N   weak scaling: training images per rank (default 20)
+#   --split-size N        split, strong: one N x N grid (default 2048)
+#   --split-per-rank N    split, weak: N x N pixels per rank (default 1024)
 #   --iters N      outer iterations per run (default 30)
 #   --warmup N     iterations discarded from each run (default 5)
 #   --pdsp PATH    the binary (default build/release/pdsp, built by run/build.sh when missing)
 # The same settings as environment variables: SCALING_QUICK=1, SCALING_ONLY, SCALING_WORK,
-# SCALING_PLOTS, SCALING_SIZE, SCALING_IMAGES, SCALING_PER_RANK, SCALING_ITERS, SCALING_WARMUP,
-# PDSP.
+# SCALING_PLOTS, SCALING_SIZE, SCALING_IMAGES, SCALING_PER_RANK, SCALING_SPLIT_SIZE,
+# SCALING_SPLIT_PER_RANK, SCALING_ITERS, SCALING_WARMUP, PDSP.
 # OMP_WAIT_POLICY is set per run: active when ranks x threads <= cores (threads that sleep at
 # every barrier make 1x2 up to 2x slower), passive beyond; SCALING_WAIT_POLICY=active|passive
 # forces one.
@@ -34,12 +40,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quick=${SCALING_QUICK:-0}
-only=${SCALING_ONLY:-strong,weak,uneven}
+only=${SCALING_ONLY:-strong,weak,uneven,split}
 work=${SCALING_WORK:-build/scaling}
 plots=${SCALING_PLOTS:-}
 size=${SCALING_SIZE:-}
 images=${SCALING_IMAGES:-}
 per_rank=${SCALING_PER_RANK:-}
+split_size=${SCALING_SPLIT_SIZE:-}
+split_per_rank=${SCALING_SPLIT_PER_RANK:-}
 iters=${SCALING_ITERS:-}
 warmup=${SCALING_WARMUP:-}
 pdsp=${PDSP:-}
@@ -49,7 +57,8 @@ while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1; shift; continue ;;
     -h | --help) usage 0 ;;
-    --only | --work | --plots | --size | --images | --per-rank | --iters | --warmup | --pdsp)
+    --only | --work | --plots | --size | --images | --per-rank | --split-size | --split-per-rank | \
+      --iters | --warmup | --pdsp)
       [ $# -ge 2 ] || { echo "scaling.sh: $1 needs a value" >&2; exit 2; } ;;
     *) echo "scaling.sh: unknown argument $1" >&2; usage ;;
   esac
@@ -60,6 +69,8 @@ while [ $# -gt 0 ]; do
     --size) size=$2 ;;
     --images) images=$2 ;;
     --per-rank) per_rank=$2 ;;
+    --split-size) split_size=$2 ;;
+    --split-per-rank) split_per_rank=$2 ;;
     --iters) iters=$2 ;;
     --warmup) warmup=$2 ;;
     --pdsp) pdsp=$2 ;;
@@ -68,22 +79,24 @@ while [ $# -gt 0 ]; do
 done
 if [ "$quick" = 1 ]; then
   size=${size:-16} images=${images:-8} per_rank=${per_rank:-4}
+  split_size=${split_size:-48} split_per_rank=${split_per_rank:-32}
   iters=${iters:-8} warmup=${warmup:-2}
   uneven_small=8x8 uneven_big=64x64 uneven_every=8 uneven_copies=16  # 14 small, 2 large
 else
   size=${size:-64} images=${images:-40} per_rank=${per_rank:-20}
+  split_size=${split_size:-2048} split_per_rank=${split_per_rank:-1024}
   iters=${iters:-30} warmup=${warmup:-5}
   uneven_small=16x16 uneven_big=256x256 uneven_every=16 uneven_copies=48  # 45 small, 3 large
 fi
 plots=${plots:-$work}
-for value in "$size" "$images" "$per_rank" "$iters" "$warmup"; do
+for value in "$size" "$images" "$per_rank" "$split_size" "$split_per_rank" "$iters" "$warmup"; do
   [[ $value =~ ^[0-9]+$ ]] || { echo "scaling.sh: '$value' is not a whole number" >&2; exit 2; }
 done
 [ "$iters" -gt "$warmup" ] || { echo "scaling.sh: --iters must exceed --warmup" >&2; exit 2; }
 for part in ${only//,/ }; do
   case $part in
-    strong | weak | uneven) ;;
-    *) echo "scaling.sh: --only: '$part' is not one of strong, weak, uneven" >&2; exit 2 ;;
+    strong | weak | uneven | split) ;;
+    *) echo "scaling.sh: --only: '$part' is not one of strong, weak, uneven, split" >&2; exit 2 ;;
   esac
 done
 wants() { [[ ",$only," == *",$1,"* ]]; }
@@ -214,6 +227,29 @@ if wants uneven; then
     train uneven "${layout%x*}" "${layout#*x}" "$uneven_copies" "$work/data/uneven.h5"
   done
   table uneven
+fi
+
+if wants split; then
+  echo
+  echo "## one example split across ranks (shared parameters, 1 thread per rank)"
+  echo "### strong: one ${split_size}x$split_size grid"
+  run "$work/logs/gen-split-strong.log" "$pdsp" gen denoise --train "$work/data/split-strong.h5" \
+    --height "$split_size" --width "$split_size" --train-copies 1 --params shared
+  for ranks in 1 2 4; do
+    train split-strong "$ranks" 1 1 "$work/data/split-strong.h5"
+  done
+  table split-strong
+  echo "### weak: ${split_per_rank}x$split_per_rank pixels per rank"
+  for ranks in 1 2 4; do
+    height=$split_per_rank width=$split_per_rank
+    [ "$ranks" -ge 2 ] && width=$((2 * split_per_rank))
+    [ "$ranks" -ge 4 ] && height=$((2 * split_per_rank))
+    run "$work/logs/gen-split-weak-$ranks.log" "$pdsp" gen denoise \
+      --train "$work/data/split-weak-$ranks.h5" --height "$height" --width "$width" \
+      --train-copies 1 --params shared
+    train split-weak "$ranks" 1 1 "$work/data/split-weak-$ranks.h5"
+  done
+  table split-weak
 fi
 
 echo
