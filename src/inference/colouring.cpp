@@ -29,8 +29,20 @@ Colouring colour_variables(const Dataset& data, const FactorGraph& graph) {
   Colouring result;
   result.example_class_ptr.assign(1, 0);
   if (data.shard) {
-    // The whole example's colouring, which cut_shard kept: the shards sweep it class by class.
+    // The whole example's colouring, which select_shard kept: the shards sweep it class by class,
+    // each class's boundary variables first, so that their messages travel while the interior
+    // is updated.
     add_classes(result, data.shard->colour.data(), 0, data.owned_vars(), data.shard->colours);
+    std::vector<uint8_t> boundary(static_cast<size_t>(data.owned_vars()), 0);
+    for (const ShardNeighbour& neighbour : data.shard->neighbours)
+      for (LocalIndex v : neighbour.send_vars) boundary[v] = 1;
+    for (int64_t c = 0; c + 1 < static_cast<int64_t>(result.class_ptr.size()); ++c) {
+      const auto first = result.order.begin() + result.class_ptr[c];
+      const auto last = result.order.begin() + result.class_ptr[c + 1];
+      const auto end =
+          std::stable_partition(first, last, [&](LocalIndex v) { return boundary[v]; });
+      result.class_boundary_end.push_back(end - result.order.begin());
+    }
     return result;
   }
   const int64_t vars = data.num_vars();

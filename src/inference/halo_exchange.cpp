@@ -25,23 +25,28 @@ HaloExchange::HaloExchange(const Dataset& data, const FactorGraph& graph, const 
       send_(shard_.neighbours.size()),
       recv_(shard_.neighbours.size()) {}
 
-void HaloExchange::run(const std::vector<size_t>& active) {
+void HaloExchange::post() {
   const Clock::time_point start = Clock::now();
   peers_.clear();
   send_spans_.clear();
   recv_spans_.clear();
-  for (size_t i : active) {
+  for (size_t i : active_) {
     peers_.push_back(shard_.neighbours[i].rank);
     send_spans_.emplace_back(send_[i]);
     recv_spans_.emplace_back(recv_[i]);
     values_sent_ += static_cast<int64_t>(send_[i].size());
   }
   comm_.start_exchange(peers_, send_spans_, recv_spans_);
+  seconds_ += seconds_since(start);
+}
+
+void HaloExchange::wait() {
+  const Clock::time_point start = Clock::now();
   comm_.finish_exchange();
   seconds_ += seconds_since(start);
 }
 
-void HaloExchange::messages_after_class(int64_t colour, MessageState& lambda) {
+void HaloExchange::start_messages(int64_t colour, const MessageState& lambda) {
   if (colour == 0) ++sweeps_;
   // Both sides of a pair list the same slots, so both skip a pair with nothing either way.
   active_.clear();
@@ -57,8 +62,12 @@ void HaloExchange::messages_after_class(int64_t colour, MessageState& lambda) {
     recv_[i].resize(static_cast<size_t>(values));
     active_.push_back(i);
   }
+  if (!active_.empty()) post();
+}
+
+void HaloExchange::finish_messages(int64_t colour, MessageState& lambda) {
   if (active_.empty()) return;
-  run(active_);
+  wait();
   for (size_t i : active_) {
     const ShardNeighbour& n = shard_.neighbours[i];
     kernels_.unpack_slots(class_slots(n.recv_slots, n.recv_class_ptr, colour), recv_[i].data(),
@@ -80,7 +89,8 @@ void HaloExchange::beliefs(double* belief) {
     active_.push_back(i);
   }
   if (active_.empty()) return;
-  run(active_);
+  post();
+  wait();
   for (size_t i : active_) {
     const double* in = recv_[i].data();
     for (LocalIndex v : shard_.neighbours[i].recv_vars) {

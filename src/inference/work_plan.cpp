@@ -51,6 +51,8 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
     return colouring.class_ptr[colouring.example_class_ptr[n + 1]] -
            colouring.class_ptr[colouring.example_class_ptr[n]];
   };
+  // A shard (one example): each class's boundary variables come first, in chunks of their own.
+  const bool split = !colouring.class_boundary_end.empty();
   plan.order.reserve(colouring.order.size());
   for (int64_t first = 0, last = 0; first < examples; first = last) {
     last = bundle_end(first, examples, variables);
@@ -58,13 +60,19 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
     for (int64_t n = first; n < last; ++n) phases = std::max(phases, colouring.num_classes(n));
     for (int64_t phase = 0; phase < phases; ++phase) {
       auto begin = static_cast<int64_t>(plan.order.size());
+      const int64_t first_chunk = plan.num_chunks();
+      int64_t interior = -1;  // where a shard's interior variables start in plan.order
       int64_t slots = 0;
       for (int64_t n = first; n < last; ++n) {
         if (phase >= colouring.num_classes(n)) continue;
-        for (LocalIndex v : colouring.members(colouring.example_class_ptr[n] + phase)) {
+        const int64_t c = colouring.example_class_ptr[n] + phase;
+        if (split)
+          interior = static_cast<int64_t>(plan.order.size()) + colouring.class_boundary_end[c] -
+                     colouring.class_ptr[c];
+        for (LocalIndex v : colouring.members(c)) {
           const auto i = static_cast<int64_t>(plan.order.size());
           const int64_t degree = graph.degree(v);
-          if (i > begin && slots + degree > kChunkSlots) {
+          if (i > begin && (slots + degree > kChunkSlots || i == interior)) {
             plan.chunks.push_back({begin, i});
             begin = i;
             slots = 0;
@@ -74,6 +82,11 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
         }
       }
       plan.chunks.push_back({begin, static_cast<int64_t>(plan.order.size())});
+      if (split) {
+        int64_t k = first_chunk;
+        while (k < plan.num_chunks() && plan.chunks[k].begin < interior) ++k;
+        plan.phase_interior.push_back(k);
+      }
       close_phase(plan);
     }
     close_bundle(plan);

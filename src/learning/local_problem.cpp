@@ -170,8 +170,9 @@ std::vector<uint8_t> LocalProblem::counted_chunks() const {
   return counted;
 }
 
-template <class Work, class AfterPhase>
-void LocalProblem::run(const WorkPlan& plan, Work&& work, AfterPhase&& after_phase) {
+template <class Work, class BetweenParts, class AfterPhase>
+void LocalProblem::run(const WorkPlan& plan, Work&& work, BetweenParts&& between_parts,
+                       AfterPhase&& after_phase) {
   const int64_t bundles = plan.num_bundles();
   if (!threads_inside_examples_) {
 #pragma omp parallel for schedule(dynamic, 1)
@@ -187,9 +188,17 @@ void LocalProblem::run(const WorkPlan& plan, Work&& work, AfterPhase&& after_pha
   for (int64_t n = 0; n < bundles; ++n) {
     const int64_t first_phase = plan.bundle_phase_ptr[n];
     for (int64_t p = first_phase; p < plan.bundle_phase_ptr[n + 1]; ++p) {
+      const int64_t interior =
+          plan.phase_interior.empty() ? plan.phase_ptr[p + 1] : plan.phase_interior[p];
 #pragma omp parallel for schedule(static)
-      for (int64_t c = plan.phase_ptr[p]; c < plan.phase_ptr[p + 1]; ++c)
+      for (int64_t c = plan.phase_ptr[p]; c < interior; ++c)
         work(c, p - first_phase, workspaces_[omp_get_thread_num()]);
+      if (interior < plan.phase_ptr[p + 1] || !plan.phase_interior.empty()) {
+        between_parts(p - first_phase);
+#pragma omp parallel for schedule(static)
+        for (int64_t c = interior; c < plan.phase_ptr[p + 1]; ++c)
+          work(c, p - first_phase, workspaces_[omp_get_thread_num()]);
+      }
       after_phase(p - first_phase);
     }
   }
@@ -276,7 +285,10 @@ double LocalProblem::sweep(int count) {
               order.subspan(chunk.begin, chunk.end - chunk.begin), potential_.data(), lambda_, w);
         },
         [&](int64_t colour) {
-          if (halo_) halo_->messages_after_class(colour, lambda_);
+          if (halo_) halo_->start_messages(colour, lambda_);
+        },
+        [&](int64_t colour) {
+          if (halo_) halo_->finish_messages(colour, lambda_);
         });
   const auto last = chunk_value_.begin() + sweep_plan_.num_chunks();
   return sweep_plan_.chunks.empty() ? 0.0 : *std::max_element(chunk_value_.begin(), last);
@@ -343,7 +355,7 @@ LocalEvaluation LocalProblem::evaluate() {
             (!factors || kernels_ != &general_ ||
              general_.folded_beliefs_finite(chunk.begin, chunk.end));
       },
-      after_phase);
+      [](int64_t) {}, after_phase);
   require_finite();
   if (data_.shard) put_halo_beliefs_aside(belief_.data());
   BeliefTerms total;

@@ -18,6 +18,9 @@ struct Colouring {
   std::vector<LocalIndex> order;           // [vars] variables grouped by example, then colour
   std::vector<int64_t> class_ptr{0};       // [classes + 1] class c is order[class_ptr[c]..)
   std::vector<int64_t> example_class_ptr;  // [examples + 1] classes of example n
+  // On a shard: [classes] the end of each class's boundary variables (those in cut factors),
+  // which come first in the class; empty otherwise.
+  std::vector<int64_t> class_boundary_end;
 
   int64_t num_classes(int64_t n) const { return example_class_ptr[n + 1] - example_class_ptr[n]; }
   std::span<const LocalIndex> members(int64_t c) const {

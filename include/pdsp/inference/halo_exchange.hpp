@@ -21,8 +21,12 @@ class HaloExchange {
   HaloExchange(const Dataset& data, const FactorGraph& graph, const Kernels& kernels,
                Communicator& comm);
 
-  // After colour class `colour` of a sweep: the neighbours' new messages land in the halo slots.
-  void messages_after_class(int64_t colour, MessageState& lambda);
+  // Colour class `colour` of a sweep: once its boundary variables (those in cut factors) are
+  // updated, start_messages sends their messages and posts the receives; the class's interior
+  // variables, which read and write no halo slot, are updated meanwhile; finish_messages waits
+  // and lands the neighbours' messages in the halo slots.
+  void start_messages(int64_t colour, const MessageState& lambda);
+  void finish_messages(int64_t colour, MessageState& lambda);
   // After the variable beliefs: the halo variables' beliefs (layout [states | table entries]).
   void beliefs(double* belief);
 
@@ -32,8 +36,9 @@ class HaloExchange {
   int64_t sweeps() const { return sweeps_; }
 
  private:
-  // Posts the filled send_ and recv_ buffers of the neighbours in `active` and waits for them.
-  void run(const std::vector<size_t>& active);
+  // Posts the filled send_ and recv_ buffers of the neighbours in active_, and waits for them.
+  void post();
+  void wait();
 
   const Dataset& data_;
   const FactorGraph& graph_;

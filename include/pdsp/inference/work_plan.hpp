@@ -23,6 +23,9 @@ struct WorkPlan {
   std::vector<int64_t> bundle_phase_ptr{0};  // [bundles + 1] phases of each bundle
   // Sweeps: the variables in the order they are updated; a chunk is a range of it.
   std::vector<LocalIndex> order;
+  // A shard's sweep: [phases] the first chunk of each phase's interior variables (the boundary
+  // ones, in chunks of their own, come before it); empty otherwise.
+  std::vector<int64_t> phase_interior;
 
   int64_t num_chunks() const { return static_cast<int64_t>(chunks.size()); }
   int64_t num_bundles() const { return static_cast<int64_t>(bundle_phase_ptr.size()) - 1; }

@@ -104,13 +104,17 @@ class LocalProblem {
   const HaloExchange* halo() const { return halo_.get(); }
 
  private:
-  // Runs work(chunk, phase, workspace) for every chunk of the plan, phases of a bundle in order,
-  // and after_phase(phase) on the calling thread when each phase is done (a shard's exchanges).
-  template <class Work, class AfterPhase>
-  void run(const WorkPlan& plan, Work&& work, AfterPhase&& after_phase);
+  // Runs work(chunk, phase, workspace) for every chunk of the plan, phases of a bundle in order.
+  // A shard's exchanges run on the calling thread: on a plan whose phases start with boundary
+  // chunks (WorkPlan::phase_interior), between_parts(phase) after them, and after_phase(phase)
+  // when the phase is done.
+  template <class Work, class BetweenParts, class AfterPhase>
+  void run(const WorkPlan& plan, Work&& work, BetweenParts&& between_parts,
+           AfterPhase&& after_phase);
   template <class Work>
   void run(const WorkPlan& plan, Work&& work) {
-    run(plan, std::forward<Work>(work), [](int64_t) {});
+    run(
+        plan, std::forward<Work>(work), [](int64_t) {}, [](int64_t) {});
   }
   // The sum of chunk_value_ over the plan's chunks whose terms this rank counts.
   double sum_of_chunks(const WorkPlan& plan) const;
