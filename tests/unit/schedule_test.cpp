@@ -105,3 +105,31 @@ TEST(Schedule, ColourOrderReachesTheFixedPointOfTheSequentialOrder) {
 
 }  // namespace
 }  // namespace pdsp
+
+namespace pdsp {
+namespace {
+
+// A shard's sweep plan: in every phase, the boundary variables (the first of each class here)
+// fill the chunks before phase_interior, the interior ones the chunks from it on.
+TEST(Schedule, AShardsBoundaryVariablesComeFirstInChunksOfTheirOwn) {
+  const Dataset data = testing::random_dataset({testing::grid_shape(60, 70)}, 3, 5);
+  const FactorGraph graph(data);
+  Colouring colouring = colour_variables(data, graph);
+  for (int64_t c = 0; c < colouring.example_class_ptr[1]; ++c)
+    colouring.class_boundary_end.push_back(colouring.class_ptr[c] + 100 + 900 * c);
+  const WorkPlan plan = plan_sweep(colouring, graph);
+  ASSERT_EQ(plan.phase_interior.size(), 2u);
+  for (int64_t p = 0; p < 2; ++p) {
+    const int64_t interior = plan.phase_interior[p];
+    ASSERT_GT(interior, plan.phase_ptr[p]);
+    ASSERT_LT(interior, plan.phase_ptr[p + 1]);
+    EXPECT_EQ(plan.chunks[interior].begin - plan.chunks[plan.phase_ptr[p]].begin, 100 + 900 * p)
+        << "the boundary chunks hold exactly the boundary variables";
+    EXPECT_EQ(plan.chunks[interior - 1].end, plan.chunks[interior].begin);
+  }
+  colouring.class_boundary_end.clear();
+  EXPECT_TRUE(plan_sweep(colouring, graph).phase_interior.empty());
+}
+
+}  // namespace
+}  // namespace pdsp
