@@ -78,10 +78,7 @@ ShardSelection select_shard(const Dataset& structure, const FactorGraph& graph,
 
   auto shard = std::make_shared<ExampleShard>();
   shard->index = index;
-  shard->count = partition.shards;
-  shard->first_rank = first_rank;
   shard->example = whole.first_example;
-  shard->example_vars = n_vars;
   shard->cut_factors = partition.cut_factors;
   shard->shard_variables = partition.variables;
   shard->method = partition.method;

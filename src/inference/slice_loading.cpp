@@ -47,10 +47,8 @@ Dataset load_rank_slice(const std::string& path, Communicator& comm, DatasetLayo
   run_collectively(comm,
                    [&] { plan = plan_rank_slices(layout.cost, variables, comm.size(), shards); });
   if (on_stage)
-    on_stage("reading and checking " + std::to_string(layout.num_examples()) +
-             " examples in slices of " + std::to_string(comm.size()) + " rank(s)" +
-             (plan[comm.rank()].shards > 1 || plan[0].shards > 1 ? ", " + describe_rank_slices(plan)
-                                                                 : ""));
+    on_stage("reading and checking " + std::to_string(layout.num_examples()) + " examples on " +
+             std::to_string(comm.size()) + " rank(s): " + describe_rank_slices(plan));
   const RankSlice& mine = plan[comm.rank()];
   Dataset slice;
   run_collectively(comm, [&] {

@@ -162,17 +162,21 @@ void read_dual_bundle(const h5::File& file, const std::string& path, int64_t par
   bundle.moments = file.read<double>("/dual/moments", 0, points * params);
 }
 
+// Slices of whole examples: one run per rank, in rank order.
+MessageRuns contiguous_runs(int64_t local_entries, Communicator& comm) {
+  MessageRuns runs;
+  const auto [first, total] = prefix_and_total(local_entries, comm);
+  runs.written = runs.read = {{first, 0, local_entries}};
+  runs.total = total;
+  return runs;
+}
+
 }  // namespace
 
 MessageRuns message_runs(const Dataset& slice, int64_t local_entries, Communicator& comm) {
-  MessageRuns runs;
   const ExampleShard* shard = slice.shard.get();
-  if (shard == nullptr) {
-    const auto [first, total] = prefix_and_total(local_entries, comm);
-    runs.written = runs.read = {{first, 0, local_entries}};
-    runs.total = total;
-    return runs;
-  }
+  if (shard == nullptr) return contiguous_runs(local_entries, comm);
+  MessageRuns runs;
   // The example's entries count once, at its shard 0: every shard of the group finds the
   // example's first position from the sum over the ranks before it.
   const int64_t example = shard->example_message_entries;
@@ -190,7 +194,7 @@ MessageRuns message_runs(const Dataset& slice, int64_t local_entries, Communicat
 void write_checkpoint(const std::string& path, const Checkpoint& c,
                       const std::vector<double>& local_messages, Communicator& comm) {
   write_checkpoint(path, c, local_messages, comm,
-                   message_runs(Dataset{}, static_cast<int64_t>(local_messages.size()), comm));
+                   contiguous_runs(static_cast<int64_t>(local_messages.size()), comm));
 }
 
 void write_checkpoint(const std::string& path, const Checkpoint& c,
@@ -320,9 +324,8 @@ Checkpoint read_checkpoint_header(const std::string& path, int64_t num_params, C
 
 void read_checkpoint_messages(const std::string& path, std::vector<double>& local_messages,
                               Communicator& comm) {
-  read_checkpoint_messages(
-      path, local_messages, comm,
-      message_runs(Dataset{}, static_cast<int64_t>(local_messages.size()), comm));
+  read_checkpoint_messages(path, local_messages, comm,
+                           contiguous_runs(static_cast<int64_t>(local_messages.size()), comm));
 }
 
 void read_checkpoint_messages(const std::string& path, std::vector<double>& local_messages,

@@ -193,7 +193,7 @@ void LocalProblem::run(const WorkPlan& plan, Work&& work, BetweenParts&& between
 #pragma omp parallel for schedule(static)
       for (int64_t c = plan.phase_ptr[p]; c < interior; ++c)
         work(c, p - first_phase, workspaces_[omp_get_thread_num()]);
-      if (interior < plan.phase_ptr[p + 1] || !plan.phase_interior.empty()) {
+      if (!plan.phase_interior.empty()) {
         between_parts(p - first_phase);
 #pragma omp parallel for schedule(static)
         for (int64_t c = interior; c < plan.phase_ptr[p + 1]; ++c)
@@ -312,6 +312,8 @@ bool LocalProblem::factors_in(int64_t phase) const {
 
 double LocalProblem::objective() {
   run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
+    // A shard's copies of cut factors are in F at their owners: nothing to compute here.
+    if (!chunk_counted_[c]) return;
     const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
     chunk_value_[c] =
         factors_in(phase)

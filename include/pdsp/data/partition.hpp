@@ -1,5 +1,6 @@
 #pragma once
-// Contiguous, cost-balanced ranges of examples per rank (design.md §6).
+// Contiguous, cost-balanced ranges of examples per rank (design.md §6), and which large examples
+// are split into shards over a group of ranks.
 #include <cstdint>
 #include <string>
 #include <vector>
