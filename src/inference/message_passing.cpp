@@ -121,11 +121,12 @@ double MessagePassing::sweep_example(int64_t n, const double* potential, double*
   return change;
 }
 
-void MessagePassing::resolve_kinks_example(int64_t n, const double* potential, double* lambda,
-                                           Workspace& w) const {
+void MessagePassing::resolve_kinks(std::span<const LocalIndex> vars, const double* potential,
+                                   MessageState& lambda, Workspace& w) const {
   if (!has_kinks_) return;
-  for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v)
-    if (counting_.var[v] == 0.0) update_variable(v, potential, lambda, w);
+  double* arena = std::get<std::vector<double>>(lambda).data();
+  for (int64_t v : vars)
+    if (counting_.var[v] == 0.0) update_variable(v, potential, arena, w);
 }
 
 MessageState MessagePassing::make_message_state() const {

@@ -131,14 +131,8 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       chunk_terms_(static_cast<size_t>(evaluation_plan_.num_chunks())),
       chunk_beliefs_finite_(static_cast<size_t>(evaluation_plan_.num_chunks()), 1) {
   if (settings.epsilon == 0.0) require_max_product_counting(data, counting_, settings.source);
-  if (data.shard) {
-    if (kernels_ == &general_ && general_.has_kinks())
-      throw InputError(settings.source + ": example " + std::to_string(data.shard->example) +
-                       ": its counting numbers have c_v = 0, whose re-solve runs in variable "
-                       "order and cannot be split across ranks yet (use --shards 1, or "
-                       "--counting uniform)");
+  if (data.shard)
     halo_ = std::make_unique<HaloExchange>(data, graph_, *kernels_, data.communicator());
-  }
   workspaces_.reserve(static_cast<size_t>(omp_get_max_threads()));
   for (int t = 0; t < omp_get_max_threads(); ++t) workspaces_.emplace_back(graph_);
 }
@@ -270,40 +264,53 @@ void LocalProblem::set_theta(std::span<const double> theta) {
 void LocalProblem::set_temperature(double epsilon) {
   temperature_ = epsilon;
   general_.set_epsilon(epsilon);
+  kinks_on_some_rank_.reset();  // c_v = 0 is a kink only at a positive temperature
   if (binary_pairwise_) binary_pairwise_->set_epsilon(epsilon);
 }
 
-double LocalProblem::sweep(int count) {
+template <class Update>
+void LocalProblem::pass_over_variables(Update&& update) {
   const std::span<const LocalIndex> order(sweep_plan_.order);
+  run(
+      sweep_plan_,
+      [&](int64_t c, int64_t, Workspace& w) {
+        const WorkPlan::Chunk& chunk = sweep_plan_.chunks[c];
+        update(c, order.subspan(chunk.begin, chunk.end - chunk.begin), w);
+      },
+      [&](int64_t colour) {
+        if (halo_) halo_->start_messages(colour, lambda_);
+      },
+      [&](int64_t colour) {
+        if (halo_) halo_->finish_messages(colour, lambda_);
+      });
+}
+
+double LocalProblem::sweep(int count) {
   if (count > 0) messages_are_kept_ = false;
   for (int i = 0; i < count; ++i)
-    run(
-        sweep_plan_,
-        [&](int64_t c, int64_t, Workspace& w) {
-          const WorkPlan::Chunk& chunk = sweep_plan_.chunks[c];
-          chunk_value_[c] = kernels_->update_variables(
-              order.subspan(chunk.begin, chunk.end - chunk.begin), potential_.data(), lambda_, w);
-        },
-        [&](int64_t colour) {
-          if (halo_) halo_->start_messages(colour, lambda_);
-        },
-        [&](int64_t colour) {
-          if (halo_) halo_->finish_messages(colour, lambda_);
-        });
+    pass_over_variables([&](int64_t c, std::span<const LocalIndex> vars, Workspace& w) {
+      chunk_value_[c] = kernels_->update_variables(vars, potential_.data(), lambda_, w);
+    });
   const auto last = chunk_value_.begin() + sweep_plan_.num_chunks();
   return sweep_plan_.chunks.empty() ? 0.0 : *std::max_element(chunk_value_.begin(), last);
 }
 
 void LocalProblem::resolve_kinks() {
-  if (kernels_ != &general_ || !general_.has_kinks()) return;
-  // c_v = 0 only occurs with the general kernels; variables with it may share factors, so each
-  // example re-solves them in variable order.
-  const int64_t examples = data_.num_examples();
+  // c_v = 0 only occurs with the general kernels. Variables with it may share factors, so they
+  // are re-solved class by class, as a sweep updates them, and a split example alike: its
+  // shards exchange their boundary messages after each class, those without such variables too
+  // (whether any rank has some is agreed at the first call, which every rank makes).
+  const bool here = kernels_ == &general_ && general_.has_kinks();
+  if (!kinks_on_some_rank_) {
+    double any[1] = {here ? 1.0 : 0.0};
+    if (data_.ranks != nullptr) data_.ranks->allreduce({}, any);
+    kinks_on_some_rank_ = any[0] > 0.0;
+  }
+  if (!*kinks_on_some_rank_ || (!here && !halo_)) return;
   messages_are_kept_ = false;
-  double* arena = std::get<std::vector<double>>(lambda_).data();
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t n = 0; n < examples; ++n)
-    general_.resolve_kinks_example(n, potential_.data(), arena, workspaces_[omp_get_thread_num()]);
+  pass_over_variables([&](int64_t, std::span<const LocalIndex> vars, Workspace& w) {
+    if (here) general_.resolve_kinks(vars, potential_.data(), lambda_, w);
+  });
 }
 
 bool LocalProblem::factors_in(int64_t phase) const {

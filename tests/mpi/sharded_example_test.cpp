@@ -100,6 +100,8 @@ void expect_sharded_equals_whole(const Split& split, const ProblemSettings& sett
   sharded.set_theta(theta);
   reference.sweep(3);
   sharded.sweep(3);
+  reference.resolve_kinks();  // nothing without c_v = 0
+  sharded.resolve_kinks();
 
   // Messages of own variables, bitwise: the sweep is the unsharded one.
   const std::vector<double> whole_arena = reference.messages();
@@ -201,6 +203,10 @@ TEST(ShardedExample, IrregularGraphWithTernaryVariablesAndCutArityThreeFactors) 
   testing::set_random_counting(counted, 0.5, 1.5, 15);
   expect_sharded_equals_whole(split_across_ranks(counted), settings_for(0.8, CountingMode::File),
                               "counting numbers from the file");
+  // c_v = 0: those variables' blocks are re-solved class by class, across the cut as well.
+  for (size_t v = 0; v < counted.var_counting.size(); v += 3) counted.var_counting[v] = 0.0;
+  expect_sharded_equals_whole(split_across_ranks(counted), settings_for(0.8, CountingMode::File),
+                              "c_v = 0 at every third variable");
 }
 
 TEST(ShardedExample, CompactFeaturesAndSharedTables) {
@@ -246,6 +252,10 @@ TEST(ShardedExample, TrainingGivesTheUnshardedTheta) {
   config.epsilon = 0.0;
   config.max_iters = 40;
   expect_same_training(grid, config, "grid, eps = 0 (smoothing)");
+  config.epsilon = 1.0;
+  config.counting = CountingMode::Bethe;
+  const Split chain = split_across_ranks(testing::random_dataset({testing::chain_shape(40)}, 4, 31));
+  expect_same_training(chain, config, "a chain under Bethe numbers: c_v = 0 at its two ends");
 }
 
 // The loader's layout (auto): examples split where a rank would idle or exceed its share, others

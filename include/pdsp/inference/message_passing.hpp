@@ -22,10 +22,11 @@ class MessagePassing final : public Kernels {
   double update_variable(int64_t v, const double* potential, double* lambda, Workspace& w) const;
   // One pass over the variables of example n, in order.
   double sweep_example(int64_t n, const double* potential, double* lambda, Workspace& w) const;
-  // Re-solves the blocks of the variables with c_v = 0 (their F term is a hard max, see
-  // design.md §5): needed before F is compared at a new theta.
-  void resolve_kinks_example(int64_t n, const double* potential, double* lambda,
-                             Workspace& w) const;
+  // Re-solves the blocks of the variables among `vars` with c_v = 0 (their F term is a hard max,
+  // see design.md §5): needed before F is compared at a new theta. Called with the chunks of the
+  // sweep plan, class by class, so that a split example re-solves as the whole one does.
+  void resolve_kinks(std::span<const LocalIndex> vars, const double* potential,
+                     MessageState& lambda, Workspace& w) const;
   bool has_kinks() const { return has_kinks_; }
   // The potentials were (re)computed into `potential`: rebuilds the shared tables of the pairwise
   // factors that have one (shared_tables.hpp), which calls with this array then use (also after

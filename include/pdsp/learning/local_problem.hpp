@@ -6,6 +6,7 @@
 // ways run the same chunks and sum them in the same order, so results do not depend on the
 // thread count.
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -66,6 +67,8 @@ class LocalProblem {
   void set_temperature(double epsilon);
   // Runs `count` sweeps; returns the largest message change of the last one.
   double sweep(int count);
+  // Re-solves the blocks of the variables with c_v = 0 (MessagePassing::resolve_kinks); on a
+  // data set spread over ranks, every rank calls it at the same point.
   void resolve_kinks();
   // F at the current messages; not checked, so that a trial step whose potentials overflow is
   // simply rejected.
@@ -116,6 +119,10 @@ class LocalProblem {
     run(
         plan, std::forward<Work>(work), [](int64_t) {}, [](int64_t) {});
   }
+  // One pass of the sweep plan: update(chunk, its variables, workspace) for each chunk, class by
+  // class, a shard exchanging its boundary messages after each class.
+  template <class Update>
+  void pass_over_variables(Update&& update);
   // The sum of chunk_value_ over the plan's chunks whose terms this rank counts.
   double sum_of_chunks(const WorkPlan& plan) const;
   // [chunks of the evaluation plan] 0 for the chunks of a shard's copies of cut factors, whose
@@ -145,6 +152,8 @@ class LocalProblem {
   std::vector<uint8_t> chunk_counted_;  // counted_chunks()
   bool threads_inside_examples_ = false;
   std::unique_ptr<HaloExchange> halo_;  // on a shard of a split example
+  // c_v = 0 on some rank: agreed by resolve_kinks, again after each set_temperature.
+  std::optional<bool> kinks_on_some_rank_;
   FeatureIndex features_;
   std::vector<double> loss_;        // [states], empty without loss augmentation
   double largest_loss_;             // max |loss_|
