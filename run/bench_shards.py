@@ -23,6 +23,38 @@ def mpirun(ranks, command):
             "-np", str(ranks)] + command
 
 
+def make_grid(pdsp, work, size):
+    """One SIZE x SIZE denoising grid with shared parameters; its path."""
+    data = os.path.join(work, f"grid{size}.h5")
+    run([pdsp, "gen", "denoise", "--train", data, "--height", str(size), "--width", str(size),
+         "--train-copies", "1", "--params", "shared", "--quiet"])
+    return data
+
+
+def train_split(pdsp, data, work, ranks, iterations, threads=1):
+    """Trains on `ranks` ranks of `threads` threads for ITERATIONS iterations (--tol 0, auto
+    layout): the run's log, metrics records, ms per iteration (mean of iterations 2 on), peak
+    bytes of the largest rank, theta, halo statistics and the layout it names."""
+    cores = os.cpu_count() or 1
+    name = f"m{ranks}x{threads}"
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads),
+               OMP_WAIT_POLICY="passive" if ranks * threads > cores else "active")
+    model, metrics = os.path.join(work, f"{name}.h5"), os.path.join(work, f"{name}.jsonl")
+    out, _ = run(mpirun(ranks, [pdsp, "train", "--data", data, "--out", model, "--metrics",
+                                metrics, "--max-iters", str(iterations), "--tol", "0"]), env=env)
+    records = [json.loads(l) for l in open(metrics)]
+    its = [r for r in records if r["type"] == "iteration"]
+    end = next(r for r in records if r["type"] == "end")
+    layout = re.search(r"layout: ([^;\n]*)", out)
+    return {"model": model, "env": env, "head": records[0], "iterations": its, "end": end,
+            "ms": 1e3 * sum(r["seconds"] for r in its[1:]) / max(1, len(its) - 1),
+            "peak": end["peak_resident_bytes"], "theta": np.asarray(h5py.File(model, "r")["theta"]),
+            "halo_sweeps": end.get("halo_sweeps", 0), "halo_values": end.get("halo_values_sent", 0),
+            "halo_seconds": end.get("halo_seconds", 0.0),
+            "layout": layout.group(1) if layout else "?",
+            "oversubscribed": ranks * threads > cores}
+
+
 def main():
     parser = argparse.ArgumentParser()
     for flag in ("--pdsp", "--work", "--ranks"):
@@ -31,9 +63,7 @@ def main():
     parser.add_argument("--iterations", type=int, required=True)
     a = parser.parse_args()
     cores = os.cpu_count() or 1
-    data = os.path.join(a.work, "grid.h5")
-    run([a.pdsp, "gen", "denoise", "--train", data, "--height", str(a.size), "--width",
-         str(a.size), "--train-copies", "1", "--params", "shared", "--quiet"])
+    data = make_grid(a.pdsp, a.work, a.size)
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                 if l.startswith("model name")), "?")
     print(f"# pdsp bench_shards: one {a.size}x{a.size} grid, shared parameters, eps = 1, "
@@ -45,39 +75,26 @@ def main():
     reference = None
     for ranks in [int(r) for r in a.ranks.split(",")]:
         note = f"oversubscribed ({ranks} ranks on {cores} cores)" if ranks > cores else ""
-        env = dict(os.environ, OMP_NUM_THREADS="1",
-                   OMP_WAIT_POLICY="passive" if ranks > cores else "active")
-        model = os.path.join(a.work, f"m{ranks}.h5")
-        metrics = os.path.join(a.work, f"m{ranks}.jsonl")
-        out, _ = run(mpirun(ranks, [a.pdsp, "train", "--data", data, "--out", model,
-                                    "--metrics", metrics, "--max-iters", str(a.iterations),
-                                    "--tol", "0"]), env=env)
-        records = [json.loads(l) for l in open(metrics)]
-        head = records[0]
-        its = [r for r in records if r["type"] == "iteration"][1:]
-        end = next(r for r in records if r["type"] == "end")
-        ms = 1e3 * sum(r["seconds"] for r in its) / max(1, len(its))
-        theta = np.asarray(h5py.File(model, "r")["theta"])
+        t = train_split(a.pdsp, data, a.work, ranks, a.iterations)
         if reference is None:
-            reference = {"ms": ms, "peak": end["peak_resident_bytes"], "theta": theta}
-        drift = np.max(np.abs(theta - reference["theta"])) / np.max(np.abs(reference["theta"]))
-        sweeps = end.get("halo_sweeps", 0)
-        halo_kb = 8e-3 * end.get("halo_values_sent", 0) / sweeps if sweeps else 0.0
-        halo_ms = 1e3 * end.get("halo_seconds", 0) / sweeps if sweeps else 0.0
-        layout = re.search(r"layout: ([^;\n]*)", out)
+            reference = t
+        drift = np.max(np.abs(t["theta"] - reference["theta"])) / np.max(np.abs(reference["theta"]))
+        sweeps = t["halo_sweeps"]
+        halo_kb = 8e-3 * t["halo_values"] / sweeps if sweeps else 0.0
+        halo_ms = 1e3 * t["halo_seconds"] / sweeps if sweeps else 0.0
         # /usr/bin/time under mpirun: one peak per rank, on stderr.
         started = time.perf_counter()
         predicted = subprocess.run(mpirun(ranks, [
             "/usr/bin/time", "-f", "peak %M KB", a.pdsp, "predict", "--data", data, "--model",
-            model, "--out", os.path.join(a.work, f"p{ranks}.h5"), "--quiet", "--max-sweeps",
-            str(PREDICT_SWEEPS)]), env=env,
+            t["model"], "--out", os.path.join(a.work, f"p{ranks}.h5"), "--quiet", "--max-sweeps",
+            str(PREDICT_SWEEPS)]), env=t["env"],
             capture_output=True, text=True, check=True)
         predict_seconds = time.perf_counter() - started
         predict_kb = max(int(k) for k in re.findall(r"peak (\d+) KB", predicted.stderr))
-        print(f"{ranks:>5} {layout.group(1)[:28] if layout else '?':>28} "
-              f"{head['seconds_load']:>7.2f} {ms:>8.1f} {reference['ms'] / ms:>8.2f} "
-              f"{end['peak_resident_bytes'] / 2**20:>9.0f} "
-              f"{end['peak_resident_bytes'] / reference['peak']:>8.3f} {halo_kb:>10.1f} "
+        print(f"{ranks:>5} {t['layout'][:28]:>28} "
+              f"{t['head']['seconds_load']:>7.2f} {t['ms']:>8.1f} {reference['ms'] / t['ms']:>8.2f} "
+              f"{t['peak'] / 2**20:>9.0f} "
+              f"{t['peak'] / reference['peak']:>8.3f} {halo_kb:>10.1f} "
               f"{halo_ms:>10.2f} {drift:>21.2e} {predict_seconds:>9.2f} "
               f"{predict_kb / 1024:>11.0f}  {note}")
 
