@@ -45,23 +45,32 @@ def train_split(pdsp, data, work, ranks, iterations, threads=1):
     records = [json.loads(l) for l in open(metrics)]
     its = [r for r in records if r["type"] == "iteration"]
     end = next(r for r in records if r["type"] == "end")
-    layout = re.search(r"layout: ([^;\n]*)", out)
+    # "layout: ...; example 0: grid blocks 2x1 of 2048x2048, variables per shard ..., 2048 cut factors"
+    grid = re.search(r"grid blocks (\d+)x(\d+)[^\n]*?(\d+) cut factors", out)
+    other = re.search(r"example \d+: (\w+), variables per shard[^\n]*?(\d+) cut factors", out)
     return {"model": model, "env": env, "head": records[0], "iterations": its, "end": end,
             "ms": 1e3 * sum(r["seconds"] for r in its[1:]) / max(1, len(its) - 1),
             "peak": end["peak_resident_bytes"], "theta": np.asarray(h5py.File(model, "r")["theta"]),
             "halo_sweeps": end.get("halo_sweeps", 0), "halo_values": end.get("halo_values_sent", 0),
             "halo_seconds": end.get("halo_seconds", 0.0),
-            "layout": layout.group(1) if layout else "?",
+            "layout": (f"blocks {grid.group(1)}x{grid.group(2)}, {grid.group(3)} cut" if grid else
+                       f"{other.group(1)}, {other.group(2)} cut" if other else "whole"),
+            "blocks": (int(grid.group(1)), int(grid.group(2))) if grid else None,
             "oversubscribed": ranks * threads > cores}
 
 
-def main():
+def grid_arguments(*flags):
+    """The command line of a script that trains one grid: --size, --iterations and `flags`."""
     parser = argparse.ArgumentParser()
-    for flag in ("--pdsp", "--work", "--ranks"):
+    for flag in flags:
         parser.add_argument(flag, required=True)
     parser.add_argument("--size", type=int, required=True)
     parser.add_argument("--iterations", type=int, required=True)
-    a = parser.parse_args()
+    return parser.parse_args()
+
+
+def main():
+    a = grid_arguments("--pdsp", "--work", "--ranks")
     cores = os.cpu_count() or 1
     data = make_grid(a.pdsp, a.work, a.size)
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")

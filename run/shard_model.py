@@ -9,24 +9,23 @@ One outer iteration on a G x G 4-connected grid, each rank holding n_own of its 
        + A * allreduce * log2(P)                         scalar and gradient reductions
 
   T1          ms per iteration of the whole G1 x G1 example on one rank of one thread (measured)
-  speed(P)    the machine's throughput of P busy cores over one: here the speed-up of one rank
-              with 2 threads on the same example (the cores share one memory system), and no
-              more than the cores; in the projection one core per rank, each as fast as one here
+  speed(P)    P ranks' throughput over one: min(P, cores) here; in the projection one core
+              per rank, each as fast as one here
   S, E, A     sweeps, belief exchanges and allreduces per iteration (from the 2-rank run: the
               sweeps and trials the trainer made; E = 1; A = step trials + 2)
   K           colour classes: 2 on a 4-connected grid
   alpha, beta the seconds of one exchange with a neighbour and per byte (pdsp_bench_halo)
   allreduce   one small allreduce on 2 ranks (pdsp_bench_halo), times log2(P) levels
-  bytes       per rank and class: 16 bytes (two doubles) per cut factor slot the rank sends, half
-              of its boundary in each class; strips (bands of rows: 2 neighbours, G slots each)
-              or blocks (sqrt(P) x sqrt(P): 4 neighbours, G / sqrt(P) slots each)
+  bytes       of the busiest rank per class: 16 (two doubles) per cut factor it shares, half
+              of them in each class; strips (P x 1 bands: 2 neighbours, G cut factors each)
+              or blocks (sqrt(P) x sqrt(P): 4 neighbours, G / sqrt(P) each); beliefs: 16 per
+              cut factor after each evaluation
 
 No overlap is credited (the sweep updates a class's interior while its boundary messages travel,
 which hides the exchange when the interior takes longer) and no waiting at the per-class
 synchronisation (imbalance and noise, which the model does not know), so the check against the
 measured runs shows how much those matter here.
 """
-import argparse
 import math
 import os
 import re
@@ -34,28 +33,30 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from bench_common import run  # noqa: E402
-from bench_shards import make_grid, mpirun, train_split  # noqa: E402
+from bench_shards import grid_arguments, make_grid, mpirun, train_split  # noqa: E402
 
 CLASSES = 2
 BYTES_PER_SLOT = 16  # a binary variable's message into a pairwise factor: two doubles
 
 
-def halo_bytes(grid, ranks, layout):
-    """Bytes one interior rank sends per colour class, and per belief exchange."""
-    if ranks == 1:
-        return 0.0, 0.0
-    if layout == "strips":
-        neighbours, edge = (1 if ranks == 2 else 2), grid
-    else:
-        side = math.isqrt(ranks)
-        neighbours, edge = (4 if side > 2 else 2), grid / side
-    # Half the boundary variables are in each class; beliefs: 2 states of each boundary variable.
-    return neighbours * edge / 2 * BYTES_PER_SLOT, neighbours * edge * 2 * 8
+def cut_factors(grid, blocks):
+    """The factors a G x G grid cut into rows x cols blocks cuts."""
+    rows, cols = blocks
+    return (rows - 1) * grid + (cols - 1) * grid
 
 
-def model_ms(c, grid, ranks, layout, speed):
-    """Milliseconds per iteration on `ranks` ranks; c holds the measured constants."""
-    per_class, beliefs = halo_bytes(grid, ranks, layout)
+def rank_bytes(grid, blocks):
+    """Bytes the busiest rank sends per colour class, and per belief exchange: its cut factors
+    (up to two neighbours across each direction), half of them in each class."""
+    rows, cols = blocks
+    cut = min(2, rows - 1) * grid / cols + min(2, cols - 1) * grid / rows
+    return cut / 2 * BYTES_PER_SLOT, cut * BYTES_PER_SLOT
+
+
+def model_ms(c, grid, blocks, speed):
+    """Milliseconds per iteration on rows x cols ranks; c holds the measured constants."""
+    ranks = blocks[0] * blocks[1]
+    per_class, beliefs = rank_bytes(grid, blocks)
     compute = c["t1_ms"] * (grid / c["grid"]) ** 2 / speed
     exchanges = 0.0 if ranks == 1 else 1e3 * (
         c["sweeps"] * CLASSES * (c["alpha"] + c["beta"] * per_class)
@@ -70,74 +71,69 @@ def halo_constants(bench):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for flag in ("--pdsp", "--bench-halo", "--work"):
-        parser.add_argument(flag, required=True)
-    parser.add_argument("--size", type=int, required=True)
-    parser.add_argument("--iterations", type=int, required=True)
-    a = parser.parse_args()
+    a = grid_arguments("--pdsp", "--bench-halo", "--work")
     cores = os.cpu_count() or 1
 
     bench, _ = run(mpirun(2, [a.bench_halo]))
     print(bench, end="")
     alpha, beta, allreduce = halo_constants(bench)
     data = make_grid(a.pdsp, a.work, a.size)
-    runs = {(1, 1): train_split(a.pdsp, data, a.work, 1, a.iterations),
-            (1, 2): train_split(a.pdsp, data, a.work, 1, a.iterations, threads=2),
-            (2, 1): train_split(a.pdsp, data, a.work, 2, a.iterations),
-            (4, 1): train_split(a.pdsp, data, a.work, 4, a.iterations)}
-    two = runs[(2, 1)]
+    runs = {ranks: train_split(a.pdsp, data, a.work, ranks, a.iterations) for ranks in (1, 2, 4)}
+    two = runs[2]
     iterations = len(two["iterations"])
     trials = sum(r["step_trials"] for r in two["iterations"]) / iterations
-    c = {"grid": a.size, "t1_ms": runs[(1, 1)]["ms"], "alpha": alpha, "beta": beta,
+    c = {"grid": a.size, "t1_ms": runs[1]["ms"], "alpha": alpha, "beta": beta,
          "allreduce": allreduce, "sweeps": two["halo_sweeps"] / iterations, "evaluations": 1.0,
          "allreduces": trials + 2}
-    two_core = runs[(1, 1)]["ms"] / runs[(1, 2)]["ms"]
-    print(f"# constants: T1 {c['t1_ms']:.1f} ms/iter ({a.size}^2, 1 rank, 1 thread); speed of 2 cores "
-          f"{two_core:.2f} (1 rank x 2 threads: {runs[(1, 2)]['ms']:.1f} ms/iter); sweeps/iter "
+    print(f"# constants: T1 {c['t1_ms']:.1f} ms/iter ({a.size}^2, 1 rank, 1 thread); sweeps/iter "
           f"{c['sweeps']:.2f}; step trials/iter {trials:.2f}; alpha {1e6 * alpha:.2f} us; "
           f"1/beta {1e-9 / beta:.2f} GB/s; allreduce {1e6 * allreduce:.2f} us")
 
-    print(f"\n# check against the measured runs ({a.size}^2, {a.iterations} iterations, bands of rows)")
-    print(f"{'ranks':>5} {'model ms':>9} {'compute':>8} {'halo':>7} {'reduce':>7} {'measured':>9} "
-          f"{'ratio':>6} {'model halo KB/sw':>16} {'measured KB/sw':>14}  note")
-    for ranks in (1, 2, 4):
-        t = runs[(ranks, 1)]
-        speed = 1.0 if ranks == 1 else two_core
-        total, compute, exchanges, reductions = model_ms(c, a.size, ranks, "strips", speed)
-        per_class, beliefs = halo_bytes(a.size, ranks, "strips")
-        # All ranks: the two end bands send to one neighbour, the others to two.
-        senders = 2 * (ranks - 1)
-        one_neighbour = per_class / (1 if ranks == 2 else 2), beliefs / (1 if ranks == 2 else 2)
-        model_kb = 0.0 if ranks == 1 else senders * (
-            CLASSES * one_neighbour[0] + one_neighbour[1] * c["evaluations"] / c["sweeps"]) / 1e3
+    print(f"\n# check against the measured runs ({a.size}^2, {a.iterations} iterations, the "
+          f"layout each run chose; speed = min(ranks, {cores} cores))")
+    print(f"{'ranks':>5} {'layout':>22} {'model ms':>9} {'compute':>8} {'halo':>7} {'reduce':>7} "
+          f"{'measured':>9} {'ratio':>6} {'model halo KB/sw':>16} {'measured KB/sw':>14}  note")
+    for ranks, t in runs.items():
+        blocks = t["blocks"] or (1, 1)
+        total, compute, exchanges, reductions = model_ms(c, a.size, blocks, min(ranks, cores))
+        # All ranks: each cut factor carries two messages per sweep and two beliefs per evaluation.
+        model_kb = 2 * BYTES_PER_SLOT * cut_factors(a.size, blocks) * (
+            1 + c["evaluations"] / c["sweeps"]) / 1e3
         measured_kb = 8e-3 * t["halo_values"] / t["halo_sweeps"] if t["halo_sweeps"] else 0.0
         note = f"oversubscribed ({ranks} ranks on {cores} cores)" if t["oversubscribed"] else ""
-        print(f"{ranks:>5} {total:>9.1f} {compute:>8.1f} {exchanges:>7.2f} {reductions:>7.2f} "
-              f"{t['ms']:>9.1f} {t['ms'] / total:>6.2f} {model_kb:>16.1f} {measured_kb:>14.1f}  {note}")
+        print(f"{ranks:>5} {t['layout']:>22} {total:>9.1f} {compute:>8.1f} {exchanges:>7.2f} "
+              f"{reductions:>7.2f} {t['ms']:>9.1f} {t['ms'] / total:>6.2f} {model_kb:>16.1f} "
+              f"{measured_kb:>14.1f}  {note}")
 
     slow = dict(c, alpha=10 * alpha, beta=10 * beta, allreduce=10 * allreduce)
-    for title, grid_of, weak in ((f"strong scaling: one {a.size} x {a.size} example", lambda p: a.size, False),
-                                 ("weak scaling: 1024 x 1024 variables per rank", lambda p: 1024 * math.isqrt(p), True)):
+    columns = [("strips", c), ("blocks", c), ("strips x10", slow), ("blocks x10", slow)]
+    for title, grid_of, weak in (
+            (f"strong scaling: one {a.size} x {a.size} example", lambda p: a.size, False),
+            ("weak scaling: 1024 x 1024 variables per rank", lambda p: 1024 * math.isqrt(p), True)):
         print(f"\n# projection, {title}; one core per rank as fast as one here; efficiency = "
               "T1 / (P T(P)) (weak: T(1) / T(P)); 'x10' = latency, allreduce and seconds per byte "
               "ten times this machine's (an inter-node network, assumed, not measured)")
-        print(f"{'ranks':>6} {'grid':>7} {'strips ms':>10} {'eff':>5} {'blocks ms':>10} {'eff':>5} "
-              f"{'strips x10':>10} {'eff':>5} {'blocks x10':>10} {'eff':>5}")
+        print(f"{'ranks':>6} {'grid':>7} " + " ".join(f"{name + ' ms':>13} {'eff':>5}"
+                                                     for name, _ in columns))
+        base = model_ms(c, 1024 if weak else a.size, (1, 1), 1.0)[0]
+        last_above_half = {}
         for ranks in (1, 4, 16, 64, 256, 1024, 4096, 16384):
             grid = grid_of(ranks)
-            base = model_ms(c, 1024 if weak else a.size, 1, "strips", 1.0)[0]
             cells = []
-            for constants in (c, slow):
-                for layout in ("strips", "blocks"):
-                    if layout == "strips" and ranks > grid:
-                        cells += ["-", "-"]
-                        continue
-                    ms = model_ms(constants, grid, ranks, layout, ranks)[0]
-                    efficiency = base / ms if weak else base / (ranks * ms)
-                    cells += [f"{ms:.2f}", f"{100 * efficiency:.0f}%"]
-            print(f"{ranks:>6} {grid:>7} " + " ".join(
-                f"{cell:>{10 if i % 2 == 0 else 5}}" for i, cell in enumerate(cells)))
+            for name, constants in columns:
+                if name.startswith("strips") and ranks > grid:  # a band is at least one row
+                    cells += [f"{'-':>13}", f"{'-':>5}"]
+                    continue
+                side = math.isqrt(ranks)
+                blocks = (ranks, 1) if name.startswith("strips") else (side, side)
+                ms = model_ms(constants, grid, blocks, ranks)[0]
+                efficiency = base / ms if weak else base / (ranks * ms)
+                if efficiency >= 0.5:
+                    last_above_half[name] = ranks
+                cells += [f"{ms:>13.2f}", f"{100 * efficiency:>4.0f}%"]
+            print(f"{ranks:>6} {grid:>7} " + " ".join(cells))
+        print("# the most ranks listed with efficiency >= 50%: " + ", ".join(
+            f"{name} {last_above_half.get(name, 1)} ranks" for name, _ in columns))
 
 
 if __name__ == "__main__":

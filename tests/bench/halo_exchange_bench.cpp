@@ -60,24 +60,28 @@ int main(int argc, char** argv) {
   pdsp::MpiCommunicator comm(&argc, &argv);
   const int repeats = argc > 1 ? std::stoi(argv[1]) : 200;
   if (comm.size() < 2) {
-    if (comm.is_root()) std::fprintf(stderr, "%s: run under mpirun with 2 or more ranks\n", argv[0]);
+    if (comm.is_root())
+      std::fprintf(stderr, "%s: run under mpirun with 2 or more ranks\n", argv[0]);
     return 2;
   }
   // Least squares of seconds on bytes over the sizes: latency and seconds per byte.
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   if (comm.is_root())
-    std::printf("# pdsp_bench_halo: %d ranks in pairs, %d repeats, median of the slowest rank\n"
-                "%10s %12s %12s\n",
-                comm.size(), repeats, "bytes", "us/exchange", "MB/s");
+    std::printf(
+        "# pdsp_bench_halo: %d ranks in pairs, %d repeats, median of the slowest rank\n"
+        "%10s %12s %12s\n",
+        comm.size(), repeats, "bytes", "us/exchange", "MB/s");
   for (int64_t count = 1; count <= (int64_t{1} << 20); count *= 4) {
-    const double seconds = time_exchange(comm, count, count >= (1 << 16) ? repeats / 10 + 1 : repeats);
+    const double seconds =
+        time_exchange(comm, count, count >= (1 << 16) ? repeats / 10 + 1 : repeats);
     const double bytes = 8.0 * static_cast<double>(count);
     n += 1;
     sx += bytes;
     sy += seconds;
     sxx += bytes * bytes;
     sxy += bytes * seconds;
-    if (comm.is_root()) std::printf("%10.0f %12.2f %12.1f\n", bytes, 1e6 * seconds, bytes / seconds / 1e6);
+    if (comm.is_root())
+      std::printf("%10.0f %12.2f %12.1f\n", bytes, 1e6 * seconds, bytes / seconds / 1e6);
   }
   const double per_byte = (n * sxy - sx * sy) / (n * sxx - sx * sx);
   // The latency from the smallest message alone: the fit's intercept is dominated by the large

@@ -254,7 +254,8 @@ TEST(ShardedExample, TrainingGivesTheUnshardedTheta) {
   expect_same_training(grid, config, "grid, eps = 0 (smoothing)");
   config.epsilon = 1.0;
   config.counting = CountingMode::Bethe;
-  const Split chain = split_across_ranks(testing::random_dataset({testing::chain_shape(40)}, 4, 31));
+  const Split chain =
+      split_across_ranks(testing::random_dataset({testing::chain_shape(40)}, 4, 31));
   expect_same_training(chain, config, "a chain under Bethe numbers: c_v = 0 at its two ends");
 }
 
