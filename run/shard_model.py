@@ -1,5 +1,5 @@
 """The cost model of one example split across P ranks (run/shard_model.sh), from constants
-measured on this machine, checked against measured runs and projected to 64-1024 ranks.
+measured on this machine, checked against measured runs and projected to 16,384 ranks.
 
 One outer iteration on a G x G 4-connected grid, each rank holding n_own of its G^2 variables:
 
@@ -14,7 +14,8 @@ One outer iteration on a G x G 4-connected grid, each rank holding n_own of its 
   S, E, A     sweeps, belief exchanges and allreduces per iteration (from the 2-rank run: the
               sweeps and trials the trainer made; E = 1; A = step trials + 2)
   K           colour classes: 2 on a 4-connected grid
-  alpha, beta the seconds of one exchange with a neighbour and per byte (pdsp_bench_halo)
+  alpha, beta the seconds of one exchange of 8 bytes and per byte (pdsp_bench_halo); one alpha
+              per class, as the exchanges with all neighbours are posted together
   allreduce   one small allreduce on 2 ranks (pdsp_bench_halo), times log2(P) levels
   bytes       of the busiest rank per class: 16 (two doubles) per cut factor it shares, half
               of them in each class; strips (P x 1 bands: 2 neighbours, G cut factors each)
@@ -94,6 +95,9 @@ def main():
     print(f"{'ranks':>5} {'layout':>22} {'model ms':>9} {'compute':>8} {'halo':>7} {'reduce':>7} "
           f"{'measured':>9} {'ratio':>6} {'model halo KB/sw':>16} {'measured KB/sw':>14}  note")
     for ranks, t in runs.items():
+        if ranks > 1 and t["blocks"] is None:
+            sys.exit(f"shard_model.py: the {ranks}-rank run did not split the grid into blocks "
+                     f"({t['layout']}); the model covers grid blocks only")
         blocks = t["blocks"] or (1, 1)
         total, compute, exchanges, reductions = model_ms(c, a.size, blocks, min(ranks, cores))
         # All ranks: each cut factor carries two messages per sweep and two beliefs per evaluation.

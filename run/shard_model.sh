@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The cost model of one example split across ranks (run/shard_model.py): measures the exchange
 # latency, bandwidth and allreduce time (pdsp_bench_halo on 2 ranks) and a SIZE x SIZE grid
-# trained on 1 rank (1 and 2 threads), 2 and 4 ranks (4 oversubscribed on 2 cores, said so);
+# trained on 1, 2 and 4 ranks of 1 thread (4 oversubscribed on 2 cores, said so);
 # prints the model beside those runs and its projection to 64-16384 ranks, strips and blocks.
 # usage: bash run/shard_model.sh [SIZE, default 2048] [ITERATIONS, default 10]
 set -euo pipefail

@@ -47,7 +47,6 @@ void HaloExchange::wait() {
 }
 
 void HaloExchange::start_messages(int64_t colour, const MessageState& lambda) {
-  if (colour == 0) ++sweeps_;
   // Both sides of a pair list the same slots, so both skip a pair with nothing either way.
   active_.clear();
   for (size_t i = 0; i < shard_.neighbours.size(); ++i) {

@@ -287,10 +287,12 @@ void LocalProblem::pass_over_variables(Update&& update) {
 
 double LocalProblem::sweep(int count) {
   if (count > 0) messages_are_kept_ = false;
-  for (int i = 0; i < count; ++i)
+  for (int i = 0; i < count; ++i) {
+    if (halo_) halo_->count_sweep();
     pass_over_variables([&](int64_t c, std::span<const LocalIndex> vars, Workspace& w) {
       chunk_value_[c] = kernels_->update_variables(vars, potential_.data(), lambda_, w);
     });
+  }
   const auto last = chunk_value_.begin() + sweep_plan_.num_chunks();
   return sweep_plan_.chunks.empty() ? 0.0 : *std::max_element(chunk_value_.begin(), last);
 }

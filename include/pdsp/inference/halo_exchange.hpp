@@ -30,6 +30,9 @@ class HaloExchange {
   // After the variable beliefs: the halo variables' beliefs (layout [states | table entries]).
   void beliefs(double* belief);
 
+  // The caller starts a sweep (what sweeps() counts; the re-solves of c_v = 0 variables, which
+  // exchange as a sweep does, are not one).
+  void count_sweep() { ++sweeps_; }
   // Totals since construction: values sent (8 bytes each), seconds spent in exchanges, sweeps.
   int64_t values_sent() const { return values_sent_; }
   double seconds() const { return seconds_; }
