@@ -113,18 +113,18 @@ void add_file_types(Checksum& sum, const h5::File& file, const RegionTypes& tabl
 
 }  // namespace
 
-void fingerprint_example_part(const DatasetLayout& layout, int64_t n, int part, int parts,
-                              bool root, Checksum& sum, std::array<int64_t, 5>& sizes) {
+void fingerprint_example_part(const DatasetLayout& layout, int64_t first, int64_t last, int part,
+                              int parts, bool root, Checksum& sum, std::array<int64_t, 5>& sizes) {
   const h5::File file = h5::File::open_read(layout.path);
   const auto share = [&](const std::vector<int64_t>& offset) {
-    return share_of(offset[n], offset[n + 1], part, parts);
+    return share_of(offset[first], offset[last], part, parts);
   };
   const Positions vars = share(layout.var_offset), factors = share(layout.factor_offset);
   const Positions states = share(layout.state_offset), tables = share(layout.table_offset);
   if (part == 0) {
-    const int64_t example_values[2] = {layout.var_offset[n], layout.factor_offset[n]};
-    sum.add<int64_t>(1, n, std::span<const int64_t>(example_values, 1));
-    sum.add<int64_t>(2, n, std::span<const int64_t>(example_values + 1, 1));
+    const auto examples = static_cast<size_t>(last - first);
+    sum.add<int64_t>(1, first, std::span(layout.var_offset).subspan(first, examples));
+    sum.add<int64_t>(2, first, std::span(layout.factor_offset).subspan(first, examples));
   }
   add_file_range<int32_t>(sum, file, "/vars/card", 3, vars);
   if (layout.has_labels) add_file_range<int32_t>(sum, file, "/vars/label", 4, vars);
@@ -139,9 +139,14 @@ void fingerprint_example_part(const DatasetLayout& layout, int64_t n, int part, 
   const CompactLayout& compact = layout.compact;
   if (compact.var_types.present || compact.factor_types.present) {
     if (compact.obs_offset.empty()) {
-      if (part == 0) sum.add<int64_t>(50, n, std::span<const int64_t>(&kNoRows, 1));
+      if (part == 0)
+        for (int64_t n = first; n < last; ++n)
+          sum.add<int64_t>(50, n, std::span<const int64_t>(&kNoRows, 1));
     } else {
-      if (part == 0) sum.add<int64_t>(50, n, std::span<const int64_t>(&compact.obs_offset[n], 1));
+      if (part == 0)
+        sum.add<int64_t>(
+            50, first,
+            std::span(compact.obs_offset).subspan(first, static_cast<size_t>(last - first)));
       const Positions rows = share(compact.obs_offset);
       add_file_range<int64_t>(sum, file, "/obs/ptr", 51, rows);
       const Positions entries{file.read<int64_t>("/obs/ptr", rows.first, 1)[0],

@@ -49,6 +49,16 @@ struct Unit {
   int ranks = 1;
 };
 
+// Every example in one unit split over the ranks (a shard per rank, at most one per variable):
+// what auto does when a large example cannot have ranks of its own.
+std::vector<RankSlice> one_unit(int64_t examples, int64_t variables, int ranks) {
+  const int shards = static_cast<int>(std::min<int64_t>(ranks, variables));
+  std::vector<RankSlice> slices;
+  for (int k = 0; k < shards; ++k) slices.push_back({0, examples, k, shards, 0});
+  for (int r = shards; r < ranks; ++r) slices.push_back({examples, examples, 0, 1, r});
+  return slices;
+}
+
 std::vector<RankSlice> whole_slices(const std::vector<double>& cost, int ranks) {
   const std::vector<int64_t> bounds = partition_by_cost(cost, ranks);
   std::vector<RankSlice> slices(static_cast<size_t>(ranks));
@@ -80,7 +90,13 @@ std::vector<RankSlice> plan_rank_slices(const std::vector<double>& cost,
   }
   const bool any_large =
       std::any_of(units.begin(), units.end(), [](const Unit& u) { return u.large; });
-  if (!any_large || static_cast<int64_t>(units.size()) > ranks) return whole_slices(cost, ranks);
+  if (!any_large) return whole_slices(cost, ranks);
+  int64_t all_variables = 0;
+  for (int64_t v : variables) all_variables += v;
+  // Too few ranks for a group per large example and per run of small ones between them: the
+  // examples are split as one unit, so that the ranks still share the work evenly.
+  if (static_cast<int64_t>(units.size()) > ranks)
+    return shards == 0 ? one_unit(examples, all_variables, ranks) : whole_slices(cost, ranks);
   int used = static_cast<int>(units.size());
   if (shards > 1) {
     for (Unit& u : units)
@@ -106,6 +122,10 @@ std::vector<RankSlice> plan_rank_slices(const std::vector<double>& cost,
     if (best == nullptr) break;
     ++best->ranks;
   }
+  // Auto, and a large example is left with one rank (its group could not grow): as above.
+  if (shards == 0 && std::any_of(units.begin(), units.end(),
+                                 [](const Unit& u) { return u.large && u.ranks == 1; }))
+    return one_unit(examples, all_variables, ranks);
   std::vector<RankSlice> slices;
   for (const Unit& u : units) {
     const int first_rank = static_cast<int>(slices.size());
@@ -135,8 +155,11 @@ std::string describe_rank_slices(const std::vector<RankSlice>& slices) {
     }
     if (s.shard != 0) continue;
     text += (text.empty() ? "" : ", ");
-    text += "example " + std::to_string(s.first) + " in " + std::to_string(s.shards) +
-            " shards on ranks " + std::to_string(r) + "-" + std::to_string(r + s.shards - 1);
+    text += s.last - s.first == 1 ? "example " + std::to_string(s.first)
+                                  : "examples " + std::to_string(s.first) + "-" +
+                                        std::to_string(s.last - 1) + " as one";
+    text += " in " + std::to_string(s.shards) + " shards on ranks " + std::to_string(r) + "-" +
+            std::to_string(r + s.shards - 1);
   }
   if (text.empty()) return "whole examples on every rank";
   if (whole_ranks > 0) text += "; whole examples on " + std::to_string(whole_ranks) + " rank(s)";

@@ -105,7 +105,7 @@ Dataset read_example_regions(const DatasetLayout& layout, const Dataset& structu
     if (layout.has_factor_counting)
       append(d.factor_counting, read_finite(file, "/factors/counting", run.file_first, run.count));
   }
-  read_compact_regions(file, layout.compact, example, var_runs, factor_runs, d);
+  read_compact_regions(file, layout.compact, structure, vars, factors, var_runs, factor_runs, d);
   return d;
 }
 

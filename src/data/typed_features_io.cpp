@@ -217,15 +217,23 @@ void read_compact_features(const h5::File& file, const CompactLayout& layout, in
                   rows_in(data.factor_offset), data);
 }
 
-void read_compact_regions(const h5::File& file, const CompactLayout& layout, int64_t example,
-                          std::span<const RegionRun> var_runs,
+void read_compact_regions(const h5::File& file, const CompactLayout& layout,
+                          const Dataset& structure, std::span<const int64_t> vars,
+                          std::span<const int64_t> factors, std::span<const RegionRun> var_runs,
                           std::span<const RegionRun> factor_runs, Dataset& data) {
-  // All of the example's rows: a shard's regions may read any of them.
-  read_observation_rows(file, layout, example, example + 1, data);
-  const auto rows = [&](int64_t) {
-    return std::pair<int64_t, int64_t>{data.obs_offset[0], data.obs_offset[1]};
+  // All of the examples' rows: a shard's regions may read any of their own example's.
+  read_observation_rows(file, layout, structure.first_example,
+                        structure.first_example + structure.num_examples(), data);
+  const auto rows_in = [&](std::span<const int64_t> ids, const std::vector<int64_t>& offset) {
+    return [&data, ids, &offset](int64_t r) {
+      const int64_t n = std::upper_bound(offset.begin(), offset.end(), ids[r]) - offset.begin() - 1;
+      return std::pair<int64_t, int64_t>{data.obs_offset[n], data.obs_offset[n + 1]};
+    };
   };
-  read_both_types(file, layout, var_runs, factor_runs, rows, rows, data);
+  read_both_types(file, layout, var_runs, factor_runs, rows_in(vars, structure.var_offset),
+                  rows_in(factors, structure.factor_offset), data);
+  // The shard is one example: its rows are all of them.
+  data.obs_offset = {data.obs_offset.front(), data.obs_offset.back()};
 }
 
 void write_compact_features(h5::File& file, const Dataset& data) {

@@ -103,11 +103,12 @@ struct InteractionGraph {
 
 // Two passes over the factors (count, then fill), each variable's list then sorted and its
 // repeats merged in place: no list per variable, which cost 250 MB per million variables.
-InteractionGraph interaction_graph(const Dataset& data, int64_t example, const std::string& where) {
-  const int64_t first = data.var_offset[example];
-  const int64_t n = data.var_offset[example + 1] - first;
-  const int64_t factor_begin = data.factor_offset[example],
-                factor_end = data.factor_offset[example + 1];
+InteractionGraph interaction_graph(const Dataset& data, int64_t first_example, int64_t last_example,
+                                   const std::string& where) {
+  const int64_t first = data.var_offset[first_example];
+  const int64_t n = data.var_offset[last_example] - first;
+  const int64_t factor_begin = data.factor_offset[first_example],
+                factor_end = data.factor_offset[last_example];
   std::vector<int64_t> start(static_cast<size_t>(n) + 1, 0), weight(static_cast<size_t>(n));
   for (int64_t v = 0; v < n; ++v) weight[v] = data.card[first + v];
   for (int64_t a = factor_begin; a < factor_end; ++a) {
@@ -158,10 +159,10 @@ InteractionGraph interaction_graph(const Dataset& data, int64_t example, const s
 
 // METIS k-way on the interaction graph.
 // `where` names the file and the example in errors.
-void split_with_metis(const Dataset& data, int64_t example, int shards, const std::string& where,
-                      ShardPartition& p) {
-  const int64_t n = data.var_offset[example + 1] - data.var_offset[example];
-  InteractionGraph g = interaction_graph(data, example, where);
+void split_with_metis(const Dataset& data, int64_t first, int64_t last, int shards,
+                      const std::string& where, ShardPartition& p) {
+  const int64_t n = data.var_offset[last] - data.var_offset[first];
+  InteractionGraph g = interaction_graph(data, first, last, where);
   idx_t vertices = static_cast<idx_t>(n), constraints = 1, parts = shards, cut = 0;
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
@@ -197,10 +198,12 @@ GridShape find_grid(const Dataset& data, int64_t example) {
   return {};
 }
 
-ShardPartition partition_example(const Dataset& data, int64_t example, int shards,
+ShardPartition partition_example(const Dataset& data, int64_t first, int64_t last, int shards,
                                  const std::string& source) {
-  const int64_t n = data.var_offset[example + 1] - data.var_offset[example];
-  const std::string where = source + ": example " + std::to_string(data.first_example + example);
+  const int64_t n = data.var_offset[last] - data.var_offset[first];
+  std::string where = source + ": example";
+  where.append(last - first > 1 ? "s " : " ").append(std::to_string(data.first_example + first));
+  if (last - first > 1) where.append("-").append(std::to_string(data.first_example + last - 1));
   if (shards < 1)
     throw InputError(where + ": --shards must be at least 1, not " + std::to_string(shards));
   if (shards > n)
@@ -211,21 +214,22 @@ ShardPartition partition_example(const Dataset& data, int64_t example, int shard
   p.shard_of.assign(static_cast<size_t>(n), 0);
   p.method = "whole";
   if (shards > 1) {
-    const GridShape grid = find_grid(data, example);
+    // Several examples split as one are no grid, whatever each of them is.
+    const GridShape grid = last - first == 1 ? find_grid(data, first) : GridShape{};
     const std::array<int64_t, 2> layout =
         grid.rows > 0 ? block_layout(grid, shards) : std::array<int64_t, 2>{0, 0};
     if (layout[0] > 0)
       split_grid(grid, layout, p);
     else
-      split_with_metis(data, example, shards, where, p);
+      split_with_metis(data, first, last, shards, where, p);
   }
   p.variables.assign(static_cast<size_t>(shards), 0);
   for (int32_t s : p.shard_of) ++p.variables[s];
-  const int64_t first = data.var_offset[example];
-  for (int64_t a = data.factor_offset[example]; a < data.factor_offset[example + 1]; ++a) {
-    const int32_t shard = p.shard_of[data.factor_vars[data.factor_var_ptr[a]] - first];
+  const int64_t first_var = data.var_offset[first];
+  for (int64_t a = data.factor_offset[first]; a < data.factor_offset[last]; ++a) {
+    const int32_t shard = p.shard_of[data.factor_vars[data.factor_var_ptr[a]] - first_var];
     for (int64_t i = data.factor_var_ptr[a] + 1; i < data.factor_var_ptr[a + 1]; ++i)
-      if (p.shard_of[data.factor_vars[i] - first] != shard) {
+      if (p.shard_of[data.factor_vars[i] - first_var] != shard) {
         ++p.cut_factors;
         break;
       }

@@ -45,7 +45,7 @@ std::vector<LocalIndex> unique_local(std::vector<int64_t>& whole_ids,
 
 ShardSelection select_shard(const Dataset& structure, const FactorGraph& graph,
                             const Colouring& colouring, const ShardPartition& partition,
-                            bool acyclic, int index, int first_rank) {
+                            std::span<const uint8_t> acyclic, int index, int first_rank) {
   const Dataset& whole = structure;
   const int64_t n_vars = whole.num_vars(), n_factors = whole.num_factors();
   const std::vector<int32_t>& shard_of = partition.shard_of;
@@ -79,15 +79,21 @@ ShardSelection select_shard(const Dataset& structure, const FactorGraph& graph,
   auto shard = std::make_shared<ExampleShard>();
   shard->index = index;
   shard->example = whole.first_example;
+  shard->examples = whole.num_examples();
   shard->cut_factors = partition.cut_factors;
   shard->shard_variables = partition.variables;
   shard->method = partition.method;
-  shard->example_acyclic = acyclic;
+  shard->example_acyclic = std::all_of(acyclic.begin(), acyclic.end(), [](uint8_t a) { return a; });
+  for (int64_t v : vars) shard->var_acyclic.push_back(acyclic[v]);
+  // Class c of every example is swept as one class: examples share no factor.
   std::vector<int32_t> colour_of(static_cast<size_t>(n_vars), 0);
-  const int64_t first_class = colouring.example_class_ptr[0];
-  shard->colours = static_cast<int32_t>(colouring.num_classes(0));
-  for (int64_t c = 0; c < shard->colours; ++c)
-    for (LocalIndex v : colouring.members(first_class + c)) colour_of[v] = static_cast<int32_t>(c);
+  for (int64_t n = 0; n < whole.num_examples(); ++n) {
+    const int64_t classes = colouring.num_classes(n);
+    shard->colours = std::max(shard->colours, static_cast<int32_t>(classes));
+    for (int64_t c = 0; c < classes; ++c)
+      for (LocalIndex v : colouring.members(colouring.example_class_ptr[n] + c))
+        colour_of[v] = static_cast<int32_t>(c);
+  }
   for (int64_t i = 0, state = 0; i < selection.own_vars; ++i) {
     const int64_t v = vars[i];
     shard->colour.push_back(colour_of[v]);

@@ -1,5 +1,7 @@
 #include "pdsp/inference/slice_loading.hpp"
 
+#include <algorithm>
+
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/inference/colouring.hpp"
 #include "pdsp/inference/counting.hpp"
@@ -9,21 +11,27 @@
 namespace pdsp {
 namespace {
 
-// The shard decides its regions from the example's structure, which the ranks of its group
-// read alike, and reads their data alone; its share of the data set's fingerprint it hashes from
-// the file.
+// The shard decides its regions from the structure of its examples (one, or in the hybrid layout
+// several split as one), which the ranks of its group read alike, and reads their data alone; its
+// share of the data set's fingerprint it hashes from the file.
 Dataset read_shard(const DatasetLayout& layout, const RankSlice& mine, bool root) {
   Checksum fingerprint;
   std::array<int64_t, 5> sizes{};
-  fingerprint_example_part(layout, mine.first, mine.shard, mine.shards, root, fingerprint, sizes);
+  fingerprint_example_part(layout, mine.first, mine.last, mine.shard, mine.shards, root,
+                           fingerprint, sizes);
   const Dataset structure = read_structure(layout, mine.first, mine.last);
   ShardSelection selection;
   {
     const FactorGraph graph(structure, structure.source());
+    const int64_t examples = structure.num_examples();
     const ShardPartition partition =
-        partition_example(structure, 0, mine.shards, structure.source());
+        partition_example(structure, 0, examples, mine.shards, structure.source());
+    std::vector<uint8_t> acyclic(static_cast<size_t>(structure.num_vars()));
+    for (int64_t n = 0; n < examples; ++n)
+      std::fill(acyclic.begin() + structure.var_offset[n],
+                acyclic.begin() + structure.var_offset[n + 1], is_acyclic(structure, n) ? 1 : 0);
     selection = select_shard(structure, graph, colour_variables(structure, graph), partition,
-                             is_acyclic(structure, 0), mine.shard, mine.first_rank);
+                             acyclic, mine.shard, mine.first_rank);
   }
   Dataset shard = read_example_regions(layout, structure, selection.vars, selection.own_vars,
                                        selection.factors, selection.own_factors);

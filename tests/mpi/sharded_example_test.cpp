@@ -269,8 +269,10 @@ TEST(ShardedExample, TrainingGivesTheUnshardedTheta) {
 
 // The loader's layout (auto): examples split where a rank would idle or exceed its share, others
 // whole; training on it gives the serial theta, and the data set keeps its fingerprint.
-void expect_loaded_layout_trains_like_one_rank(const Dataset& data, const TrainConfig& config,
-                                               const std::string& name) {
+// Returns the layout in words.
+std::string expect_loaded_layout_trains_like_one_rank(const Dataset& data,
+                                                      const TrainConfig& config,
+                                                      const std::string& name) {
   SCOPED_TRACE(name);
   Communicator& comm = testing::world();
   const std::string path = testing::shared_file("pdsp-shards", data);
@@ -285,6 +287,7 @@ void expect_loaded_layout_trains_like_one_rank(const Dataset& data, const TrainC
     EXPECT_NEAR(sharded[j], reference[j], 1e-9 * std::max(1.0, std::abs(reference[j])))
         << "param " << j << ", layout " << describe_rank_slices(plan);
   remove_shared_file(path);
+  return describe_rank_slices(plan);
 }
 
 TEST(ShardedExample, UnevenExamplesSplitOnlyTheLargeOne) {
@@ -292,11 +295,26 @@ TEST(ShardedExample, UnevenExamplesSplitOnlyTheLargeOne) {
   config.counting = CountingMode::Uniform;
   config.max_iters = 60;
   config.tol = 1e-12;
-  // On 2 ranks every example stays whole (the large one and the two small ones need a rank
-  // each); on 3 ranks the large one is split in two, on 4 in three.
+  // On 2 ranks the large one and the run of small ones would need a rank each, leaving the large
+  // one alone on a rank: the three are split as one (a rank holds part of the large one and the
+  // small ones beside it); on 3 ranks the large one is split in two, on 4 in three.
   const Dataset data = testing::random_dataset(
       {testing::grid_shape(4, 4), testing::grid_shape(3, 5), testing::grid_shape(14, 14)}, 5, 23);
-  expect_loaded_layout_trains_like_one_rank(data, config, "grids of 16, 15 and 196 variables");
+  const std::string layout =
+      expect_loaded_layout_trains_like_one_rank(data, config, "grids of 16, 15 and 196 variables");
+  if (testing::world().size() == 2) {
+    EXPECT_EQ(layout, "examples 0-2 as one in 2 shards on ranks 0-1");
+  }
+  // Auto counting decides per example: Bethe numbers on the chains, uniform on the grid, also
+  // when they are split as one.
+  TrainConfig automatic = config;
+  automatic.counting = CountingMode::Auto;
+  const Dataset mixed = testing::random_dataset(
+      {testing::chain_shape(12), testing::grid_shape(12, 12), testing::chain_shape(9)}, 4, 41);
+  expect_loaded_layout_trains_like_one_rank(mixed, automatic, "chains around a grid, auto");
+  const Dataset compact = testing::random_compact_dataset(
+      {testing::grid_shape(3, 4), testing::grid_shape(11, 12), testing::grid_shape(2, 5)}, 43);
+  expect_loaded_layout_trains_like_one_rank(compact, config, "format 2, grids of 12, 132, 10");
   // One example of 3 variables: at most 3 shards, a rank beyond them holds nothing.
   const Dataset tiny = testing::random_dataset({testing::chain_shape(3)}, 3, 29);
   expect_loaded_layout_trains_like_one_rank(tiny, config, "a chain of 3 variables");

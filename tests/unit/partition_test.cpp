@@ -34,7 +34,8 @@ TEST(Partition, MoreRanksThanExamplesLeavesEmptyParts) {
   EXPECT_DOUBLE_EQ(partition_imbalance(cost, bounds), 3.0 * 4 / 4);
 }
 
-// Each rank's slice as "first-last" for whole examples or "eN/k of S" for shard k of example N.
+// Each rank's slice as "first-last" for whole examples, "eN/k of S" for shard k of example N, or
+// "eN-M/k of S" for shard k of examples N..M split as one.
 std::vector<std::string> slices_of(const std::vector<RankSlice>& slices) {
   std::vector<std::string> text;
   for (const RankSlice& s : slices) {
@@ -42,7 +43,9 @@ std::vector<std::string> slices_of(const std::vector<RankSlice>& slices) {
     if (s.shards == 1) {
       line.append(std::to_string(s.first)).append("-").append(std::to_string(s.last));
     } else {
-      line.append("e").append(std::to_string(s.first)).append("/");
+      line.append("e").append(std::to_string(s.first));
+      if (s.last - s.first > 1) line.append("-").append(std::to_string(s.last - 1));
+      line.append("/");
       line.append(std::to_string(s.shard)).append(" of ").append(std::to_string(s.shards));
     }
     text.push_back(line);
@@ -69,11 +72,17 @@ TEST(RankSlices, BalancedExamplesStayWhole) {
 
 TEST(RankSlices, ALargeExampleAmongSmallOnesGetsRanksByCost) {
   // Costs 1 + 6 + 1: the large one and each run of small examples around it need a rank of
-  // their own, so with 2 ranks nothing can be split (the examples are laid out by cost alone).
+  // their own. With 2 ranks there are too few, with 3 the large one would have one rank alone:
+  // all three are split as one (hybrid: a rank holds part of the large one and a small one).
   const std::vector<double> cost = {1, 6, 1};
   const std::vector<int64_t> vars = {10, 60, 10};
-  EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 2, 0)), (Slices{"0-1", "1-3"}));
-  EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 3, 0)), (Slices{"0-1", "1-2", "2-3"}));
+  EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 2, 0)), (Slices{"e0-2/0 of 2", "e0-2/1 of 2"}));
+  EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 3, 0)),
+            (Slices{"e0-2/0 of 3", "e0-2/1 of 3", "e0-2/2 of 3"}));
+  EXPECT_EQ(describe_rank_slices(plan_rank_slices(cost, vars, 2, 0)),
+            "examples 0-2 as one in 2 shards on ranks 0-1");
+  // Forced shards keep examples whole when they do not fit; 1 never splits.
+  EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 2, 1)), (Slices{"0-1", "1-3"}));
   EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 4, 0)),
             (Slices{"0-1", "e1/0 of 2", "e1/1 of 2", "2-3"}));
   EXPECT_EQ(slices_of(plan_rank_slices(cost, vars, 8, 0)),

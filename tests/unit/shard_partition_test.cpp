@@ -63,28 +63,28 @@ TEST(FindGrid, FindsFourAndEightConnectedGridsAndNothingElse) {
 
 TEST(PartitionExample, CutsAGridIntoRectanglesWithTheShortestCut) {
   const Dataset square = second_example(testing::grid_shape(12, 12));
-  const ShardPartition four = partition_example(square, 1, 4, "g.h5");
+  const ShardPartition four = partition_example(square, 1, 2, 4, "g.h5");
   EXPECT_EQ(four.method, "grid blocks 2x2 of 12x12");
   EXPECT_EQ(four.variables, (std::vector<int64_t>{36, 36, 36, 36}));
   EXPECT_EQ(four.cut_factors, 24);  // one row and one column of factors
   // A wide grid is cut into column bands, a tall one into row bands of 4, 4 and 3 rows.
   const Dataset wide = second_example(testing::grid_shape(11, 30));
-  const ShardPartition three = partition_example(wide, 1, 3, "g.h5");
+  const ShardPartition three = partition_example(wide, 1, 2, 3, "g.h5");
   EXPECT_EQ(three.method, "grid blocks 1x3 of 11x30");
   EXPECT_EQ(three.cut_factors, 2 * 11);
   for (int64_t v = 0; v < 330; ++v) EXPECT_EQ(three.shard_of[v], (v % 30) / 10) << v;
   const ShardPartition tall =
-      partition_example(second_example(testing::grid_shape(11, 2)), 1, 3, "g.h5");
+      partition_example(second_example(testing::grid_shape(11, 2)), 1, 2, 3, "g.h5");
   EXPECT_EQ(tall.variables, (std::vector<int64_t>{8, 8, 6}));
-  EXPECT_EQ(partition_example(square, 1, 1, "g.h5").method, "whole");
+  EXPECT_EQ(partition_example(square, 1, 2, 1, "g.h5").method, "whole");
 }
 
 TEST(PartitionExample, SplitsOtherGraphsWithMetisTheSameWayEveryTime) {
   const int n = 300;
   const Dataset data = second_example(irregular_shape(n, 11));
-  const ShardPartition p = partition_example(data, 1, 3, "r.h5");
+  const ShardPartition p = partition_example(data, 1, 2, 3, "r.h5");
   EXPECT_EQ(p.method, "metis");
-  EXPECT_EQ(partition_example(data, 1, 3, "r.h5").shard_of, p.shard_of);
+  EXPECT_EQ(partition_example(data, 1, 2, 3, "r.h5").shard_of, p.shard_of);
   ASSERT_EQ(p.shard_of.size(), static_cast<size_t>(n));
   for (int64_t size : p.variables) {
     EXPECT_GT(size, n / 3 / 2);
@@ -103,20 +103,20 @@ TEST(PartitionExample, SplitsOtherGraphsWithMetisTheSameWayEveryTime) {
   }
   EXPECT_LT(2 * p.cut_factors, round_robin) << p.cut_factors << " vs " << round_robin;
   // A grid whose blocks cannot make 7 shards goes to METIS too.
-  EXPECT_EQ(partition_example(second_example(testing::grid_shape(4, 4)), 1, 7, "g.h5").method,
+  EXPECT_EQ(partition_example(second_example(testing::grid_shape(4, 4)), 1, 2, 7, "g.h5").method,
             "metis");
 }
 
 TEST(PartitionExample, RejectsImpossibleShardCountsNamingTheExample) {
   const Dataset data = second_example(testing::grid_shape(2, 2));
   try {
-    partition_example(data, 1, 5, "g.h5");
+    partition_example(data, 1, 2, 5, "g.h5");
     FAIL() << "5 shards for 4 variables";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
               "g.h5: example 1: 5 shards for its 4 variables: at most one shard per variable");
   }
-  EXPECT_THROW(partition_example(data, 1, 0, "g.h5"), InputError);
+  EXPECT_THROW(partition_example(data, 1, 2, 0, "g.h5"), InputError);
 }
 
 }  // namespace

@@ -15,11 +15,12 @@ namespace pdsp {
 // Collective. A shard contributes its whole example's part (ExampleShard::fingerprint).
 std::string dataset_fingerprint(const Dataset& slice, Communicator& comm);
 
-// Part `part` of `parts` of example n's contribution, read from the file a block at a time: each
-// array's positions of the example split into `parts` ranges (part 0 also hashes the example's
-// offsets). What the shards of a split example add instead of a slice's part; the same sum.
-void fingerprint_example_part(const DatasetLayout& layout, int64_t n, int part, int parts,
-                              bool root, Checksum& sum, std::array<int64_t, 5>& sizes);
+// Part `part` of `parts` of the contribution of examples [first, last), read from the file a
+// block at a time: each array's positions of the examples split into `parts` ranges (part 0 also
+// hashes the examples' offsets). What the shards of examples split as one add instead of a
+// slice's part; the same sum.
+void fingerprint_example_part(const DatasetLayout& layout, int64_t first, int64_t last, int part,
+                              int parts, bool root, Checksum& sum, std::array<int64_t, 5>& sizes);
 
 // One slice's part of the checksum and of the sizes [variables, factors, states, table entries,
 // nnz]; `root`: the rank that adds the parts every slice shares (format 2's type tables).

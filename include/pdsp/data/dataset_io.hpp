@@ -54,11 +54,11 @@ Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last);
 // read_examples checks them. What a split example's shards decide their regions from.
 Dataset read_structure(const DatasetLayout& layout, int64_t first, int64_t last);
 
-// The regions of example `example` one shard keeps (region_reader.cpp): variables `vars` and
-// factors `factors`, ids inside the example, in the order the slice holds them, with every check
-// read_examples makes. `structure` is the example's (read_structure). The slice's one example
-// covers the first `own_vars` variables and `own_factors` factors, the rest lying after it
-// (example_shard.hpp); factor variables are renumbered to positions in `vars`.
+// The regions one shard keeps (region_reader.cpp) of the examples of `structure` (read_structure:
+// the example split, or several split as one): variables `vars` and factors `factors`, ids inside
+// `structure`, in the order the slice holds them, with every check read_examples makes. The
+// slice's one example covers the first `own_vars` variables and `own_factors` factors, the rest
+// lying after it (example_shard.hpp); factor variables are renumbered to positions in `vars`.
 Dataset read_example_regions(const DatasetLayout& layout, const Dataset& structure,
                              std::span<const int64_t> vars, int64_t own_vars,
                              std::span<const int64_t> factors, int64_t own_factors);

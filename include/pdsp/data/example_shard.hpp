@@ -53,17 +53,21 @@ inline void add_to_runs(std::vector<ArrayRun>& runs, int64_t file, int64_t local
 }
 
 struct ExampleShard {
-  int index = 0;                         // this shard's place among its example's (shard_variables)
-  int64_t example = 0;                   // the example's index in the file
-  int64_t cut_factors = 0;               // factors of the whole example that span several shards
-  std::vector<int64_t> shard_variables;  // [count] own variables of each shard
-  std::string method;                    // how the example was split (ShardPartition::method)
-  int32_t colours = 0;                   // colour classes of the whole example
-  std::vector<int32_t> colour;           // [own variables] class in the whole example's colouring
-  bool example_acyclic = false;          // the whole example's factor graph has no cycle
-  std::vector<int32_t> halo_degree;      // [halo variables] factors of each in the whole example
-  std::vector<int64_t> global_var;       // [variables, halo included] index in the file
-  std::vector<int64_t> global_factor;    // [factors, copies included] index in the file
+  int index = 0;        // this shard's place among its example's (shard_variables)
+  int64_t example = 0;  // the example's index in the file
+  // Examples [example, example + examples) split as one (more than one in the hybrid layout, see
+  // plan_rank_slices): "the example" below means all of them.
+  int64_t examples = 1;
+  int64_t cut_factors = 0;                 // factors of the whole example that span several shards
+  std::vector<int64_t> shard_variables;    // [count] own variables of each shard
+  std::string method;                      // how the example was split (ShardPartition::method)
+  int32_t colours = 0;                     // colour classes of the whole example
+  std::vector<int32_t> colour;             // [own variables] class in the whole example's colouring
+  bool example_acyclic = false;            // the whole example's factor graph has no cycle
+  std::vector<uint8_t> var_acyclic;        // [variables, halo included] its example has no cycle
+  std::vector<int32_t> halo_degree;        // [halo variables] factors of each in the whole example
+  std::vector<int64_t> global_var;         // [variables, halo included] index in the file
+  std::vector<int64_t> global_factor;      // [factors, copies included] index in the file
   std::vector<ShardNeighbour> neighbours;  // in rank order
   // The message arena in file order (what checkpoints store): the whole example's entries, and
   // where this shard's messages lie in it, those of its own variables (which it writes) and

@@ -16,7 +16,8 @@ std::vector<int64_t> partition_by_cost(const std::vector<double>& cost, int part
 double partition_imbalance(const std::vector<double>& cost, const std::vector<int64_t>& bounds);
 
 // What one rank holds: examples [first, last) whole, or, when shards > 1, shard `shard` of
-// example `first` (last = first + 1), whose shards lie on ranks first_rank .. + shards - 1.
+// examples [first, last) split as one (usually one example, last = first + 1), whose shards lie
+// on ranks first_rank .. + shards - 1.
 struct RankSlice {
   int64_t first = 0, last = 0;
   int shard = 0, shards = 1, first_rank = 0;
@@ -26,10 +27,13 @@ struct RankSlice {
 // example is large when its cost exceeds a rank's share (total / ranks) by more than 10% (or at
 // all, when there are fewer examples than ranks); large examples get ranks in proportion to their
 // cost, runs of small examples between them at least one rank each, split by cost as today.
-// `shards` >= 2 gives each large example that many shards (an InputError when the ranks do not
-// suffice, or the example has fewer variables); 1 never splits. Without a large example, or with
-// more runs than ranks, it is partition_by_cost. `variables` caps the shards of an example at one
-// per variable.
+// When the ranks are too few for that (more units than ranks, or a large example left with one
+// rank), auto splits all the examples as one unit over every rank instead (the hybrid layout: a
+// rank holds part of the large example and small examples beside it). `shards` >= 2 gives each
+// large example that many shards (an InputError when the ranks do not suffice, or the example has
+// fewer variables); 1 never splits. Without a large example it is partition_by_cost, as it is for
+// `shards` >= 2 with more runs than ranks. `variables` caps the shards of a unit at one per
+// variable.
 std::vector<RankSlice> plan_rank_slices(const std::vector<double>& cost,
                                         const std::vector<int64_t>& variables, int ranks,
                                         int shards);

@@ -34,11 +34,13 @@ struct RegionRun {
   int64_t file_first, local_first, count;
 };
 
-// The compact part of the regions one shard of example `example` keeps, in `var_runs` and
-// `factor_runs` (data.card and the factor tables already read), with all the example's
-// observation rows.
-void read_compact_regions(const h5::File& file, const CompactLayout& layout, int64_t example,
-                          std::span<const RegionRun> var_runs,
+// The compact part of the regions one shard of the examples of `structure` keeps (`vars` and
+// `factors`, ids in `structure`, read from `var_runs` and `factor_runs`; data.card and the factor
+// tables already read), with all the examples' observation rows; each region may read its own
+// example's.
+void read_compact_regions(const h5::File& file, const CompactLayout& layout,
+                          const Dataset& structure, std::span<const int64_t> vars,
+                          std::span<const int64_t> factors, std::span<const RegionRun> var_runs,
                           std::span<const RegionRun> factor_runs, Dataset& data);
 
 // Writes the compact part of a whole data set (nothing when it has none).

@@ -14,7 +14,7 @@ namespace pdsp {
 
 struct ShardPartition {
   int shards = 1;
-  std::vector<int32_t> shard_of;   // [the example's variables] in [0, shards)
+  std::vector<int32_t> shard_of;   // [the examples' variables] in [0, shards)
   std::vector<int64_t> variables;  // [shards] variables per shard
   int64_t cut_factors = 0;         // factors whose variables lie in more than one shard
   // "grid blocks RxC of HxW" or "metis"; "whole" for one shard.
@@ -31,9 +31,10 @@ struct GridShape {
 // grid of at least 2 x 2 (factors of arity 1 may be added; no other arity); rows = 0 otherwise.
 GridShape find_grid(const Dataset& data, int64_t example);
 
-// Splits example `example` of `data` into `shards` parts. Throws InputError naming `source` for
-// fewer than 1 shard or more shards than variables.
-ShardPartition partition_example(const Dataset& data, int64_t example, int shards,
+// Splits examples [first, last) of `data` (usually one) into `shards` parts, as one graph (METIS
+// when they are several: it keeps small examples whole where the balance allows, as a cut costs
+// edges). Throws InputError naming `source` for fewer than 1 shard or more shards than variables.
+ShardPartition partition_example(const Dataset& data, int64_t first, int64_t last, int shards,
                                  const std::string& source);
 
 }  // namespace pdsp

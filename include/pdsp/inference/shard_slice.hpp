@@ -3,6 +3,7 @@
 // factors, the halo, the copies of cut factors, and the lists of what it exchanges with each
 // other shard. Decided from the example's structure alone; read_example_regions then reads them.
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
@@ -13,18 +14,20 @@
 namespace pdsp {
 
 struct ShardSelection {
-  std::vector<int64_t> vars;  // own variables, then the halo: ids inside the example
+  std::vector<int64_t> vars;  // own variables, then the halo: ids inside the structure
   int64_t own_vars = 0;
   std::vector<int64_t> factors;  // own factors, then the copies
   int64_t own_factors = 0;
   std::shared_ptr<ExampleShard> shard;  // for the slice's Dataset::shard
 };
 
-// `structure` holds the example alone (read_structure), `graph` and `colouring` are its own,
-// `partition` its split; shard `index` lives on rank first_rank + index. `acyclic`: the whole
-// example's factor graph has no cycle (the counting numbers decide by it).
+// `structure` holds the examples split as one (read_structure; usually one), `graph` and
+// `colouring` are its own (a colouring per example, whose classes the shards sweep together),
+// `partition` their split; shard `index` lives on rank first_rank + index. `acyclic`: [the
+// structure's variables] whether the variable's example has no cycle (auto counting decides by
+// it).
 ShardSelection select_shard(const Dataset& structure, const FactorGraph& graph,
                             const Colouring& colouring, const ShardPartition& partition,
-                            bool acyclic, int index, int first_rank);
+                            std::span<const uint8_t> acyclic, int index, int first_rank);
 
 }  // namespace pdsp

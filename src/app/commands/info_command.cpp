@@ -71,7 +71,7 @@ std::string describe_shards(const Dataset& slice, const std::string& path, int s
   std::string lines;
   run_collectively(comm, [&] {
     for (const int64_t n : order) {
-      const ShardPartition p = partition_example(slice, n, shards, path);
+      const ShardPartition p = partition_example(slice, n, n + 1, shards, path);
       std::string sizes;
       for (const int64_t size : p.variables) {
         if (!sizes.empty()) sizes += '/';

@@ -195,7 +195,10 @@ std::string describe_layout(const Dataset& slice, const std::vector<RankSlice>& 
   std::string mine;
   if (slice.shard && slice.shard->index == 0) {
     const ExampleShard& s = *slice.shard;
-    mine = "example " + std::to_string(s.example) + ": " + s.method + ", variables per shard";
+    mine = s.examples == 1 ? "example " + std::to_string(s.example)
+                           : "examples " + std::to_string(s.example) + "-" +
+                                 std::to_string(s.example + s.examples - 1);
+    mine += ": " + s.method + ", variables per shard";
     for (int64_t v : s.shard_variables) mine += " " + std::to_string(v);
     mine += ", " + std::to_string(s.cut_factors) + " cut factors";
   }
