@@ -1,7 +1,8 @@
 #pragma once
-// One shard of an example that is split across ranks (README "Shards"). The rank's Dataset then
-// holds that one example, laid out so that code which walks examples sees only what this rank
-// owns:
+// One shard of an example that is split across ranks (README "Shards"; in the hybrid layout, of
+// several consecutive examples split as one, which this text then calls "the example"). The
+// rank's Dataset holds it as one example, laid out so that code which walks examples sees only
+// what this rank owns:
 //   - variables [0, var_offset[1]) are the shard's own, in file order; after them, outside every
 //     example, come its halo: the other shards' variables that share a factor with an own one;
 //   - factors [0, factor_offset[1]) are those this rank owns (a factor belongs to the shard of
@@ -61,10 +62,11 @@ struct ExampleShard {
   int64_t cut_factors = 0;                 // factors of the whole example that span several shards
   std::vector<int64_t> shard_variables;    // [count] own variables of each shard
   std::string method;                      // how the example was split (ShardPartition::method)
-  int32_t colours = 0;                     // colour classes of the whole example
-  std::vector<int32_t> colour;             // [own variables] class in the whole example's colouring
-  bool example_acyclic = false;            // the whole example's factor graph has no cycle
-  std::vector<uint8_t> var_acyclic;        // [variables, halo included] its example has no cycle
+  // Colour classes: each file example's own colouring; class c of all of them is swept as one.
+  int32_t colours = 0;                     // the most classes of any of the examples
+  std::vector<int32_t> colour;             // [own variables] class in its example's colouring
+  bool example_acyclic = false;            // no example split here has a cycle
+  std::vector<uint8_t> var_acyclic;        // [variables, halo included] its file example has none
   std::vector<int32_t> halo_degree;        // [halo variables] factors of each in the whole example
   std::vector<int64_t> global_var;         // [variables, halo included] index in the file
   std::vector<int64_t> global_factor;      // [factors, copies included] index in the file

@@ -1,7 +1,8 @@
 #pragma once
 // Which regions one shard of a split example keeps (example_shard.hpp): its own variables and
 // factors, the halo, the copies of cut factors, and the lists of what it exchanges with each
-// other shard. Decided from the example's structure alone; read_example_regions then reads them.
+// other shard. Decided from the structure alone of the example (or of the examples split as one);
+// read_example_regions then reads them.
 #include <memory>
 #include <span>
 #include <vector>
