@@ -59,9 +59,9 @@ struct ExampleShard {
   // Examples [example, example + examples) split as one (more than one in the hybrid layout, see
   // plan_rank_slices): "the example" below means all of them.
   int64_t examples = 1;
-  int64_t cut_factors = 0;                 // factors of the whole example that span several shards
-  std::vector<int64_t> shard_variables;    // [count] own variables of each shard
-  std::string method;                      // how the example was split (ShardPartition::method)
+  int64_t cut_factors = 0;               // factors of the whole example that span several shards
+  std::vector<int64_t> shard_variables;  // [count] own variables of each shard
+  std::string method;                    // how the example was split (ShardPartition::method)
   // Colour classes: each file example's own colouring; class c of all of them is swept as one.
   int32_t colours = 0;                     // the most classes of any of the examples
   std::vector<int32_t> colour;             // [own variables] class in its example's colouring
