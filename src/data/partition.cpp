@@ -146,11 +146,11 @@ std::vector<RankSlice> plan_rank_slices(const std::vector<double>& cost,
 
 std::string describe_rank_slices(const std::vector<RankSlice>& slices) {
   std::string text;
-  int whole_ranks = 0;
+  int whole_ranks = 0, empty_ranks = 0;
   for (size_t r = 0; r < slices.size(); ++r) {
     const RankSlice& s = slices[r];
     if (s.shards == 1) {
-      whole_ranks += 1;
+      (s.first == s.last ? empty_ranks : whole_ranks) += 1;
       continue;
     }
     if (s.shard != 0) continue;
@@ -163,6 +163,7 @@ std::string describe_rank_slices(const std::vector<RankSlice>& slices) {
   }
   if (text.empty()) return "whole examples on every rank";
   if (whole_ranks > 0) text += "; whole examples on " + std::to_string(whole_ranks) + " rank(s)";
+  if (empty_ranks > 0) text += "; nothing on " + std::to_string(empty_ranks) + " rank(s)";
   return text;
 }
 

@@ -101,6 +101,8 @@ TEST(RankSlices, NoMoreShardsThanVariablesAndEmptyRanksWhenNothingCanUseThem) {
             (Slices{"e0/0 of 2", "e0/1 of 2", "e1/0 of 2", "e1/1 of 2", "2-2", "2-2"}));
   EXPECT_EQ(slices_of(plan_rank_slices({1}, {3}, 4, 0)),
             (Slices{"e0/0 of 3", "e0/1 of 3", "e0/2 of 3", "1-1"}));
+  EXPECT_EQ(describe_rank_slices(plan_rank_slices({1}, {3}, 4, 0)),
+            "example 0 in 3 shards on ranks 0-2; nothing on 1 rank(s)");
 }
 
 TEST(RankSlices, ForcedShardsThatDoNotFitAreOneClearLine) {
