@@ -183,11 +183,20 @@ void read_observation_rows(const h5::File& file, const CompactLayout& layout, in
   if (layout.has_obs_values) obs.value = read_finite(file, "/obs/value", obs.first_nnz, count);
 }
 
+// The observation rows (data.obs_offset) of the example that holds region `id`, given where each
+// example's regions start (`region_offset`): the rows that region may read.
+std::pair<int64_t, int64_t> example_rows(const Dataset& data,
+                                         const std::vector<int64_t>& region_offset, int64_t id) {
+  const int64_t n =
+      std::upper_bound(region_offset.begin(), region_offset.end(), id) - region_offset.begin() - 1;
+  return {data.obs_offset[n], data.obs_offset[n + 1]};
+}
+
 // Both kinds' types, over the runs of the file each kind's regions come from.
-template <class RowsOf>
+template <class VarRowsOf, class FactorRowsOf>
 void read_both_types(const h5::File& file, const CompactLayout& layout,
                      std::span<const RegionRun> var_runs, std::span<const RegionRun> factor_runs,
-                     const RowsOf& var_rows, const RowsOf& factor_rows, Dataset& data) {
+                     const VarRowsOf& var_rows, const FactorRowsOf& factor_rows, Dataset& data) {
   read_types(
       file, kVarNames, layout.var_types, var_runs, data.num_vars(),
       [&](int64_t v) { return int64_t{data.card[v]}; }, var_rows, data.num_params, data,
@@ -203,18 +212,12 @@ void read_both_types(const h5::File& file, const CompactLayout& layout,
 void read_compact_features(const h5::File& file, const CompactLayout& layout, int64_t first,
                            int64_t last, Dataset& data) {
   read_observation_rows(file, layout, first, last, data);
-  // A region's example, for the rows it may read.
-  const auto rows_in = [&](const std::vector<int64_t>& region_offset) {
-    return [&data, &region_offset](int64_t r) {
-      const int64_t n = std::upper_bound(region_offset.begin(), region_offset.end(), r) -
-                        region_offset.begin() - 1;
-      return std::pair<int64_t, int64_t>{data.obs_offset[n], data.obs_offset[n + 1]};
-    };
-  };
   const RegionRun vars[1] = {{data.first_var, 0, data.num_vars()}};
   const RegionRun factors[1] = {{data.first_factor, 0, data.num_factors()}};
-  read_both_types(file, layout, vars, factors, rows_in(data.var_offset),
-                  rows_in(data.factor_offset), data);
+  read_both_types(
+      file, layout, vars, factors,
+      [&](int64_t v) { return example_rows(data, data.var_offset, v); },
+      [&](int64_t a) { return example_rows(data, data.factor_offset, a); }, data);
 }
 
 void read_compact_regions(const h5::File& file, const CompactLayout& layout,
@@ -224,14 +227,10 @@ void read_compact_regions(const h5::File& file, const CompactLayout& layout,
   // All of the examples' rows: a shard's regions may read any of their own example's.
   read_observation_rows(file, layout, structure.first_example,
                         structure.first_example + structure.num_examples(), data);
-  const auto rows_in = [&](std::span<const int64_t> ids, const std::vector<int64_t>& offset) {
-    return [&data, ids, &offset](int64_t r) {
-      const int64_t n = std::upper_bound(offset.begin(), offset.end(), ids[r]) - offset.begin() - 1;
-      return std::pair<int64_t, int64_t>{data.obs_offset[n], data.obs_offset[n + 1]};
-    };
-  };
-  read_both_types(file, layout, var_runs, factor_runs, rows_in(vars, structure.var_offset),
-                  rows_in(factors, structure.factor_offset), data);
+  read_both_types(
+      file, layout, var_runs, factor_runs,
+      [&](int64_t v) { return example_rows(data, structure.var_offset, vars[v]); },
+      [&](int64_t a) { return example_rows(data, structure.factor_offset, factors[a]); }, data);
   // The shard is one example: its rows are all of them.
   data.obs_offset = {data.obs_offset.front(), data.obs_offset.back()};
 }

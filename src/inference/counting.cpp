@@ -107,14 +107,13 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
       // uniform ones elsewhere. Decided per example, so the same on any rank count.
       // A shard decides per variable: it may hold several examples split as one.
       std::vector<double> var(static_cast<size_t>(vars), 1.0);
-      for (int64_t n = 0; n < data.num_examples() && epsilon > 0; ++n) {
-        if (shard) {
-          for (int64_t v = 0; v < vars; ++v)
-            if (shard->var_acyclic[v]) var[v] = bethe(v);
-          continue;
-        }
-        if (!acyclic[n]) continue;
-        for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) var[v] = bethe(v);
+      if (epsilon > 0 && shard) {
+        for (int64_t v = 0; v < vars; ++v)
+          if (shard->var_acyclic[v]) var[v] = bethe(v);
+      } else if (epsilon > 0) {
+        for (int64_t n = 0; n < data.num_examples(); ++n)
+          if (acyclic[n])
+            for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) var[v] = bethe(v);
       }
       c.var = RegionNumbers(std::move(var));
       c.factor = RegionNumbers(data.num_factors(), 1.0);
