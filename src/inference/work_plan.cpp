@@ -66,13 +66,17 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
       for (int64_t n = first; n < last; ++n) {
         if (phase >= colouring.num_classes(n)) continue;
         const int64_t c = colouring.example_class_ptr[n] + phase;
+        // A class along a tree is never cut: its variables are updated in order.
+        const bool in_order = !colouring.along_tree.empty() && colouring.along_tree[n];
+        const auto class_start = static_cast<int64_t>(plan.order.size());
         if (split)
           interior = static_cast<int64_t>(plan.order.size()) + colouring.class_boundary_end[c] -
                      colouring.class_ptr[c];
         for (LocalIndex v : colouring.members(c)) {
           const auto i = static_cast<int64_t>(plan.order.size());
           const int64_t degree = graph.degree(v);
-          if (i > begin && (slots + degree > kChunkSlots || i == interior)) {
+          if (i > begin && (slots + degree > kChunkSlots || i == interior) &&
+              (!in_order || i == class_start)) {
             plan.chunks.push_back({begin, i});
             begin = i;
             slots = 0;

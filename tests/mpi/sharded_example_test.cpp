@@ -233,14 +233,15 @@ std::vector<double> trained_theta(const Dataset& data, const TrainConfig& config
   return train(problem, config, comm, silent).state.theta;
 }
 
-void expect_same_training(const Split& split, const TrainConfig& config, const std::string& name) {
+void expect_same_training(const Split& split, const TrainConfig& config, const std::string& name,
+                          double tolerance = 1e-9) {
   SCOPED_TRACE(name);
   SerialCommunicator serial;
   const std::vector<double> reference = trained_theta(split.whole, config, serial);
   const std::vector<double> sharded = trained_theta(split.shard, config, testing::world());
   ASSERT_EQ(sharded.size(), reference.size());
   for (size_t j = 0; j < reference.size(); ++j)
-    EXPECT_NEAR(sharded[j], reference[j], 1e-9 * std::max(1.0, std::abs(reference[j])))
+    EXPECT_NEAR(sharded[j], reference[j], tolerance * std::max(1.0, std::abs(reference[j])))
         << "param " << j;
 }
 
@@ -260,11 +261,15 @@ TEST(ShardedExample, TrainingGivesTheUnshardedTheta) {
   config.epsilon = 0.0;
   config.max_iters = 40;
   expect_same_training(grid, config, "grid, eps = 0 (smoothing)");
+  // Unsplit, the chain is swept along its tree (one sweep is exact), split by colour classes:
+  // the runs take other paths to the same optimum, where both stop on tol (F decreasing by less
+  // than 1e-12, relative) with theta 2e-9 apart.
   config.epsilon = 1.0;
   config.counting = CountingMode::Bethe;
   const Split chain =
       split_across_ranks(testing::random_dataset({testing::chain_shape(40)}, 4, 31));
-  expect_same_training(chain, config, "a chain under Bethe numbers: c_v = 0 at its two ends");
+  expect_same_training(chain, config, "a chain under Bethe numbers: c_v = 0 at its two ends",
+                       1e-8);
 }
 
 // The loader's layout (auto): examples split where a rank would idle or exceed its share, others

@@ -21,6 +21,9 @@ struct Colouring {
   // On a shard: [classes] the end of each class's boundary variables (those in cut factors),
   // which come first in the class; empty otherwise.
   std::vector<int64_t> class_boundary_end;
+  // [examples] 1 for an example swept along its trees (colour_variables): its one class lists
+  // variables that must be updated one after the other, in order; empty when there is none.
+  std::vector<uint8_t> along_tree;
 
   int64_t num_classes(int64_t n) const { return example_class_ptr[n + 1] - example_class_ptr[n]; }
   std::span<const LocalIndex> members(int64_t c) const {
@@ -32,6 +35,19 @@ struct Colouring {
 // Greedy colouring in variable order: each variable takes the smallest colour none of its
 // already coloured neighbours has. On a 4-connected grid stored row by row this is the
 // checkerboard (2 colours); in general it uses at most (largest neighbourhood + 1) colours.
-Colouring colour_variables(const Dataset& data, const FactorGraph& graph);
+//
+// The examples with along_tree[n] != 0 (no cycle; the caller makes sure that the kernels update
+// a chunk's variables one after the other) get one class instead, which plan_sweep keeps in one
+// chunk: each tree of the example in reverse
+// breadth-first order from its first variable, then in breadth-first order. Updated in that order
+// the messages flow from the leaves to the root and back, as in forward-backward: with Bethe
+// numbers one sweep reaches the fixed point from any messages (every variable is updated twice).
+Colouring colour_variables(const Dataset& data, const FactorGraph& graph,
+                           std::span<const uint8_t> along_tree = {});
+
+// The number of breadth-first levels below the first variable of each tree of example n (the
+// largest over its trees): how many classes colour-class sweeps need to carry a message from
+// that variable to the far end. Meaningful on examples without a cycle.
+int64_t tree_depth(const Dataset& data, const FactorGraph& graph, int64_t n);
 
 }  // namespace pdsp

@@ -51,6 +51,7 @@ struct CountingNumbers {
   // Examples without a cycle whose numbers are Bethe's (c_a = 1, c_v = 1 - degree): there the
   // beliefs at converged messages are the true marginals, whatever the mode chose them.
   int64_t exact_examples = 0;
+  std::vector<uint8_t> exact;  // [examples] 1 for those examples
 };
 
 // Whether example n's factor graph (variables and factors as nodes, one edge per slot) has no

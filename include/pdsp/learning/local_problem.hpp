@@ -101,8 +101,9 @@ class LocalProblem {
   // search runs sweeps at each trial theta from the same messages).
   void keep_messages();
   void restore_messages();
-  // Message blocks (lambda_{v->a}) updated by one sweep: those of this rank's own variables.
-  int64_t messages_per_sweep() const { return graph_.var_slot_ptr[data_.owned_vars()]; }
+  // Message blocks (lambda_{v->a}) updated by one sweep: those of this rank's own variables,
+  // twice for the variables of examples swept along their trees.
+  int64_t messages_per_sweep() const { return messages_per_sweep_; }
   // On a shard of a split example: its exchanges with the other shards; null otherwise.
   const HaloExchange* halo() const { return halo_.get(); }
 
@@ -150,6 +151,7 @@ class LocalProblem {
   WorkPlan sweep_plan_;
   WorkPlan evaluation_plan_;
   std::vector<uint8_t> chunk_counted_;  // counted_chunks()
+  int64_t messages_per_sweep_ = 0;
   bool threads_inside_examples_ = false;
   std::unique_ptr<HaloExchange> halo_;  // on a shard of a split example
   // c_v = 0 on some rank: agreed by resolve_kinks, again after each set_temperature.
