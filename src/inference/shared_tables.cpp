@@ -163,9 +163,10 @@ SharedPairwiseTables::SharedPairwiseTables(const Dataset& data, const CountingNu
     table_of_[a] = it->second;
     ++shared;
   }
-  // Tables that factors hardly share (counting numbers of each factor's own) would double the
-  // memory of the potentials for little gain.
-  if (static_cast<int64_t>(tables_.size()) * 2 > shared) {
+  // None at all (every typed factor reads an observation row), or tables that factors hardly
+  // share (counting numbers of each factor's own), which would double the memory of the
+  // potentials for little gain.
+  if (shared == 0 || static_cast<int64_t>(tables_.size()) * 2 > shared) {
     tables_.clear();
     table_of_.clear();
     return;

@@ -112,6 +112,23 @@ TEST(SharedTables, OnlyPairwiseFactorsOfATableTypeWithoutRowsShareOne) {
   EXPECT_GT(shared, 10);
 }
 
+// Factor types that all read observation rows (dim > 0), as contrast-sensitive pairwise terms
+// do: no table to share, and the kernels run (this crashed before: the per-factor index was
+// read without having been filled).
+TEST(SharedTables, NoneWhereEveryTypedFactorReadsARow) {
+  Dataset data = test_data();
+  for (int32_t& type : data.factor_types.type)
+    if (type >= 0 && data.factor_types.dim[type] == 0) type = -1;
+  const FactorGraph graph(data);
+  const CountingNumbers counting = make_counting_numbers(data, graph, CountingMode::Bethe, "tiny");
+  SharedPairwiseTables tables(data, counting);
+  for (int64_t a = 0; a < data.num_factors(); ++a) EXPECT_EQ(tables.of(a), nullptr);
+  LocalProblem problem(data, {1.0, CountingMode::Bethe, 1.0, true, "tiny"});
+  problem.set_theta(random_theta(data.num_params, 1, 3));
+  problem.sweep(3);
+  EXPECT_TRUE(std::isfinite(problem.evaluate().objective));
+}
+
 struct Case {
   double epsilon;
   double table_scale;  // of the shared table's parameters
