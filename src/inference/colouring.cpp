@@ -53,8 +53,7 @@ void breadth_first(const Dataset& data, const FactorGraph& graph, int64_t n, Vis
 
 // One class for example n: each of its trees in reverse breadth-first order, then in
 // breadth-first order (colour_variables).
-void add_tree_class(Colouring& result, const Dataset& data, const FactorGraph& graph,
-                    int64_t n) {
+void add_tree_class(Colouring& result, const Dataset& data, const FactorGraph& graph, int64_t n) {
   std::vector<LocalIndex> bfs;
   std::vector<size_t> tree_start;
   breadth_first(data, graph, n, [&](int64_t v, int64_t level) {

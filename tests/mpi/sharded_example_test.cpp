@@ -268,8 +268,7 @@ TEST(ShardedExample, TrainingGivesTheUnshardedTheta) {
   config.counting = CountingMode::Bethe;
   const Split chain =
       split_across_ranks(testing::random_dataset({testing::chain_shape(40)}, 4, 31));
-  expect_same_training(chain, config, "a chain under Bethe numbers: c_v = 0 at its two ends",
-                       1e-8);
+  expect_same_training(chain, config, "a chain under Bethe numbers: c_v = 0 at its two ends", 1e-8);
 }
 
 // The loader's layout (auto): examples split where a rank would idle or exceed its share, others

@@ -53,8 +53,8 @@ TEST(TreeSweep, OneClassUpAndDownEachTree) {
 }
 
 TEST(TreeSweep, DepthCountsLevelsBelowTheFirstVariable) {
-  const Dataset data = testing::random_dataset(
-      {testing::chain_shape(5), testing::tree_shape(), comb_shape()}, 4, 1);
+  const Dataset data =
+      testing::random_dataset({testing::chain_shape(5), testing::tree_shape(), comb_shape()}, 4, 1);
   const FactorGraph graph(data);
   EXPECT_EQ(tree_depth(data, graph, 0), 4);
   EXPECT_EQ(tree_depth(data, graph, 1), 3);
