@@ -67,9 +67,10 @@ def parse_arguments(argv):
 
 
 def check_files(options):
-    """Before anything is read: every input a readable file, every output new and distinct."""
+    """Before anything is read: every input a readable file or folder, every output new and
+    distinct."""
     for path in options.input:
-        if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        if not os.path.exists(path) or not os.access(path, os.R_OK):
             raise ConversionError(f"{path}: no such readable file")
     outputs = [path for path in (options.train, options.test, options.validation) if path]
     for path in outputs:

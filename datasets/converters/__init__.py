@@ -2,9 +2,11 @@
 `add_arguments(parser)` (its own flags) and `convert(inputs, options)`, which returns a
 `source.Converted` or raises `source.ConversionError`. A new format is one module and one line
 below."""
-from . import multilabel, ocr
+from . import citations, multilabel, ocr, segmentation
 
 FORMATS = {
     "ocr": ocr,
     "multilabel": multilabel,
+    "citations": citations,
+    "segmentation": segmentation,
 }

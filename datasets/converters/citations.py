@@ -1,0 +1,154 @@
+"""UMass citation field extraction (umass_citation in ../shared/datasets): one chain per
+citation over its tokens, the field tags as states.
+
+--input is the training file and the test file (training.docs testing.docs; dev.docs can stand
+in for either), one citation a line, fields marked by nested tags around the tokens
+(`<authors> <person> <person-first> E. </person-first> ...`). A token's state is its innermost
+tag (--level leaf, 37 tags in training.docs) or its outermost (--level top: authors, title,
+venue, ...); a token outside every tag is `O`. The states are the tags of the training file in
+sorted order; a test tag that never occurs in training is an error. A line whose closing tags
+do not match its opening ones (20 of training.docs's 1,457) cannot be labelled: it is left out
+and counted on stderr, or with --strict it is an error.
+
+Encoding (v2_spec.md "Standard maps"): one binary observation row per token, its lexical
+features hashed (CRC-32 of the feature's text, modulo 2^B, --hash-bits B, default 14) and a bias
+at 2^B: the lower-cased word; its shape (X upper, x lower, d digit, others kept, runs of one
+kind shortened to one); prefixes and suffixes of 1-3 characters; flags (all digits, has a digit,
+punctuation only, an initial with a period, a year 1900-2029, a capital first, a hyphen); the
+lower-cased words before and after (or the citation's edges); the tenth of the citation the
+token lies in. One variable type (offset 0, dim 2^B + 1) and one factor type, the S x S
+transition table (t = previous * S + next) at offset S (2^B + 1).
+"""
+import re
+import sys
+import zlib
+
+import numpy as np
+
+from pdsp import Example, RegionType, SparseRows
+
+from .source import ConversionError, Converted, text_lines
+
+OUTSIDE = "O"
+TOKEN = re.compile(r"<(/?)([^<>\s]+)>|([^\s<>]+)")
+YEAR = re.compile(r"^\(?(19\d\d|20[0-2]\d)[a-z]?\)?[.,;:]?$")
+INITIAL = re.compile(r"^[A-Z]\.$")
+
+
+def add_arguments(parser):
+    parser.add_argument("--level", choices=("leaf", "top"), default="leaf",
+                        help="a token's state: its innermost tag (default) or its outermost")
+    parser.add_argument("--hash-bits", type=int, default=14, metavar="B",
+                        help="features hashed into 2^B positions (default 14)")
+    parser.add_argument("--strict", action="store_true",
+                        help="a line with unmatched tags is an error, not left out")
+
+
+def convert(inputs, options):
+    if len(inputs) != 2:
+        raise ConversionError(f"citations takes two --input files (training.docs "
+                              f"testing.docs), got {len(inputs)}")
+    if not 1 <= options.hash_bits <= 24:
+        raise ConversionError(f"--hash-bits must be in 1..24, got {options.hash_bits}")
+    train, test = (read_citations(path, options.level, options.strict) for path in inputs)
+    tags = sorted({tag for _, _, labels in train for tag in labels})
+    state = {tag: s for s, tag in enumerate(tags)}
+    for number, _, labels in test:
+        unknown = [tag for tag in labels if tag not in state]
+        if unknown:
+            raise ConversionError(f"{inputs[1]}:{number}: tag <{unknown[0]}> does not occur in "
+                                  f"{inputs[0]}")
+    dim = (1 << options.hash_bits) + 1
+    states = len(tags)
+
+    def examples(citations):
+        return [citation_example(tokens, [state[t] for t in labels], states, options.hash_bits)
+                for _, tokens, labels in citations]
+
+    return Converted(train=examples(train), test=examples(test),
+                     num_params=states * dim + states * states,
+                     var_types=[RegionType(param_offset=0, dim=dim)],
+                     factor_types=[RegionType(param_offset=states * dim, dim=0)])
+
+
+def read_citations(path, level, strict):
+    """[(line number, tokens, tags)] per citation, in the file's order; lines with unmatched
+    tags are left out (counted on stderr) or, when strict, an error."""
+    citations, skipped = [], []
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        tagged = _tagged(path, number, line, level)
+        if tagged is None:
+            if strict:
+                raise ConversionError(f"{path}:{number}: closing tags do not match the opening "
+                                      f"ones")
+            skipped.append(number)
+            continue
+        citations.append((number, *tagged))
+    if skipped:
+        print(f"convert.py: {path}: left out {len(skipped)} line(s) whose closing tags do not "
+              f"match the opening ones (lines {', '.join(map(str, skipped[:5]))}"
+              f"{', ...' if len(skipped) > 5 else ''})", file=sys.stderr)
+    if not citations:
+        raise ConversionError(f"{path}: holds no citation")
+    return citations
+
+
+def _tagged(path, number, line, level):
+    """(tokens, tags) of one line, or None when its tags do not nest."""
+    tokens, tags, open_tags = [], [], []
+    for match in TOKEN.finditer(line):
+        closing, tag, token = match.groups()
+        if token is not None:
+            tokens.append(token)
+            tags.append(OUTSIDE if not open_tags else
+                        open_tags[-1] if level == "leaf" else open_tags[0])
+        elif closing:
+            if not open_tags or open_tags[-1] != tag:
+                return None
+            open_tags.pop()
+        else:
+            open_tags.append(tag)
+    if open_tags:
+        return None
+    if not tokens:
+        raise ConversionError(f"{path}:{number}: a citation without a token")
+    return tokens, tags
+
+
+def citation_example(tokens, labels, states, bits):
+    rows = [token_features(tokens, i, bits) for i in range(len(tokens))]
+    ptr = np.concatenate(([0], np.cumsum([len(r) for r in rows])))
+    n = len(tokens)
+    return Example(card=np.full(n, states), label=np.asarray(labels, dtype=np.int64),
+                   factors=np.column_stack([np.arange(n - 1), np.arange(1, n)]),
+                   var_type=np.zeros(n, dtype=np.int64), var_obs=np.arange(n),
+                   factor_type=np.zeros(n - 1, dtype=np.int64),
+                   obs=SparseRows(ptr, np.concatenate(rows)))
+
+
+def shape(token):
+    """X for upper, x for lower, d for digits, other characters kept; runs of one kind as one."""
+    kinds = ["X" if c.isupper() else "x" if c.islower() else "d" if c.isdigit() else c
+             for c in token]
+    return "".join(k for i, k in enumerate(kinds) if i == 0 or k != kinds[i - 1])
+
+
+def token_features(tokens, i, bits):
+    """The sorted distinct hashed positions of token i's features, then the bias at 2^bits."""
+    token = tokens[i]
+    word = token.lower()
+    features = ["w=" + word, "shape=" + shape(token)]
+    features += [f"p{k}={word[:k]}" for k in range(1, 4) if len(word) >= k]
+    features += [f"s{k}={word[-k:]}" for k in range(1, 4) if len(word) >= k]
+    flags = {"digits": token.isdigit(), "has-digit": any(c.isdigit() for c in token),
+             "punct": not any(c.isalnum() for c in token), "initial": bool(INITIAL.match(token)),
+             "year": bool(YEAR.match(token)), "capital": token[0].isupper(), "hyphen": "-" in token}
+    features += ["flag=" + name for name, on in flags.items() if on]
+    features.append("prev=" + (tokens[i - 1].lower() if i > 0 else "<start>"))
+    features.append("next=" + (tokens[i + 1].lower() if i + 1 < len(tokens) else "<end>"))
+    features.append(f"tenth={10 * i // len(tokens)}")
+    size = 1 << bits
+    hashed = {zlib.crc32(f.encode("utf-8")) % size for f in features}
+    return np.array(sorted(hashed) + [size], dtype=np.int64)

