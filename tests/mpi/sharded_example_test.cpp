@@ -74,11 +74,7 @@ Split split_across_ranks(const Dataset& data) {
 }
 
 std::vector<double> random_theta(int64_t params, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 0.7);
-  std::vector<double> theta(static_cast<size_t>(params));
-  for (double& t : theta) t = normal(rng);
-  return theta;
+  return testing::normal_theta(params, 0.7, seed);
 }
 
 void expect_close(double sharded, double whole, const std::string& what) {

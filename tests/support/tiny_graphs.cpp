@@ -93,4 +93,12 @@ void set_random_counting(Dataset& data, double low, double high, uint64_t seed) 
   data.counted = true;
 }
 
+std::vector<double> normal_theta(int64_t params, double sd, uint64_t seed) {
+  std::mt19937_64 generator(seed);
+  std::normal_distribution<double> normal(0.0, sd);
+  std::vector<double> theta(static_cast<size_t>(params));
+  for (double& x : theta) x = normal(generator);
+  return theta;
+}
+
 }  // namespace pdsp::testing

@@ -36,6 +36,9 @@ PlacedFactor place_factor(const GraphShape& shape, const std::vector<int64_t>& l
 // parameters (1 or 2 entries per row, values from N(0, 1)).
 Dataset random_dataset(const std::vector<GraphShape>& shapes, int32_t num_params, uint64_t seed);
 
+// `params` values drawn from N(0, sd^2) by a generator seeded with `seed`.
+std::vector<double> normal_theta(int64_t params, double sd, uint64_t seed);
+
 // Sets counting numbers c_v, c_a drawn from [low, high] on the data set (read by --counting file).
 void set_random_counting(Dataset& data, double low, double high, uint64_t seed);
 

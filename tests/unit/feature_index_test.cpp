@@ -9,6 +9,7 @@
 #include <random>
 
 #include "pdsp/gen/denoise.hpp"
+#include "support/tiny_graphs.hpp"
 
 namespace pdsp {
 namespace {
@@ -81,11 +82,7 @@ void add_second_entry(Dataset& data, int64_t row) {
 }
 
 std::vector<double> random_theta(const Dataset& data) {
-  std::mt19937_64 rng(11);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<double> theta(static_cast<size_t>(data.num_params));
-  for (double& x : theta) x = normal(rng);
-  return theta;
+  return testing::normal_theta(data.num_params, 1.0, 11);
 }
 
 TEST(FeatureIndex, FindsThePartsWhoseRowsHoldExactlyOneEntry) {

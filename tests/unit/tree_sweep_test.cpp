@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
-#include <random>
 #include <vector>
 
 #include "pdsp/inference/colouring.hpp"
@@ -15,14 +14,6 @@
 
 namespace pdsp {
 namespace {
-
-std::vector<double> random_theta(int64_t params, uint64_t seed) {
-  std::mt19937_64 generator(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<double> theta(static_cast<size_t>(params));
-  for (double& x : theta) x = normal(generator);
-  return theta;
-}
 
 // A binary spine of 18 variables with a leaf hanging from its 5th and its 12th: 20 variables,
 // depth 17 from variable 0.
@@ -67,7 +58,7 @@ TEST(TreeSweep, OneSweepGivesTheExactMarginals) {
   const Dataset data =
       testing::random_dataset({comb_shape(), testing::chain_shape(18), comb_shape()}, 8, 5);
   for (double epsilon : {1.0, 0.3}) {
-    const std::vector<double> theta = random_theta(data.num_params, 11);
+    const std::vector<double> theta = testing::normal_theta(data.num_params, 1.0, 11);
     const testing::ExactSolution exact = testing::solve_exactly(data, theta, epsilon, 1.0, 1, 2);
     for (CountingMode counting : {CountingMode::Bethe, CountingMode::Auto}) {
       LocalProblem problem(data, {epsilon, counting, 1.0, true, "trees"});
