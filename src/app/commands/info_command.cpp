@@ -46,8 +46,9 @@ std::string encoding_text(bool has_rows, double row_nnz, const RegionTypes& type
   for (int64_t k = 0; k < types.num_types() && k < 8; ++k)
     text += (k == 0 ? " " : ", ") + std::to_string(types.dim[k]);
   if (types.num_types() > 8) text += ", ...";
-  return text + " (0: a shared table), on " + std::to_string(static_cast<int64_t>(typed_regions)) +
-         " of " + std::to_string(static_cast<int64_t>(regions)) + " " + kind;
+  return text + " (dim 0: a shared table), on " +
+         std::to_string(static_cast<int64_t>(typed_regions)) + " of " +
+         std::to_string(static_cast<int64_t>(regions)) + " " + kind;
 }
 
 int64_t typed_regions(const RegionTypes& types) {
