@@ -3,6 +3,8 @@
 
     python3 datasets/convert.py FORMAT --input PATH... --train TRAIN.h5 --test TEST.h5
                                 [--validation VAL.h5 --validation-fraction F [--seed S]]
+    python3 datasets/convert.py uai --input MODEL.uai [EVIDENCE.evid] --out OUT.h5
+                                --model MODEL.h5
 
 FORMAT is one of the modules registered in converters/__init__.py. --validation moves a
 fraction F of the training examples into a third file: the last ones in the source's order, or
@@ -17,13 +19,14 @@ import time
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPOSITORY, "python"))
 
+import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 
 from converters import FORMATS  # noqa: E402
 from converters.source import ConversionError  # noqa: E402
 from pdsp.dataset import write_dataset  # noqa: E402
 from pdsp.dataset_rules import DatasetError  # noqa: E402
-from pdsp.output_file import OutputError, check_output  # noqa: E402
+from pdsp.output_file import OutputError, atomic_output, check_output  # noqa: E402
 
 PROGRAM = "convert.py"
 
@@ -33,6 +36,12 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         raise ConversionError(f"{message} (see {self.prog} --help)")
+
+
+def writes_model(module):
+    """Whether a converter writes one data set and a model (--out, --model) instead of a
+    training and a test set."""
+    return getattr(module, "OUTPUTS", "splits") == "model"
 
 
 def parse_arguments(argv):
@@ -46,6 +55,11 @@ def parse_arguments(argv):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
         sub.add_argument("--input", nargs="+", required=True, metavar="PATH",
                          help="the source files (see above)")
+        if writes_model(module):
+            sub.add_argument("--out", required=True, metavar="OUT.h5", help="data set output")
+            sub.add_argument("--model", required=True, metavar="MODEL.h5", help="model output")
+            module.add_arguments(sub)
+            continue
         sub.add_argument("--train", required=True, metavar="TRAIN.h5", help="training set output")
         sub.add_argument("--test", required=True, metavar="TEST.h5", help="test set output")
         sub.add_argument("--validation", metavar="VAL.h5",
@@ -56,6 +70,8 @@ def parse_arguments(argv):
                          help="take a random choice (fixed by S), not the last ones")
         module.add_arguments(sub)
     options = parser.parse_args(argv)
+    if writes_model(FORMATS[options.format]):
+        return options
     if (options.validation is None) != (options.validation_fraction is None):
         raise ConversionError("--validation and --validation-fraction go together")
     if options.seed is not None and options.validation is None:
@@ -72,7 +88,9 @@ def check_files(options):
     for path in options.input:
         if not os.path.exists(path) or not os.access(path, os.R_OK):
             raise ConversionError(f"{path}: no such readable file")
-    outputs = [path for path in (options.train, options.test, options.validation) if path]
+    outputs = [getattr(options, name, None) for name in
+               ("train", "test", "validation", "out", "model")]
+    outputs = [path for path in outputs if path]
     for path in outputs:
         check_output(path, options.input)
         if sum(os.path.abspath(path) == os.path.abspath(other) for other in outputs) > 1:
@@ -96,19 +114,43 @@ def split_validation(examples, fraction, seed):
 
 
 def write(path, examples, converted, inputs):
+    write_arrays_of(path, examples, converted.num_params, inputs, converted.var_types,
+                    converted.factor_types)
+
+
+def write_arrays_of(path, examples, num_params, inputs, var_types=None, factor_types=None):
     started = time.perf_counter()
-    arrays = write_dataset(path, examples, converted.num_params, converted.var_types,
-                           converted.factor_types, inputs)
+    arrays = write_dataset(path, examples, num_params, var_types, factor_types, inputs)
     print(f"{path}: {len(examples)} examples, {arrays['/vars/card'].size} variables, "
-          f"{arrays['/factors/var_ptr'].size - 1} factors, {converted.num_params} parameters, "
+          f"{arrays['/factors/var_ptr'].size - 1} factors, {num_params} parameters, "
           f"{os.path.getsize(path) / 1e6:.2f} MB, {time.perf_counter() - started:.2f} s",
           flush=True)
+
+
+def write_model(path, theta, inputs):
+    """A model file (README "Files") holding `theta`, for prediction at epsilon 1 with Bethe
+    numbers; written atomically."""
+    with atomic_output(path, inputs) as temporary, h5py.File(temporary, "w") as file:
+        file.attrs["format"] = np.bytes_("pdsp-model")
+        file.attrs["format_version"] = np.int64(1)
+        file.attrs["epsilon"] = np.float64(1.0)
+        file.attrs["counting"] = np.bytes_("bethe")
+        file.attrs["command_line"] = np.bytes_(" ".join(["convert.py"] + sys.argv[1:]))
+        file.create_dataset("/theta", data=np.asarray(theta, dtype=np.float64))
+    print(f"{path}: model of {len(theta)} parameters (epsilon 1, Bethe numbers)", flush=True)
 
 
 def convert(argv):
     options = parse_arguments(argv)
     check_files(options)
     converted = FORMATS[options.format].convert(options.input, options)
+    if writes_model(FORMATS[options.format]):
+        write_arrays_of(options.out, [converted.example], converted.num_params, options.input)
+        write_model(options.model, converted.theta, options.input)
+        if converted.dropped_variables:
+            print(f"{options.out}: observed variables {converted.dropped_variables} conditioned "
+                  f"out; the others keep their order", flush=True)
+        return
     files = [(options.train, converted.train), (options.test, converted.test)]
     if options.validation:
         kept, validation = split_validation(converted.train, options.validation_fraction,

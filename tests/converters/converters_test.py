@@ -63,10 +63,11 @@ def summary_sizes(done):
     return {m.group(1): tuple(map(int, m.groups()[1:])) for m in map(SUMMARY.match, lines)}
 
 
-def assert_refused(test, arguments, *needles):
-    """The conversion exits 2 with one line on stderr holding every needle, and writes nothing."""
-    outputs = [work("bad_train.h5"), work("bad_test.h5")]
-    done = run_convert(*arguments, "--train", outputs[0], "--test", outputs[1])
+def assert_refused(test, arguments, *needles, output_flags=("--train", "--test")):
+    """The conversion exits 2 with one line on stderr holding every needle, and writes nothing
+    (to the outputs it gets through `output_flags`)."""
+    outputs = [work(f"bad{flag[1:]}.h5") for flag in output_flags]
+    done = run_convert(*arguments, *[x for pair in zip(output_flags, outputs) for x in pair])
     test.assertEqual(done.returncode, 2, done.stderr)
     test.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
     test.assertTrue(done.stderr.startswith("convert.py: error: "), done.stderr)
@@ -490,6 +491,98 @@ class SegmentationTest(unittest.TestCase):
         Image.new("L", (5, 4)).save(os.path.join(masks, self.names[0]), "JPEG")
         assert_refused(self, ["segmentation", "--input", self.images, masks],
                        f"{os.path.join(masks, self.names[0])}: mask is 5 x 4 but its image")
+
+
+UAI_TREE = ["MARKOV", "4", "2 3 2 2", "5", "1 0", "2 0 1", "2 1 2", "2 1 3", "1 3", "",
+            "2", " 0.4 0.6", "6", " 1.0 2.0 0.5", " 0.3 1.0 4.0", "6", " 1 2 3 4 5 6", "6",
+            " 2 1 1 2 1 0.5", "2", " 0.7 0.0"]
+
+
+def uai_marginals(lines, evidence=None):
+    """Exact variable marginals of a UAI model by enumeration (a separate reading of the text),
+    given {variable: value}; observed variables are left out."""
+    numbers = " ".join(lines[1:]).split()
+    count = int(numbers[0])
+    cards = [int(x) for x in numbers[1:1 + count]]
+    at = 1 + count
+    factors = int(numbers[at])
+    at += 1
+    scopes = []
+    for _ in range(factors):
+        arity = int(numbers[at])
+        scopes.append([int(x) for x in numbers[at + 1:at + 1 + arity]])
+        at += 1 + arity
+    tables = []
+    for scope in scopes:
+        size = int(numbers[at])
+        tables.append(np.array([float(x) for x in numbers[at + 1:at + 1 + size]])
+                      .reshape([cards[v] for v in scope]))
+        at += 1 + size
+    marginals = [np.zeros(c) for c in cards]
+    for labelling in np.ndindex(*cards):
+        if evidence and any(labelling[v] != value for v, value in evidence.items()):
+            continue
+        weight = np.prod([t[tuple(labelling[v] for v in scope)] for scope, t in
+                          zip(scopes, tables)])
+        for v, s in enumerate(labelling):
+            marginals[v][s] += weight
+    return [m / m.sum() for v, m in enumerate(marginals) if not evidence or v not in evidence]
+
+
+class UaiTest(unittest.TestCase):
+    def convert_and_predict(self, name, lines, evidence_lines=None):
+        inputs = [write_text(f"{name}.uai", lines)]
+        if evidence_lines is not None:
+            inputs.append(write_text(f"{name}.evid", evidence_lines))
+        out, model = work(f"{name}.h5"), work(f"{name}_model.h5")
+        done = run_convert("uai", "--input", *inputs, "--out", out, "--model", model)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        if not PDSP:
+            self.skipTest("no --pdsp given")
+        prediction = work(f"{name}_prediction.h5")
+        predicted = subprocess.run([PDSP, "predict", "--data", out, "--model", model, "--out",
+                                    prediction], capture_output=True, text=True)
+        self.assertEqual(predicted.returncode, 0, predicted.stderr)
+        arrays, _ = read_all(prediction)
+        return arrays["prediction/marginal"], out, model
+
+    def test_tree_marginals_are_exact(self):
+        marginal, out, model = self.convert_and_predict("tree", UAI_TREE)
+        np.testing.assert_allclose(marginal, np.concatenate(uai_marginals(UAI_TREE)), atol=1e-9)
+        arrays, _ = read_all(model)
+        entries = [0.4, 0.6, 1.0, 2.0, 0.5, 0.3, 1.0, 4.0, 1, 2, 3, 4, 5, 6, 2, 1, 1, 2, 1, 0.5,
+                   0.7, 1e-300]
+        np.testing.assert_allclose(arrays["theta"], np.log(entries))
+        data, attributes = read_all(out)
+        self.assertEqual(attributes["num_params"], 22)
+        np.testing.assert_array_equal(data["vars/card"], [2, 3, 2, 2])
+
+    def test_evidence_conditions_the_variables_out(self):
+        marginal, out, _ = self.convert_and_predict("evidence", UAI_TREE, ["1", "1 2"])
+        np.testing.assert_allclose(marginal, np.concatenate(uai_marginals(UAI_TREE, {1: 2})),
+                                   atol=1e-9)
+        data, _ = read_all(out)
+        np.testing.assert_array_equal(data["vars/card"], [2, 2, 2])
+
+    def test_bad_files(self):
+        lines = list(UAI_TREE)
+        lines[-1] = " 0.7"
+        bad = write_text("short.uai", lines)
+        self.refused(["uai", "--input", bad], f"{bad}: ends where entry 1 of factor 4 was expected")
+        lines = list(UAI_TREE)
+        lines[5] = "2 0 7"
+        bad = write_text("range.uai", lines)
+        self.refused(["uai", "--input", bad], f"{bad}:6: factor 1 names variable 7, outside 0..3")
+        lines = list(UAI_TREE)
+        lines[0] = "MARKOF"
+        bad = write_text("type.uai", lines)
+        self.refused(["uai", "--input", bad], f"{bad}:1: unknown network type 'MARKOF'")
+        evidence = write_text("bad.evid", ["1", "1 3"])
+        self.refused(["uai", "--input", write_text("good.uai", UAI_TREE), evidence],
+                     f"{evidence}: variable 1 observed at 3, outside 0..2")
+
+    def refused(self, arguments, needle):
+        assert_refused(self, arguments, needle, output_flags=("--out", "--model"))
 
 
 class BadInputTest(unittest.TestCase):
