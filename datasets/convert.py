@@ -127,7 +127,7 @@ def write_arrays_of(path, examples, num_params, inputs, var_types=None, factor_t
           flush=True)
 
 
-def write_model(path, theta, inputs):
+def write_model(path, theta, inputs, command_line):
     """A model file (README "Files") holding `theta`, for prediction at epsilon 1 with Bethe
     numbers; written atomically."""
     with atomic_output(path, inputs) as temporary, h5py.File(temporary, "w") as file:
@@ -135,7 +135,7 @@ def write_model(path, theta, inputs):
         file.attrs["format_version"] = np.int64(1)
         file.attrs["epsilon"] = np.float64(1.0)
         file.attrs["counting"] = np.bytes_("bethe")
-        file.attrs["command_line"] = np.bytes_(" ".join(["convert.py"] + sys.argv[1:]))
+        file.attrs["command_line"] = np.bytes_(command_line.encode("utf-8"))
         file.create_dataset("/theta", data=np.asarray(theta, dtype=np.float64))
     print(f"{path}: model of {len(theta)} parameters (epsilon 1, Bethe numbers)", flush=True)
 
@@ -146,7 +146,12 @@ def convert(argv):
     converted = FORMATS[options.format].convert(options.input, options)
     if writes_model(FORMATS[options.format]):
         write_arrays_of(options.out, [converted.example], converted.num_params, options.input)
-        write_model(options.model, converted.theta, options.input)
+        try:
+            write_model(options.model, converted.theta, options.input,
+                        " ".join([PROGRAM] + list(argv)))
+        except BaseException:
+            os.remove(options.out)  # both outputs or neither
+            raise
         if converted.dropped_variables:
             print(f"{options.out}: observed variables {converted.dropped_variables} conditioned "
                   f"out; the others keep their order", flush=True)
@@ -173,7 +178,8 @@ def main(argv):
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"{PROGRAM}: error: {error.filename}: {error.strerror}", file=sys.stderr)
+        where = f"{error.filename}: {error.strerror}" if error.filename else str(error)
+        print(f"{PROGRAM}: error: {where}", file=sys.stderr)
         return 2
     return 0
 

@@ -7,8 +7,8 @@ in for either), one citation a line, fields marked by nested tags around the tok
 tag (--level leaf, 37 tags in training.docs) or its outermost (--level top: authors, title,
 venue, ...); a token outside every tag is `O`. The states are the tags of the training file in
 sorted order; a test tag that never occurs in training is an error. A line whose closing tags
-do not match its opening ones (20 of training.docs's 1,457) cannot be labelled: it is left out
-and counted on stderr, or with --strict it is an error.
+do not match its opening ones (9 of training.docs's 1,457 lines) cannot be labelled: it is left
+out and counted on stderr, or with --strict it is an error.
 
 Encoding (v2_spec.md "Standard maps"): one binary observation row per token, its lexical
 features hashed (CRC-32 of the feature's text, modulo 2^B, --hash-bits B, default 14) and a bias

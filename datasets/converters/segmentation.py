@@ -69,6 +69,8 @@ def read_folders(inputs, options):
         raise ConversionError(f"--test-fraction must be in (0, 1), got {options.test_fraction}")
     if options.max_side < 0:
         raise ConversionError(f"--max-side must be >= 0, got {options.max_side}")
+    if not 1 <= options.threshold <= 255:
+        raise ConversionError(f"--threshold must be in 1..255, got {options.threshold}")
     names = sorted(n for n in os.listdir(images) if not n.startswith("."))
     if len(names) < 2:
         raise ConversionError(f"{images}: needs at least two images, holds {len(names)}")
@@ -79,7 +81,10 @@ def read_folders(inputs, options):
 
 def read_pair(image_path, mask_path, options):
     """(H x W x C intensities in [0, 1], H x W labels) of one image and its mask."""
-    from PIL import Image  # here: only the folder form needs Pillow
+    try:
+        from PIL import Image  # here: only the folder form needs Pillow
+    except ImportError:
+        raise ConversionError("image folders need Pillow (Debian: python3-pil)") from None
     if not os.path.isfile(mask_path):
         raise ConversionError(f"{mask_path}: no mask for {image_path}")
     try:
@@ -110,27 +115,14 @@ def read_hdf5(path):
     with file:
         splits = []
         for split in ("train", "test"):
-            if split not in file:
+            if not isinstance(file.get(split), h5py.Group):
                 raise ConversionError(f"{path}: has no group /{split}")
             group = file[split]
-            names = sorted(n[2:] for n in group if n.startswith("X_"))
+            names = sorted((n[2:] for n in group if n.startswith("X_")),
+                           key=lambda n: (len(n), n))  # X_2 before X_10
             if not names:
                 raise ConversionError(f"{path}: /{split} holds no image X_i")
-            pairs = []
-            for name in names:
-                if f"Y_{name}" not in group:
-                    raise ConversionError(f"{path}: /{split}/X_{name} has no label map Y_{name}")
-                x, y = group[f"X_{name}"][()], group[f"Y_{name}"][()]
-                if x.ndim not in (2, 3) or y.shape != x.shape[:2]:
-                    raise ConversionError(f"{path}: /{split}/Y_{name} is "
-                                          f"{' x '.join(map(str, y.shape))}, its image "
-                                          f"{' x '.join(map(str, x.shape))}")
-                if y.min() < 0:
-                    raise ConversionError(f"{path}: /{split}/Y_{name} holds a negative class")
-                pixels = x.astype(np.float64) / 255.0
-                pairs.append((pixels[:, :, None] if pixels.ndim == 2 else pixels,
-                              y.astype(np.int64)))
-            splits.append(pairs)
+            splits.append([read_image_pair(path, group, split, name) for name in names])
     classes = int(max(y.max() for pairs in splits for _, y in pairs)) + 1
     train_classes = int(max(y.max() for _, y in splits[0])) + 1
     if train_classes < classes:
@@ -138,9 +130,38 @@ def read_hdf5(path):
     return splits[0], splits[1], classes
 
 
+def read_image_pair(path, group, split, name):
+    """(H x W x C intensities in [0, 1], H x W classes) of /split/X_name and /split/Y_name:
+    X uint8, H x W or H x W x C with C >= 1, Y integers >= 0 of the same H x W."""
+    where = f"{path}: /{split}"
+    x_item, y_item = group.get(f"X_{name}"), group.get(f"Y_{name}")
+    if not isinstance(y_item, h5py.Dataset):
+        raise ConversionError(f"{where}/X_{name} has no label map Y_{name}")
+    if not isinstance(x_item, h5py.Dataset):
+        raise ConversionError(f"{where}/X_{name} is not a dataset")
+    try:
+        x, y = x_item[()], y_item[()]
+    except (OSError, KeyError, TypeError) as error:
+        raise ConversionError(f"{where}/X_{name}: cannot be read: {error}") from None
+    if x.dtype != np.uint8:
+        raise ConversionError(f"{where}/X_{name} holds {x.dtype}, expected uint8")
+    if y.dtype.kind not in "iu":
+        raise ConversionError(f"{where}/Y_{name} holds {y.dtype}, expected integers")
+    if x.ndim not in (2, 3) or x.size == 0 or y.shape != x.shape[:2]:
+        raise ConversionError(f"{where}/Y_{name} is {' x '.join(map(str, y.shape))}, its image "
+                              f"{' x '.join(map(str, x.shape))} (expected H x W [x C], not empty)")
+    if y.min() < 0:
+        raise ConversionError(f"{where}/Y_{name} holds a negative class")
+    pixels = x.astype(np.float64) / 255.0
+    return (pixels[:, :, None] if pixels.ndim == 2 else pixels), y.astype(np.int64)
+
+
 def pixel_features(pixels):
     """H*W x D features of an H x W x C image in [0, 1] (the module's documentation)."""
-    from scipy import ndimage  # here: every conversion loads all converters, few need scipy
+    try:
+        from scipy import ndimage  # here: every conversion loads all converters, few need scipy
+    except ImportError:
+        raise ConversionError("segmentation needs SciPy (Debian: python3-scipy)") from None
     height, width, channels = pixels.shape
     gray = pixels.mean(axis=2)
     columns = [gray, gray ** 2, ndimage.uniform_filter(gray, 3, mode="nearest"),

@@ -113,11 +113,14 @@ def read_uai(path):
         scopes.append(scope)
     tables = []
     for a, scope in enumerate(scopes):
-        size = int(np.prod([cards[v] for v in scope]))
+        size = math.prod(cards[v] for v in scope)
         entries, line = tokens.take(f"the table size of factor {a}")
         if entries != size:
             raise ConversionError(f"{path}:{line}: factor {a} has {entries} table entries, its "
                                   f"variables' cardinalities give {size}")
+        if size > len(tokens.items) - tokens.next:
+            raise ConversionError(f"{path}:{line}: factor {a} needs {size} table entries, the "
+                                  f"file has {len(tokens.items) - tokens.next} numbers left")
         table = np.empty(size)
         for t in range(size):
             table[t], line = tokens.take(f"entry {t} of factor {a}", float)
@@ -146,6 +149,8 @@ def read_evidence(path, cards):
         if not 0 <= value < cards[v]:
             raise ConversionError(f"{path}: variable {v} observed at {value}, outside "
                                   f"0..{cards[v] - 1}")
+        if v in evidence:
+            raise ConversionError(f"{path}: variable {v} is observed twice")
         evidence[v] = value
     return evidence
 

@@ -480,6 +480,21 @@ class SegmentationTest(unittest.TestCase):
         np.testing.assert_array_equal(arrays["vars/label"],
                                       np.concatenate([y.reshape(-1) for y in labels]))
 
+    def test_bad_label_file(self):
+        bad = work("float_snakes.h5")
+        with h5py.File(bad, "w") as file:
+            file["train/X_000"] = np.zeros((3, 4, 3))
+            file["train/Y_000"] = np.zeros((3, 4), dtype=np.uint8)
+            file["test/X_000"] = np.zeros((3, 4, 3), dtype=np.uint8)
+            file["test/Y_000"] = np.zeros((3, 4), dtype=np.uint8)
+        assert_refused(self, ["segmentation", "--input", bad],
+                       f"{bad}: /train/X_000 holds float64, expected uint8")
+        with h5py.File(bad, "a") as file:
+            del file["train/X_000"]
+            file["train/X_000"] = np.zeros((3, 5, 3), dtype=np.uint8)
+        assert_refused(self, ["segmentation", "--input", bad],
+                       f"{bad}: /train/Y_000 is 3 x 4, its image 3 x 5 x 3")
+
     def test_bad_masks(self):
         from PIL import Image
         masks = work("bad_masks")
@@ -568,7 +583,8 @@ class UaiTest(unittest.TestCase):
         lines = list(UAI_TREE)
         lines[-1] = " 0.7"
         bad = write_text("short.uai", lines)
-        self.refused(["uai", "--input", bad], f"{bad}: ends where entry 1 of factor 4 was expected")
+        self.refused(["uai", "--input", bad],
+                     f"{bad}:20: factor 4 needs 2 table entries, the file has 1 numbers left")
         lines = list(UAI_TREE)
         lines[5] = "2 0 7"
         bad = write_text("range.uai", lines)
@@ -580,6 +596,9 @@ class UaiTest(unittest.TestCase):
         evidence = write_text("bad.evid", ["1", "1 3"])
         self.refused(["uai", "--input", write_text("good.uai", UAI_TREE), evidence],
                      f"{evidence}: variable 1 observed at 3, outside 0..2")
+        evidence = write_text("twice.evid", ["2", "1 0 1 2"])
+        self.refused(["uai", "--input", write_text("good.uai", UAI_TREE), evidence],
+                     f"{evidence}: variable 1 is observed twice")
 
     def refused(self, arguments, needle):
         assert_refused(self, arguments, needle, output_flags=("--out", "--model"))

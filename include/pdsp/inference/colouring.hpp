@@ -4,7 +4,8 @@
 // updates (design.md §3), so a colour class can be updated in any order, by SIMD lanes or by
 // several threads, with the same result as updating it one variable at a time. Sweeps visit the
 // colour classes of an example in order; that schedule is what makes results independent of the
-// thread count even inside one example.
+// thread count even inside one example. The exception is the one class of an example swept
+// along its trees (below), whose variables must be updated in order, one after the other.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -15,7 +16,8 @@
 namespace pdsp {
 
 struct Colouring {
-  std::vector<LocalIndex> order;           // [vars] variables grouped by example, then colour
+  // Variables grouped by example, then colour: each once, or twice in a class along a tree.
+  std::vector<LocalIndex> order;
   std::vector<int64_t> class_ptr{0};       // [classes + 1] class c is order[class_ptr[c]..)
   std::vector<int64_t> example_class_ptr;  // [examples + 1] classes of example n
   // On a shard: [classes] the end of each class's boundary variables (those in cut factors),

@@ -2,8 +2,9 @@
 // How one sweep or one evaluation of a rank's examples is cut into chunks. Each bundle of
 // examples has a sequence of phases; the chunks of one phase are independent of each other (a
 // colour class of a sweep; the factors, then the variables of an evaluation) and may run on
-// different threads. Chunk boundaries depend on the data only, so per-chunk results combined in
-// chunk order are the same for any thread count.
+// different threads; a chunk runs in order on one thread (a class along a tree is one chunk).
+// Chunk boundaries depend on the data only, so per-chunk results combined in chunk order are the
+// same for any thread count.
 #include <cstdint>
 #include <vector>
 
@@ -36,7 +37,8 @@ struct WorkPlan {
 // still updates its classes in order, and a kernel call updates a class of many small examples
 // (yeast: 9 labels of 13 message blocks each, where one label filled two SIMD registers with 3
 // of 16 lanes idle). Larger examples are bundles of their own. A chunk holds at most
-// kChunkSlots message blocks (or one variable of larger degree).
+// kChunkSlots message blocks (or one variable of larger degree), except that a class along a
+// tree (Colouring::along_tree) is never cut: one thread updates it in order.
 inline constexpr int64_t kBundleVariables = 128;
 WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph);
 // Two phases per example: ranges of its factors and ranges of its variables, at most
