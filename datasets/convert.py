@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 
 from converters import FORMATS  # noqa: E402
 from converters.source import ConversionError  # noqa: E402
-from pdsp.dataset import write_dataset  # noqa: E402
+from pdsp.dataset import checked_arrays, write_checked_arrays  # noqa: E402
 from pdsp.dataset_rules import DatasetError  # noqa: E402
 from pdsp.output_file import OutputError, atomic_output, check_output  # noqa: E402
 
@@ -113,14 +113,11 @@ def split_validation(examples, fraction, seed):
             [e for e, c in zip(examples, chosen) if c])
 
 
-def write(path, examples, converted, inputs):
-    write_arrays_of(path, examples, converted.num_params, inputs, converted.var_types,
-                    converted.factor_types)
-
-
-def write_arrays_of(path, examples, num_params, inputs, var_types=None, factor_types=None):
-    started = time.perf_counter()
-    arrays = write_dataset(path, examples, num_params, var_types, factor_types, inputs)
+def write(path, examples, arrays, num_params, inputs, seconds):
+    """Writes arrays checked_arrays returned and prints the file's summary line; `seconds`: what
+    building and checking them took."""
+    started = time.perf_counter() - seconds
+    write_checked_arrays(path, arrays, num_params, inputs)
     print(f"{path}: {len(examples)} examples, {arrays['/vars/card'].size} variables, "
           f"{arrays['/factors/var_ptr'].size - 1} factors, {num_params} parameters, "
           f"{os.path.getsize(path) / 1e6:.2f} MB, {time.perf_counter() - started:.2f} s",
@@ -145,7 +142,10 @@ def convert(argv):
     check_files(options)
     converted = FORMATS[options.format].convert(options.input, options)
     if writes_model(FORMATS[options.format]):
-        write_arrays_of(options.out, [converted.example], converted.num_params, options.input)
+        started = time.perf_counter()
+        arrays = checked_arrays(options.out, [converted.example], converted.num_params)
+        write(options.out, [converted.example], arrays, converted.num_params, options.input,
+              time.perf_counter() - started)
         try:
             write_model(options.model, converted.theta, options.input,
                         " ".join([PROGRAM] + list(argv)))
@@ -165,8 +165,15 @@ def convert(argv):
     for path, examples in files:
         if not examples:
             raise ConversionError(f"{' '.join(options.input)}: no examples for {path}")
+    # Every file is checked before any is written, so a bad split leaves no file behind.
+    checked = []
     for path, examples in files:
-        write(path, examples, converted, options.input)
+        started = time.perf_counter()
+        arrays = checked_arrays(path, examples, converted.num_params, converted.var_types,
+                                converted.factor_types)
+        checked.append((path, examples, arrays, time.perf_counter() - started))
+    for path, examples, arrays, seconds in checked:
+        write(path, examples, arrays, converted.num_params, options.input, seconds)
 
 
 def main(argv):

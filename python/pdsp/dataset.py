@@ -93,11 +93,27 @@ def write_dataset(path, examples, num_params, var_types=None, factor_types=None,
                         inputs)
 
 
+def checked_arrays(path, examples, num_params, var_types=None, factor_types=None):
+    """The arrays write_dataset would write for `examples`, in the contract's widths and checked
+    (DatasetError otherwise), without writing anything: to check several files before writing
+    any."""
+    return _checked(path, dataset_arrays(path, examples, var_types, factor_types), num_params)
+
+
 def write_arrays(path, arrays, num_params, inputs=()):
     """Checks `arrays` (dataset name -> values, in any integer width) and writes them in the
     contract's widths; returns them in those widths."""
+    return write_checked_arrays(path, _checked(path, arrays, num_params), num_params, inputs)
+
+
+def _checked(path, arrays, num_params):
     arrays = {name: _typed(path, name, values) for name, values in arrays.items()}
     check_dataset(arrays, num_params, path)
+    return arrays
+
+
+def write_checked_arrays(path, arrays, num_params, inputs=()):
+    """Writes arrays that checked_arrays returned (atomically, never over an input)."""
     with atomic_output(path, inputs) as temporary, h5py.File(temporary, "w") as file:
         # Fixed-length strings, as pdsp writes every string attribute.
         file.attrs["format"] = np.bytes_(FORMAT)

@@ -692,6 +692,27 @@ class BadInputTest(unittest.TestCase):
             damaged.write(head)
         self.refused(["ocr", "--input", bad], f"{bad}: not a readable MATLAB file")
 
+    def test_a_bad_test_split_leaves_no_file(self):
+        """Every file is checked before any is written: a converter whose test examples pdsp
+        would refuse (a label out of range) leaves no training file behind either."""
+        import types
+        from converters import FORMATS
+        from converters.source import Converted
+        from pdsp import Example
+
+        def broken(inputs, options):
+            return Converted(train=[Example(card=[2, 2], label=[0, 1], factors=[[0, 1]])],
+                             test=[Example(card=[2, 2], label=[0, 2], factors=[[0, 1]])],
+                             num_params=1)
+
+        FORMATS["broken"] = types.SimpleNamespace(__doc__="A broken converter.",
+                                                  add_arguments=lambda parser: None,
+                                                  convert=broken)
+        try:
+            self.refused(["broken", "--input", self.svm], "/vars/label")
+        finally:
+            del FORMATS["broken"]
+
     def test_usage(self):
         self.refused(["nosuch", "--input", self.svm], "invalid choice: 'nosuch'")
         self.refused(["multilabel", "--input", self.svm, self.svm, "--validation",
