@@ -124,10 +124,8 @@ CountingNumbers make_counting_numbers(const Dataset& data, const FactorGraph& gr
       c.factor = RegionNumbers(data.num_factors(), 1.0);
   }
   c.exact.assign(static_cast<size_t>(data.num_examples()), 0);
-  for (int64_t n = 0; n < data.num_examples(); ++n) {
+  for (int64_t n = 0; n < data.num_examples(); ++n)
     c.exact[n] = acyclic[n] && has_bethe_numbers(c, data, graph, n) ? 1 : 0;
-    c.exact_examples += c.exact[n];
-  }
   c.block.resize(static_cast<size_t>(vars));
   for (int64_t v = 0; v < vars; ++v) {
     double total = c.var[v];

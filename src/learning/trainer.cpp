@@ -147,7 +147,7 @@ void Trainer::compute_global_terms() {
   d_.push_back(static_cast<double>(problem_.messages_per_sweep()));
   // Regime flags decide which collectives run, so they are agreed over all ranks: a rank may
   // hold no negative counting number (or no example at all) while another does.
-  const bool exact = problem_.counting().exact_examples == problem_.data().num_examples();
+  const bool exact = problem_.counting().exact_examples() == problem_.data().num_examples();
   double regime[2] = {problem_.is_saddle_problem() ? 1.0 : 0.0, exact ? 0.0 : 1.0};
   comm_.allreduce(d_, regime);
   message_blocks_ = d_.back();

@@ -1,5 +1,6 @@
 #pragma once
 // Counting numbers (fractional entropy weights) c_v and c_a of every region (design.md §1).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,10 +49,11 @@ struct CountingNumbers {
   std::vector<double> block;  // chat_v = c_v + sum_{a in N(v)} c_a, > 0 for every variable
   // The mode used: Auto becomes File when the data carry both arrays, and stays Auto otherwise.
   CountingMode mode = CountingMode::Uniform;
-  // Examples without a cycle whose numbers are Bethe's (c_a = 1, c_v = 1 - degree): there the
-  // beliefs at converged messages are the true marginals, whatever the mode chose them.
-  int64_t exact_examples = 0;
-  std::vector<uint8_t> exact;  // [examples] 1 for those examples
+  // [examples] 1 for an example without a cycle whose numbers are Bethe's (c_a = 1,
+  // c_v = 1 - degree): there the beliefs at converged messages are the true marginals, whatever
+  // the mode chose them.
+  std::vector<uint8_t> exact;
+  int64_t exact_examples() const { return std::count(exact.begin(), exact.end(), uint8_t{1}); }
 };
 
 // Whether example n's factor graph (variables and factors as nodes, one edge per slot) has no
