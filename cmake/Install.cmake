@@ -1,7 +1,7 @@
 # What `cmake --install` puts under the prefix: the pdsp executable (bin/), the pdsp_core library
 # (lib/) with its headers (include/pdsp/), the CMake package that lets other projects
-# find_package(pdsp) and link pdsp::core (lib/cmake/pdsp/), the SLURM job script (share/pdsp/)
-# and the man page (share/man/man1/pdsp.1).
+# find_package(pdsp) and link pdsp::core (lib/cmake/pdsp/), the SLURM job script (share/pdsp/),
+# the man page (share/man/man1/pdsp.1) and the Python package (lib/python3.X/dist-packages/pdsp).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -43,3 +43,19 @@ add_custom_command(
   COMMENT "Writing the man page from pdsp --help")
 add_custom_target(pdsp_man_page ALL DEPENDS ${PDSP_MAN_PAGE})
 install(FILES ${PDSP_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+
+# The Python package (python/pdsp) goes where the system's python3 finds it: Debian's python3
+# searches lib/python3.X/dist-packages under both /usr and /usr/local. At install time it gets a
+# module `_installed` naming the installed pdsp, which its Estimator runs.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  set(PDSP_PYTHON_DIR
+      lib/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/dist-packages
+      CACHE STRING "Where `cmake --install` puts the Python package pdsp, under the prefix")
+  install(DIRECTORY python/pdsp DESTINATION ${PDSP_PYTHON_DIR} FILES_MATCHING PATTERN "*.py")
+  install(CODE "set(PDSP_BINDIR [[${CMAKE_INSTALL_BINDIR}]])
+set(PDSP_PYTHON_DIR [[${PDSP_PYTHON_DIR}]])")
+  install(SCRIPT cmake/InstallPythonPackage.cmake)
+else()
+  message(WARNING "python3 not found: `cmake --install` leaves out the Python package pdsp")
+endif()

@@ -84,6 +84,20 @@ class Example:
     factor_features: Optional[SparseRows] = None
 
 
+@dataclasses.dataclass
+class Dataset:
+    """A whole data set in memory, as write_dataset takes it: what `pdsp.Estimator` accepts
+    besides a file's path."""
+    examples: Sequence[Example]
+    num_params: int
+    var_types: Optional[Sequence[RegionType]] = None
+    factor_types: Optional[Sequence[RegionType]] = None
+
+    def write(self, path, inputs=()):
+        return write_dataset(path, self.examples, self.num_params, self.var_types,
+                             self.factor_types, inputs)
+
+
 def write_dataset(path, examples, num_params, var_types=None, factor_types=None, inputs=()):
     """Writes `examples` (in order) to `path`; `var_types`/`factor_types` are lists of RegionType
     (None: the file has no typed regions of that kind). Raises DatasetError (a ValueError, one

@@ -37,6 +37,20 @@ for command in train predict info "gen denoise"; do
   grep -F -- "$first_line" "$man_page" > /dev/null
 done
 
+# The installed Python package, imported from the prefix alone (not the checkout), runs the
+# installed pdsp: fit and score on the data the installed pdsp generated.
+"$prefix/bin/pdsp" gen denoise --train "$work/py-train.h5" --height 6 --width 6 --train-copies 2 \
+  --quiet
+python_dir=$(echo "$prefix"/lib/python3*/dist-packages)
+(cd "$work" && unset PDSP && PYTHONPATH="$python_dir" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -c "
+import pdsp, sys
+assert pdsp.__file__.startswith('$python_dir'), pdsp.__file__
+from pdsp.command import find_executable
+assert find_executable() == '$prefix/bin/pdsp', find_executable()
+model = pdsp.Estimator(max_iters=20, verbose=0).fit('py-train.h5')
+print('installed package: accuracy', model.score('py-train.h5'))
+")
+
 # The job script as sbatch runs it: a copy in a spool directory, with stand-ins for srun (runs
 # the command after its options) and squeue (30 minutes left), and on PATH a `pdsp` that fails,
 # so the script must run the installed one.

@@ -1,0 +1,139 @@
+"""Reading what pdsp writes (README "Files", "Checkpoints"): models, predictions and the
+progress a checkpoint records, as numpy arrays and plain dicts of Python values.
+
+Each reader checks the file's `format` attribute first, so a data set passed as a model is one
+`OutputFileError` line naming the file, not a KeyError deep down."""
+import dataclasses
+import os
+from typing import Optional
+
+import h5py
+import numpy as np
+
+
+class OutputFileError(ValueError):
+    """One line: `path: what is wrong with it`."""
+
+
+@dataclasses.dataclass
+class Model:
+    """A trained model: `theta` and every root attribute (hyper-parameters, `iterations`,
+    `stop_reason`, provenance)."""
+    path: str
+    theta: np.ndarray
+    attributes: dict
+
+
+@dataclasses.dataclass
+class Predictions:
+    """Arg-max labels per variable and the marginals, one entry per (variable, state), both in
+    the data set's global variable order. `marginal_offset[v]` is where variable v's states
+    start when the data set's cardinalities are known (`read_predictions(..., data=...)`)."""
+    path: str
+    label: np.ndarray
+    marginal: np.ndarray
+    attributes: dict
+    var_offset: Optional[np.ndarray] = None  # the data set's /examples/var_offset
+    marginal_offset: Optional[np.ndarray] = None
+
+    def labels_per_example(self):
+        """The labels split by example (needs the data set)."""
+        self._need_data()
+        return [self.label[a:b] for a, b in zip(self.var_offset[:-1], self.var_offset[1:])]
+
+    def marginals_of(self, variable):
+        """The marginal of one global variable (needs the data set)."""
+        self._need_data()
+        return self.marginal[self.marginal_offset[variable]:self.marginal_offset[variable + 1]]
+
+    def _need_data(self):
+        if self.var_offset is None:
+            raise ValueError(f"{self.path}: read it with data=... to split it by example")
+
+
+def python_value(value):
+    """An HDF5 attribute as a plain Python value: str for strings, int/float for scalars."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, np.ndarray):
+        return [python_value(item) for item in value.tolist()] if value.dtype.kind in "SO" \
+            else value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def attributes_of(node):
+    return {name: python_value(value) for name, value in node.attrs.items()}
+
+
+def _open(path, expected_format):
+    """The open file, after checking its `format` attribute."""
+    if not os.path.isfile(path):
+        raise OutputFileError(f"{path}: file not found")
+    try:
+        handle = h5py.File(path, "r")
+    except OSError as error:
+        raise OutputFileError(f"{path}: not a readable HDF5 file ({error})") from None
+    found = python_value(handle.attrs.get("format", b"(none)"))
+    if found != expected_format:
+        handle.close()
+        raise OutputFileError(f"{path}: attribute format is '{found}', expected "
+                              f"'{expected_format}'")
+    return handle
+
+
+def _array(handle, path, name, dtype):
+    if name not in handle:
+        raise OutputFileError(f"{path}: dataset {name} is missing")
+    return np.asarray(handle[name][()], dtype=dtype)
+
+
+def read_model(path):
+    with _open(path, "pdsp-model") as handle:
+        return Model(path, _array(handle, path, "/theta", np.float64), attributes_of(handle))
+
+
+def read_predictions(path, data=None):
+    """The predictions in `path`; with `data` (the predicted data set) they are split by example
+    and by variable."""
+    with _open(path, "pdsp-prediction") as handle:
+        predictions = Predictions(path, _array(handle, path, "/prediction/label", np.int32),
+                                  _array(handle, path, "/prediction/marginal", np.float64),
+                                  attributes_of(handle))
+    if data is not None:
+        with h5py.File(data, "r") as handle:
+            predictions.var_offset = np.asarray(handle["/examples/var_offset"][()], np.int64)
+            card = np.asarray(handle["/vars/card"][()], np.int64)
+        if card.size != predictions.label.size or card.sum() != predictions.marginal.size:
+            raise OutputFileError(
+                f"{path}: {predictions.label.size} labels and {predictions.marginal.size} "
+                f"marginals, but {data} has {card.size} variables and {card.sum()} states")
+        predictions.marginal_offset = np.concatenate(([0], np.cumsum(card)))
+    return predictions
+
+
+# The checkpoint attributes that say how far a run got (the rest are checksums and settings).
+PROGRESS_FIELDS = ("iteration", "seconds_trained", "step", "previous_objective", "stop_reason",
+                   "smoothing", "dual_best", "num_params", "written_by_ranks", "started_at",
+                   "pdsp_version", "pdsp_commit")
+
+
+def read_checkpoint_progress(path):
+    """How far the run behind a checkpoint got: a dict of PROGRESS_FIELDS plus `path` and the
+    L-BFGS `lbfgs_pairs` it keeps. `path` may be a checkpoint directory: then the one its
+    `latest` names."""
+    if os.path.isdir(path):
+        latest = os.path.join(path, "latest")
+        if not os.path.isfile(latest):
+            raise OutputFileError(f"{path}: no file 'latest' in this checkpoint directory")
+        with open(latest) as names:
+            path = os.path.join(path, names.read().strip())
+    with _open(path, "pdsp-checkpoint") as handle:
+        attributes = attributes_of(handle)
+        progress = {field: attributes.get(field) for field in PROGRESS_FIELDS}
+        progress["path"] = path
+        # /lbfgs/s is flat, pairs x num_params.
+        entries = handle["/lbfgs/s"].shape[0] if "/lbfgs/s" in handle else 0
+        progress["lbfgs_pairs"] = entries // max(int(attributes.get("num_params", 1)), 1)
+    return progress
