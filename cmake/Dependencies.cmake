@@ -1,7 +1,6 @@
 # Every dependency comes from a Debian package (see run/install_deps.sh).
 find_package(MPI REQUIRED COMPONENTS CXX)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
-find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 # Debian ships the serial HDF5 C library; each rank opens the file read-only and reads its slice.
 find_package(HDF5 REQUIRED COMPONENTS C)
 if(NOT TARGET hdf5::hdf5)
@@ -9,11 +8,6 @@ if(NOT TARGET hdf5::hdf5)
   target_include_directories(hdf5::hdf5 INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
   target_link_libraries(hdf5::hdf5 INTERFACE ${HDF5_C_LIBRARIES} ${HDF5_LIBRARIES})
   target_compile_definitions(hdf5::hdf5 INTERFACE ${HDF5_DEFINITIONS})
-endif()
-# LBFGS++ (header-only, on Eigen) for the L-BFGS likelihood baselines.
-find_path(LBFGSPP_INCLUDE_DIR LBFGS.h PATHS /usr/include /usr/local/include)
-if(NOT LBFGSPP_INCLUDE_DIR OR NOT EXISTS ${LBFGSPP_INCLUDE_DIR}/LBFGSpp/LineSearchBacktracking.h)
-  message(FATAL_ERROR "LBFGS++ not found: install Debian's liblbfgspp-dev (run/install_deps.sh)")
 endif()
 # The command line (flags, grouped help, config files) is CLI11, header-only.
 find_package(CLI11 REQUIRED CONFIG)

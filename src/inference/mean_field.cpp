@@ -39,41 +39,41 @@ void MeanField::factor_belief(int64_t a, double* belief) const {
   }
 }
 
-double MeanField::infer(int64_t n, const double* potential, double* belief, int max_sweeps,
-                        double tol, Workspace& w) const {
-  for (int sweep = 0; sweep < max_sweeps; ++sweep) {
-    double change = 0.0;
-    for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
-      const int64_t card = data_.card[v];
-      double* score = w.state.data();
-      std::copy(potential + data_.state_offset[v], potential + data_.state_offset[v + 1], score);
-      for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {
-        expected_factor_score(graph_.var_slots[i], potential, belief, w.mu.data(), w);
-        for (int64_t s = 0; s < card; ++s) score[s] += w.mu[s];
-      }
-      double* q = belief + data_.state_offset[v];
-      soft_argmax(score, card, 1.0, w.mu.data());
-      for (int64_t s = 0; s < card; ++s) {
-        change = std::max(change, std::abs(w.mu[s] - q[s]));
-        q[s] = w.mu[s];
-      }
+double MeanField::sweep(int64_t n, const double* potential, double* belief, Workspace& w) const {
+  double change = 0.0;
+  for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
+    const int64_t card = data_.card[v];
+    double* score = w.state.data();
+    std::copy(potential + data_.state_offset[v], potential + data_.state_offset[v + 1], score);
+    for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {
+      expected_factor_score(graph_.var_slots[i], potential, belief, w.mu.data(), w);
+      for (int64_t s = 0; s < card; ++s) score[s] += w.mu[s];
     }
-    if (change <= tol) break;
+    double* q = belief + data_.state_offset[v];
+    soft_argmax(score, card, 1.0, w.mu.data());
+    for (int64_t s = 0; s < card; ++s) {
+      change = std::max(change, std::abs(w.mu[s] - q[s]));
+      q[s] = w.mu[s];
+    }
   }
-  double bound = 0.0;
+  return change;
+}
+
+double MeanField::bound(int64_t n, const double* potential, double* belief) const {
+  double total = 0.0;
   for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
     const double* q = belief + data_.state_offset[v];
-    bound += entropy(q, data_.card[v]);
+    total += entropy(q, data_.card[v]);
     for (int64_t s = 0; s < data_.card[v]; ++s)
-      bound += q[s] * potential[data_.state_offset[v] + s];
+      total += q[s] * potential[data_.state_offset[v] + s];
   }
   for (int64_t a = data_.factor_offset[n]; a < data_.factor_offset[n + 1]; ++a) {
     factor_belief(a, belief);
     const int64_t first = data_.num_states() + data_.table_offset[a];
     for (int64_t t = 0; t < data_.table_offset[a + 1] - data_.table_offset[a]; ++t)
-      bound += belief[first + t] * potential[first + t];
+      total += belief[first + t] * potential[first + t];
   }
-  return bound;
+  return total;
 }
 
 }  // namespace pdsp

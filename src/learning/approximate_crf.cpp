@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "pdsp/data/errors.hpp"
 #include "pdsp/learning/non_finite_report.hpp"
@@ -19,6 +20,17 @@ std::string inference_name(ApproximateInference inference) {
   return inference == ApproximateInference::LoopyBp ? "lbp" : "mean-field";
 }
 
+namespace {
+
+// A damped message is half its old value and half its update: the fixed points are the same.
+constexpr double kDamping = 0.5;
+// A start pulled towards state s adds this to every variable's state s for kPullSweeps sweeps,
+// enough to drag strongly coupled graphs into the basin of the fixed point that favours s.
+constexpr double kPull = 8.0;
+constexpr int kPullSweeps = 5;
+
+}  // namespace
+
 ApproximateCrf::ApproximateCrf(const Dataset& data, ApproximateInference inference, int max_sweeps,
                                double tol)
     : data_(data),
@@ -33,14 +45,36 @@ ApproximateCrf::ApproximateCrf(const Dataset& data, ApproximateInference inferen
       potential_(static_cast<size_t>(data.num_states() + data.num_table_entries()), 0.0),
       lambda_(static_cast<size_t>(graph_.num_message_entries()), 0.0),
       belief_(potential_.size(), 0.0),
-      per_example_(static_cast<size_t>(data.num_examples()), 0.0) {
+      per_example_(static_cast<size_t>(data.num_examples()), 0.0),
+      converged_(static_cast<size_t>(data.num_examples()), 1),
+      sweeps_(static_cast<size_t>(data.num_examples()), 0) {
   reset();
-  for (int t = 0; t < omp_get_max_threads(); ++t) workspaces_.emplace_back(graph_);
+  accept();
+  for (int t = 0; t < omp_get_max_threads(); ++t) {
+    workspaces_.emplace_back(graph_);
+    scratch_.emplace_back();
+  }
 }
 
 void ApproximateCrf::reset() {
   for (int64_t n = 0; n < data_.num_examples(); ++n) mean_field_.reset(n, belief_.data());
   std::fill(lambda_.begin(), lambda_.end(), 0.0);
+}
+
+void ApproximateCrf::accept() {
+  accepted_ = state();
+}
+
+void ApproximateCrf::restore() {
+  std::copy(accepted_.begin(), accepted_.end(), state().begin());
+}
+
+std::pair<int64_t, int64_t> ApproximateCrf::state_range(int64_t n) const {
+  if (inference_ == ApproximateInference::MeanField)
+    return {data_.state_offset[data_.var_offset[n]], data_.state_offset[data_.var_offset[n + 1]]};
+  const auto& ptr = data_.factor_var_ptr;
+  return {graph_.message_offset(ptr[data_.factor_offset[n]]),
+          graph_.message_offset(ptr[data_.factor_offset[n + 1]])};
 }
 
 void ApproximateCrf::set_theta(std::span<const double> theta) {
@@ -53,29 +87,159 @@ void ApproximateCrf::set_example_theta(int64_t n, std::span<const double> theta)
   features_.example_potentials(n, theta, {}, potential_);
 }
 
-double ApproximateCrf::infer(int64_t n, Workspace& w) {
-  if (inference_ == ApproximateInference::MeanField)
-    return mean_field_.infer(n, potential_.data(), belief_.data(), max_sweeps_, tol_, w);
-  for (int sweep = 0; sweep < max_sweeps_; ++sweep)
-    if (bp_.sweep_example(n, potential_.data(), lambda_.data(), w) <= tol_) break;
-  // At a fixed point of BP the Bethe objective approximates log Z.
+// Sweeps until no message moves by more than tol, undamped then damped; returns the Bethe
+// objective, which approximates log Z at a fixed point of BP.
+double ApproximateCrf::lbp(int64_t n, Workspace& w, std::vector<double>& before) {
+  const auto [first, last] = state_range(n);
+  double change = INFINITY;
+  int sweeps = 0;
+  for (; sweeps < max_sweeps_ && change > tol_; ++sweeps)
+    change = bp_.sweep_example(n, potential_.data(), lambda_.data(), w);
+  for (int damped = 0; damped < max_sweeps_ && change > tol_; ++damped, ++sweeps) {
+    before.assign(lambda_.begin() + first, lambda_.begin() + last);
+    bp_.sweep_example(n, potential_.data(), lambda_.data(), w);
+    change = 0.0;
+    for (int64_t i = first; i < last; ++i) {
+      const double old = before[static_cast<size_t>(i - first)];
+      lambda_[i] = kDamping * old + (1 - kDamping) * lambda_[i];
+      change = std::max(change, std::abs(lambda_[i] - old));
+    }
+  }
+  converged_[n] = change <= tol_;
+  sweeps_[n] = sweeps;
   return bp_.example_beliefs(n, potential_.data(), lambda_.data(), nullptr, belief_.data(), w)
       .objective;
+}
+
+double ApproximateCrf::infer(int64_t n, Workspace& w) {
+  if (inference_ == ApproximateInference::LoopyBp)
+    return lbp(n, w, scratch_[static_cast<size_t>(omp_get_thread_num())]);
+  double change = INFINITY;
+  int sweeps = 0;
+  for (; sweeps < max_sweeps_ && change > tol_; ++sweeps)
+    change = mean_field_.sweep(n, potential_.data(), belief_.data(), w);
+  converged_[n] = change <= tol_;
+  sweeps_[n] = sweeps;
+  return mean_field_.bound(n, potential_.data(), belief_.data());
 }
 
 double ApproximateCrf::infer(int64_t n) {
   return infer(n, workspaces_[0]);
 }
 
-double ApproximateCrf::infer_all() {
+InferenceSummary ApproximateCrf::infer_all() {
   const int64_t examples = data_.num_examples();
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t n = 0; n < examples; ++n)
-    per_example_[n] = infer(n, workspaces_[omp_get_thread_num()]);
+    per_example_[n] = infer(n, workspaces_[static_cast<size_t>(omp_get_thread_num())]);
   require_finite();
-  double total = 0.0;
-  for (double x : per_example_) total += x;
-  return total;
+  return summary();
+}
+
+InferenceSummary ApproximateCrf::summary() const {
+  InferenceSummary summary;
+  for (int64_t n = 0; n < data_.num_examples(); ++n) {
+    summary.log_z += per_example_[n];
+    summary.unconverged += converged_[n] ? 0 : 1;
+    summary.sweeps += sweeps_[n];
+  }
+  return summary;
+}
+
+void ApproximateCrf::pull_towards(int64_t n, int32_t state, double amount) {
+  for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
+    const int32_t s = state == kLabels ? data_.label[v] : state;
+    if (s < data_.card[v]) potential_[data_.state_offset[v] + s] += amount;
+  }
+}
+
+double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w) {
+  const auto [first, last] = state_range(n);
+  if (inference_ == ApproximateInference::LoopyBp)
+    std::fill(lambda_.begin() + first, lambda_.begin() + last, 0.0);
+  else
+    mean_field_.reset(n, belief_.data());
+  pull_towards(n, state, kPull);
+  for (int sweep = 0; sweep < kPullSweeps; ++sweep)
+    inference_ == ApproximateInference::LoopyBp
+        ? bp_.sweep_example(n, potential_.data(), lambda_.data(), w)
+        : mean_field_.sweep(n, potential_.data(), belief_.data(), w);
+  pull_towards(n, state, -kPull);
+  const double log_z = infer(n, w);
+  sweeps_[n] += kPullSweeps;
+  return log_z;
+}
+
+bool ApproximateCrf::retry_from_labels(int64_t n) {
+  Workspace& w = workspaces_[0];
+  const auto [first, last] = state_range(n);
+  std::vector<double>& mine = state();
+  const std::vector<double> kept(mine.begin() + first, mine.begin() + last);
+  const double kept_log_z = per_example_[n];
+  const int kept_sweeps = sweeps_[n];
+  const double log_z = infer_pulled(n, kLabels, w);
+  if (converged_[n] && log_z > kept_log_z) {
+    per_example_[n] = log_z;
+    sweeps_[n] += kept_sweeps;
+    return true;
+  }
+  std::copy(kept.begin(), kept.end(), mine.begin() + first);
+  per_example_[n] = infer(n, w);  // back to the kept fixed point, its beliefs in place
+  sweeps_[n] += kept_sweeps;
+  return false;
+}
+
+InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_start) {
+  const int64_t examples = data_.num_examples();
+  chosen_start.assign(static_cast<size_t>(examples), 0);
+  const int32_t states =
+      data_.card.empty() ? 0 : *std::max_element(data_.card.begin(), data_.card.end());
+  int64_t sweeps = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : sweeps)
+  for (int64_t n = 0; n < examples; ++n) {
+    Workspace& w = workspaces_[static_cast<size_t>(omp_get_thread_num())];
+    const auto [first, last] = state_range(n);
+    std::vector<double>& mine = state();
+    double best = infer(n, w);
+    sweeps += sweeps_[n];
+    std::vector<double> best_state(mine.begin() + first, mine.begin() + last);
+    char best_converged = converged_[n];
+    for (int start = 1; start <= states; ++start) {
+      const double log_z = infer_pulled(n, start - 1, w);
+      sweeps += sweeps_[n];
+      // A converged fixed point beats an unconverged one; among equals the larger log Z.
+      if ((converged_[n] && !best_converged) || (converged_[n] == best_converged && log_z > best)) {
+        best = log_z;
+        best_converged = converged_[n];
+        best_state.assign(mine.begin() + first, mine.begin() + last);
+        chosen_start[static_cast<size_t>(n)] = start;
+      }
+    }
+    std::copy(best_state.begin(), best_state.end(), mine.begin() + first);
+    per_example_[n] = infer(n, w);  // from the chosen fixed point: its beliefs, in place
+    sweeps += sweeps_[n];
+  }
+  require_finite();
+  InferenceSummary totals = summary();
+  totals.sweeps = sweeps;
+  return totals;
+}
+
+std::vector<double> ApproximateCrf::truth_scores() const {
+  const std::vector<double> truth = ground_truth_weights(data_, graph_);
+  std::vector<double> scores(static_cast<size_t>(data_.num_examples()), 0.0);
+  for (int64_t n = 0; n < data_.num_examples(); ++n) {
+    double score = 0.0;
+    for (int64_t i = data_.state_offset[data_.var_offset[n]];
+         i < data_.state_offset[data_.var_offset[n + 1]]; ++i)
+      score += truth[i] * potential_[i];
+    const int64_t tables = data_.num_states();
+    for (int64_t i = tables + data_.table_offset[data_.factor_offset[n]];
+         i < tables + data_.table_offset[data_.factor_offset[n + 1]]; ++i)
+      score += truth[i] * potential_[i];
+    scores[static_cast<size_t>(n)] = score;
+  }
+  return scores;
 }
 
 // Inference to convergence costs far more than these scans.

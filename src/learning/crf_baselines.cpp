@@ -1,90 +1,34 @@
 #include "pdsp/learning/crf_baselines.hpp"
 
-#include <LBFGS.h>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 #include "pdsp/data/errors.hpp"
+#include "pdsp/learning/lbfgs_memory.hpp"
+#include "pdsp/learning/likelihood.hpp"
+#include "pdsp/learning/wolfe_line_search.hpp"
 #include "pdsp/util/clock.hpp"
 
 namespace pdsp {
 namespace {
 
-// The likelihood objective over all ranks, with the per-example pieces SGD needs.
-class Likelihood {
- public:
-  Likelihood(ApproximateCrf& crf, const BaselineConfig& config, Communicator& comm)
-      : crf_(crf),
-        config_(config),
-        comm_(comm),
-        params_(static_cast<size_t>(crf.data().num_params)) {
-    d_.resize(params_);
-    crf_.ground_truth_moments(d_);
-    comm_.allreduce_sum(std::span<double>(d_));
-    negative_truth_ = ground_truth_weights(crf.data(), FactorGraph(crf.data()));
-    for (double& w : negative_truth_) w = -w;
-  }
+double norm(std::span<const double> v) {
+  return std::sqrt(std::inner_product(v.begin(), v.end(), v.begin(), 0.0));
+}
 
-  // L(theta) and its gradient over every example of every rank.
-  double value_and_gradient(std::span<const double> theta, std::span<double> grad) {
-    // Inference restarts from the same state at every evaluation, so that L is a function of
-    // theta alone: mean field has many fixed points, and which one it reaches (like the messages
-    // loopy BP ends with) depends on where it starts. The line search needs that.
-    crf_.reset();
-    crf_.set_theta(theta);
-    std::vector<double> reduced(params_ + 1);
-    reduced[params_] = crf_.infer_all();
-    crf_.moments(std::span<double>(reduced).first(params_));
-    comm_.allreduce_sum(std::span<double>(reduced));
-    double value = reduced[params_];
-    for (size_t r = 0; r < params_; ++r) {
-      grad[r] = reduced[r] - d_[r] + config_.C * theta[r];
-      value += -d_[r] * theta[r] + 0.5 * config_.C * theta[r] * theta[r];
-    }
-    if (!std::isfinite(value))
-      throw CollectiveError(crf_.data().source() + ": the likelihood baseline diverged (L = " +
-                                number_text(value) + ")",
-                            comm_.is_root());
-    return value;
-  }
-
-  // The stochastic gradient of example `global` (in file order) with its 1/N share of the
-  // regulariser. The rank that holds the example computes it and the allreduce hands it to all,
-  // so SGD visits the examples in the same order, with the same result, on any rank count.
-  void example_gradient(int64_t global, std::span<const double> theta, std::span<double> grad) {
-    std::fill(grad.begin(), grad.end(), 0.0);
-    const Dataset& data = crf_.data();
-    const int64_t k = global - data.first_example;
-    if (k >= 0 && k < data.num_examples()) {
-      crf_.set_example_theta(k, theta);
-      crf_.infer(k);
-      crf_.add_example_moments(k, crf_.beliefs(), grad);
-      crf_.add_example_moments(k, negative_truth_, grad);
-    }
-    comm_.allreduce_sum(grad);
-    const double share = 1.0 / static_cast<double>(data.file_examples);
-    for (size_t r = 0; r < params_; ++r) grad[r] += share * config_.C * theta[r];
-  }
-
- private:
-  ApproximateCrf& crf_;
-  const BaselineConfig& config_;
-  Communicator& comm_;
-  size_t params_;
-  std::vector<double> d_;
-  std::vector<double> negative_truth_;  // minus the ground-truth weights, for example gradients
-};
-
-IterationRecord record_of(int iteration, double value, std::span<const double> grad, double step,
-                          Clock::time_point started, Clock::time_point iteration_start) {
+IterationRecord record_of(int iteration, double before, const Evaluation& after,
+                          std::span<const double> grad, double step, Clock::time_point started,
+                          Clock::time_point iteration_start) {
   IterationRecord r;
   r.iteration = iteration;
-  r.objective = r.objective_after_step = value;
+  r.objective = before;
+  r.objective_after_step = after.value;
   r.dual = r.gap = NAN;
-  r.grad_norm = std::sqrt(std::inner_product(grad.begin(), grad.end(), grad.begin(), 0.0));
+  r.grad_norm = norm(grad);
   r.step = step;
+  r.negative_nll_examples = after.negative;
+  r.lowest_nll = after.lowest_nll;
   r.seconds = seconds_since(iteration_start);
   r.elapsed = seconds_since(started);
   return r;
@@ -92,20 +36,18 @@ IterationRecord record_of(int iteration, double value, std::span<const double> g
 
 TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communicator& comm,
                       TrainingObserver& observer) {
-  Likelihood likelihood(crf, config, comm);
+  Likelihood likelihood(crf, config.C, comm);
   const Dataset& data = crf.data();
   const size_t params = static_cast<size_t>(data.num_params);
-  int64_t variables[1] = {data.num_vars()};
-  comm.allreduce_sum(std::span<int64_t>(variables));
   const double variables_per_example =
-      static_cast<double>(variables[0]) / static_cast<double>(data.file_examples);
+      likelihood.variables() / static_cast<double>(data.file_examples);
 
   TrainResult result;
   result.state.theta.assign(params, 0.0);
   std::vector<double>& theta = result.state.theta;
   std::vector<double> grad(params);
   const auto started = Clock::now();
-  double previous = NAN;
+  double previous = likelihood.evaluate(theta, grad).value;
   result.stop_reason = "max-iters";
   for (int epoch = 1; epoch <= config.max_iters; ++epoch) {
     const auto epoch_start = Clock::now();
@@ -114,65 +56,164 @@ TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communi
       likelihood.example_gradient(n, theta, grad);
       for (size_t r = 0; r < params; ++r) theta[r] -= step * grad[r];
     }
-    const double value = likelihood.value_and_gradient(theta, grad);
-    observer.on_iteration(record_of(epoch, value, grad, step, started, epoch_start));
+    // The evaluation starts where the epoch's example updates left the messages.
+    crf.accept();
+    const Evaluation e = likelihood.evaluate(theta, grad);
+    IterationRecord record = record_of(epoch, previous, e, grad, step, started, epoch_start);
+    record.unconverged_examples = e.unconverged;
+    observer.on_iteration(record);
     result.state.iterations_done = epoch;
-    result.objective = value;
-    if (!std::isnan(previous) &&
-        std::abs(previous - value) <= config.tol * std::max(1.0, std::abs(value))) {
-      result.stop_reason = "converged: relative change of the likelihood below tol";
+    result.objective = e.value;
+    if (std::abs(previous - e.value) <= config.tol * std::max(1.0, std::abs(e.value))) {
+      result.stop_reason =
+          "relative change of the likelihood below tol (not certified: SGD "
+          "has no optimality test)";
       break;
     }
-    previous = value;
+    previous = e.value;
   }
+  crf.accept();
   return result;
 }
 
-TrainResult train_lbfgs(ApproximateCrf& crf, const BaselineConfig& config, Communicator& comm,
-                        TrainingObserver& observer) {
-  Likelihood likelihood(crf, config, comm);
-  const auto params = static_cast<Eigen::Index>(crf.data().num_params);
-  LBFGSpp::LBFGSParam<double> settings;
-  settings.epsilon = config.tol;
-  settings.epsilon_rel = config.tol;
-  settings.max_iterations = config.max_iters;
-  LBFGSpp::LBFGSSolver<double> solver(settings);
-
-  // LBFGS++ reports no iterations, so every evaluation of L is one record.
-  int evaluations = 0;
-  const auto started = Clock::now();
-  auto objective = [&](const Eigen::VectorXd& x, Eigen::VectorXd& grad) {
-    const auto start = Clock::now();
-    const double value = likelihood.value_and_gradient(
-        std::span<const double>(x.data(), static_cast<size_t>(x.size())),
-        std::span<double>(grad.data(), static_cast<size_t>(grad.size())));
-    observer.on_iteration(
-        record_of(++evaluations, value,
-                  std::span<const double>(grad.data(), static_cast<size_t>(grad.size())), 0.0,
-                  started, start));
-    return value;
-  };
-  Eigen::VectorXd x = Eigen::VectorXd::Zero(params);
-  double value = 0.0;
-  TrainResult result;
-  try {
-    const int iterations = solver.minimize(objective, x, value);
-    result.stop_reason =
-        iterations >= config.max_iters ? "max-iters" : "converged: gradient below tol";
-    result.state.iterations_done = iterations;
-  } catch (const CollectiveError&) {
-    throw;
-  } catch (const std::exception& error) {
-    // The approximate objective is not exactly the function whose gradient is used (loopy BP
-    // need not converge), so the line search can fail or find an ascent direction; every rank
-    // sees the same values and stops here together.
-    result.stop_reason = std::string("line search stopped: ") + error.what();
-    result.state.iterations_done = evaluations;
+// L-BFGS on L / V: pdsp's curvature memory (pairs without positive curvature are dropped), a
+// strong Wolfe line search that rejects evaluations whose inference did not converge, every
+// evaluation warm-started from the accepted iterate's messages, and only accepted points kept.
+class LbfgsBaseline {
+ public:
+  LbfgsBaseline(ApproximateCrf& crf, const BaselineConfig& config, Communicator& comm,
+                TrainingObserver& observer)
+      : crf_(crf),
+        config_(config),
+        observer_(observer),
+        likelihood_(crf, config.C, comm),
+        params_(static_cast<size_t>(crf.data().num_params)),
+        theta_(params_, 0.0),
+        grad_(params_),
+        trial_theta_(params_),
+        trial_grad_(params_) {
+    memory_.reserve(params_, kMemory);
   }
-  result.state.theta.assign(x.data(), x.data() + x.size());
-  result.objective = value;
-  return result;
-}
+
+  TrainResult run() {
+    const auto started = Clock::now();
+    TrainResult result;
+    crf_.reset();
+    crf_.accept();
+    current_ = likelihood_.evaluate(theta_, grad_);
+    result.stop_reason = "max-iters";
+    if (!current_.valid) {
+      result.stop_reason = "inference did not converge at theta = 0 in " +
+                           std::to_string(current_.unconverged) + " examples";
+    } else {
+      crf_.accept();
+      for (int k = 1; k <= config_.max_iters; ++k) {
+        const auto iteration_start = Clock::now();
+        const std::string stop = iterate(k, started, iteration_start);
+        result.state.iterations_done = k;
+        if (!stop.empty()) {
+          result.stop_reason = stop;
+          break;
+        }
+      }
+    }
+    result.state.theta = theta_;
+    result.objective = current_.value;
+    return result;
+  }
+
+ private:
+  static constexpr int kMemory = 10;
+
+  // One iteration: a direction, the search, the accepted point. Returns why training stops
+  // after it ("" to go on).
+  std::string iterate(int k, Clock::time_point started, Clock::time_point iteration_start) {
+    std::vector<double> direction(params_);
+    memory_.direction(grad_, direction);
+    std::string kind = memory_.pairs(params_) > 0 ? "lbfgs" : "gradient";
+    WolfeResult search = search_along(direction, kind);
+    int trials = search.trials;
+    if (!search.decreased && kind == "lbfgs") {
+      memory_.clear();
+      kind = "restart";
+      search = search_along(direction, kind);
+      trials += search.trials;
+    }
+    const double before = current_.value;
+    const std::vector<double> gradient_before = grad_;
+    const double step = search.decreased ? search.best.step : 0.0;
+    if (search.decreased) {
+      // The accepted point's messages: re-evaluated from the same warm start when the search
+      // went on past it, which gives the same value bitwise.
+      if (search.best.step != last_trial_step_) {
+        evaluate_trial(direction, search.best.step);
+        ++trials;
+      }
+      theta_ = trial_theta_;
+      grad_ = trial_grad_;
+      current_ = trial_;
+      crf_.accept();
+      std::vector<double> taken(params_);
+      for (size_t r = 0; r < params_; ++r) taken[r] = step * direction[r];
+      memory_.remember_step(taken, gradient_before);
+      memory_.complete_pair(grad_, kMemory);
+    }
+    IterationRecord record =
+        record_of(k, before, current_, gradient_before, step, started, iteration_start);
+    record.step_trials = trials;
+    record.direction = kind;
+    record.lbfgs_pairs = memory_.pairs(params_);
+    record.unconverged_examples = unconverged_in_search_;
+    observer_.on_iteration(record);
+    if (!search.decreased)
+      return "stopped: no step along -g decreased L with converged inference (" +
+             std::to_string(search.invalid_trials) + " of " + std::to_string(search.trials) +
+             " trials had unconverged inference)";
+    if (norm(grad_) <= config_.tol * std::max(1.0, norm(theta_)))
+      return "converged: gradient norm below tol";
+    return "";
+  }
+
+  // The strong Wolfe search along `direction` (-g itself unless kind is "lbfgs").
+  WolfeResult search_along(std::vector<double>& direction, const std::string& kind) {
+    if (kind != "lbfgs")
+      for (size_t r = 0; r < params_; ++r) direction[r] = -grad_[r];
+    double slope = std::inner_product(grad_.begin(), grad_.end(), direction.begin(), 0.0);
+    if (!(slope < 0) && kind == "lbfgs") {
+      // -H g is no descent direction: the search fails at once and restarts along -g.
+      return WolfeResult{};
+    }
+    unconverged_in_search_ = 0;
+    const double initial = kind == "lbfgs" ? 1.0 : std::min(1.0, 1.0 / norm(direction));
+    const LinePoint start{0.0, current_.value, slope, true};
+    auto phi = [&](double step) {
+      evaluate_trial(direction, step);
+      unconverged_in_search_ += trial_.unconverged;
+      return LinePoint{
+          step, trial_.value,
+          std::inner_product(trial_grad_.begin(), trial_grad_.end(), direction.begin(), 0.0),
+          trial_.valid};
+    };
+    return strong_wolfe_search(phi, start, initial);
+  }
+
+  void evaluate_trial(const std::vector<double>& direction, double step) {
+    for (size_t r = 0; r < params_; ++r) trial_theta_[r] = theta_[r] + step * direction[r];
+    trial_ = likelihood_.evaluate(trial_theta_, trial_grad_);
+    last_trial_step_ = step;
+  }
+
+  ApproximateCrf& crf_;
+  const BaselineConfig& config_;
+  TrainingObserver& observer_;
+  Likelihood likelihood_;
+  size_t params_;
+  std::vector<double> theta_, grad_, trial_theta_, trial_grad_;
+  Evaluation current_, trial_;
+  double last_trial_step_ = NAN;
+  int64_t unconverged_in_search_ = 0;
+  LbfgsMemory memory_;
+};
 
 }  // namespace
 
@@ -192,7 +233,7 @@ void parse_baseline_learner(const std::string& name, BaselineConfig& config) {
 
 TrainResult train_crf_baseline(ApproximateCrf& crf, const BaselineConfig& config,
                                Communicator& comm, TrainingObserver& observer) {
-  return config.lbfgs ? train_lbfgs(crf, config, comm, observer)
+  return config.lbfgs ? LbfgsBaseline(crf, config, comm, observer).run()
                       : train_sgd(crf, config, comm, observer);
 }
 

@@ -1,12 +1,16 @@
 // The likelihood baselines against brute force: on a factor tree loopy BP is exact, so the
 // baseline's log Z, marginals and trained theta must equal the exact CRF's; mean field is exact
-// on a graph without factors; and every learner decreases the likelihood.
+// on a graph without factors; every learner decreases the likelihood. And what makes them fair:
+// warm starts, rejection of evaluations whose inference did not converge, only accepted points,
+// the negative-NLL flag, the best of several starts for predictions.
 #include "pdsp/learning/crf_baselines.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "pdsp/data/dataset_builder.hpp"
+#include "pdsp/learning/likelihood.hpp"
 #include "support/brute_force.hpp"
 #include "support/test_helpers.hpp"
 #include "support/tiny_graphs.hpp"
@@ -27,7 +31,7 @@ TEST(ApproximateCrf, LoopyBpIsExactOnATree) {
   ApproximateCrf crf(data, ApproximateInference::LoopyBp, 100, 1e-13);
   const std::vector<double> theta = {0.3, -0.8, 1.1, 0.4, -0.2};
   crf.set_theta(theta);
-  const double log_z = crf.infer_all();
+  const double log_z = crf.infer_all().log_z;
   const testing::ExactSolution exact = testing::solve_exactly(data, theta, 1.0, 0.0, 1.0, 2.0);
   EXPECT_NEAR(log_z, exact.smax_sum, 1e-9 * std::abs(exact.smax_sum));
   EXPECT_LT(max_abs_difference(crf.beliefs(), exact.marginals), 1e-9);
@@ -40,7 +44,7 @@ TEST(ApproximateCrf, MeanFieldIsExactWithoutFactors) {
   ApproximateCrf crf(data, ApproximateInference::MeanField, 100, 1e-13);
   const std::vector<double> theta = {0.7, -1.2, 0.5, 2.0};
   crf.set_theta(theta);
-  const double log_z = crf.infer_all();
+  const double log_z = crf.infer_all().log_z;
   const testing::ExactSolution exact = testing::solve_exactly(data, theta, 1.0, 0.0, 1.0, 2.0);
   EXPECT_NEAR(log_z, exact.smax_sum, 1e-12 * std::abs(exact.smax_sum));
   EXPECT_LT(max_abs_difference(crf.beliefs(), exact.marginals), 1e-12);
@@ -51,7 +55,8 @@ TEST(ApproximateCrf, MeanFieldLowerBoundsLogZOnALoopyGraph) {
   ApproximateCrf crf(data, ApproximateInference::MeanField, 500, 1e-12);
   const std::vector<double> theta = {0.3, -0.8, 1.1, 0.4, -0.2};
   crf.set_theta(theta);
-  EXPECT_LE(crf.infer_all(), testing::solve_exactly(data, theta, 1.0, 0.0, 1.0, 2.0).smax_sum);
+  EXPECT_LE(crf.infer_all().log_z,
+            testing::solve_exactly(data, theta, 1.0, 0.0, 1.0, 2.0).smax_sum);
 }
 
 TEST(CrfBaselines, LbpLbfgsReachesTheExactCrfOptimumOnATree) {
@@ -81,6 +86,171 @@ TEST(CrfBaselines, EveryLearnerDecreasesTheLikelihood) {
     train_crf_baseline(crf, config, serial, recorder);
     ASSERT_GE(recorder.records.size(), 2u) << learner;
     EXPECT_LT(recorder.records.back().objective, recorder.records.front().objective) << learner;
+  }
+}
+
+// A binary triangle whose truth (all 1) scores 17 under theta = (1, 5), while all 0 scores 16:
+// variable 0 prefers 0 (weight 1 on its state 0), variables 1 and 2 prefer 1, and each pair gets
+// 5 for agreeing. Mean field updating variable 0 first from uniform beliefs slides to all 0:
+// its bound, about 16, lies below the truth's score, a negative NLL that exact inference
+// (log Z >= log(e^17 + e^16)) never gives.
+Dataset frustrated_triangle() {
+  DatasetBuilder builder(2);
+  builder.begin_example();
+  builder.add_variable(2, 1, {{{0, 1.0}}, {}});
+  builder.add_variable(2, 1, {{}, {{0, 1.0}}});
+  builder.add_variable(2, 1, {{}, {{0, 1.0}}});
+  const std::vector<FeatureRow> agree = {{{1, 1.0}}, {}, {}, {{1, 1.0}}};
+  builder.add_factor({0, 1}, agree);
+  builder.add_factor({1, 2}, agree);
+  builder.add_factor({0, 2}, agree);
+  return builder.finish();
+}
+
+TEST(ApproximateCrf, WarmStartFromTheAcceptedStateConvergesAtOnce) {
+  const Dataset data =
+      testing::random_dataset({testing::loopy_shape(), testing::loopy_shape()}, 5, 31);
+  ApproximateCrf crf(data, ApproximateInference::LoopyBp, 500, 1e-12);
+  const std::vector<double> theta = {0.3, -0.8, 1.1, 0.4, -0.2};
+  crf.set_theta(theta);
+  const InferenceSummary cold = crf.infer_all();
+  ASSERT_EQ(cold.unconverged, 0);
+  EXPECT_GT(cold.sweeps, 2 * data.num_examples());
+  crf.accept();
+  crf.reset();
+  crf.restore();
+  const InferenceSummary warm = crf.infer_all();
+  EXPECT_EQ(warm.sweeps, data.num_examples());  // one sweep each: nothing moves
+  EXPECT_NEAR(warm.log_z, cold.log_z, 1e-10 * std::abs(cold.log_z));
+}
+
+TEST(ApproximateCrf, ReportsExamplesWhoseInferenceDidNotConverge) {
+  const Dataset data = testing::random_dataset({testing::loopy_shape()}, 5, 4);
+  const std::vector<double> theta = {1.3, -1.8, 2.1, 1.4, -1.2};
+  ApproximateCrf few(data, ApproximateInference::LoopyBp, 1, 1e-12);
+  few.set_theta(theta);
+  EXPECT_EQ(few.infer_all().unconverged, 1);
+  EXPECT_FALSE(few.converged(0));
+  ApproximateCrf enough(data, ApproximateInference::LoopyBp, 1000, 1e-12);
+  enough.set_theta(theta);
+  EXPECT_EQ(enough.infer_all().unconverged, 0);
+  EXPECT_TRUE(enough.converged(0));
+}
+
+TEST(Likelihood, RetriesANegativeApproximateNllFromTheLabelsAndFlagsWhatRemains) {
+  const Dataset data = frustrated_triangle();
+  const std::vector<double> theta = {1.0, 5.0};
+  SerialCommunicator serial;
+  std::vector<double> grad(2);
+  // From uniform beliefs mean field slides to all 0: its bound lies below the truth's score 17.
+  ApproximateCrf crf(data, ApproximateInference::MeanField, 500, 1e-12);
+  crf.set_theta(theta);
+  crf.infer_all();
+  ASSERT_LT(crf.example_log_z()[0], crf.truth_scores()[0] - 0.5);
+  ASSERT_DOUBLE_EQ(crf.truth_scores()[0], 17.0);
+  // The evaluation sees that negative NLL and infers again from the labels: all 1, NLL >= 0.
+  crf.reset();
+  crf.accept();
+  Likelihood likelihood(crf, 0.0, serial);
+  const Evaluation e = likelihood.evaluate(theta, grad);
+  EXPECT_TRUE(e.valid);
+  EXPECT_EQ(e.negative, 0);
+  EXPECT_GE(e.lowest_nll, 0.0);
+  EXPECT_NEAR(e.value, e.lowest_nll / 3, 1e-12);  // one example, 3 variables, C = 0
+  const double exact_log_z = testing::solve_exactly(data, theta, 1.0, 0.0, 1.0, 2.0).smax_sum;
+  EXPECT_LE(3 * e.value, exact_log_z - 17.0);  // mean field's bound stays below the exact NLL
+  // With one sweep neither start converges: the negative NLL stays, flagged, and the
+  // evaluation is not valid.
+  ApproximateCrf hasty(data, ApproximateInference::MeanField, 1, 1e-12);
+  Likelihood hasty_likelihood(hasty, 0.0, serial);
+  const Evaluation flagged = hasty_likelihood.evaluate(theta, grad);
+  EXPECT_EQ(flagged.negative, 1);
+  EXPECT_LT(flagged.lowest_nll, 0.0);
+  EXPECT_FALSE(flagged.valid);
+}
+
+TEST(ApproximateCrf, BestOfSeveralStartsFindsTheBetterFixedPoint) {
+  const Dataset data = frustrated_triangle();
+  const std::vector<double> theta = {1.0, 5.0};
+  ApproximateCrf crf(data, ApproximateInference::MeanField, 500, 1e-12);
+  crf.set_theta(theta);
+  const double from_uniform = crf.infer_all().log_z;
+  crf.reset();
+  std::vector<int> chosen;
+  const InferenceSummary best = crf.infer_all_best_start(chosen);
+  EXPECT_EQ(chosen[0], 2);  // pulled towards state 1
+  EXPECT_GT(best.log_z, 17.0);
+  EXPECT_GT(best.log_z, from_uniform + 0.9);
+  EXPECT_LE(best.log_z,
+            testing::solve_exactly(data, theta, 1.0, 0.0, 1.0, 2.0).smax_sum);  // a bound
+  EXPECT_GT(crf.beliefs()[1], 0.99);  // variable 0 now says 1
+}
+
+TEST(CrfBaselines, LbfgsRejectsEvaluationsWhoseInferenceDidNotConverge) {
+  // Two sweeps (one plain, one damped) per evaluation cannot converge loopy BP after a long
+  // step on this graph: such trials are rejected and the search backs off to steps whose
+  // inference converged, so every accepted value is the converged one.
+  const Dataset data = testing::random_dataset({testing::loopy_shape()}, 5, 4);
+  ApproximateCrf crf(data, ApproximateInference::LoopyBp, 1, 1e-12);
+  BaselineConfig config;
+  parse_baseline_learner("lbp-lbfgs", config);
+  config.max_iters = 8;
+  SerialCommunicator serial;
+  Recorder recorder;
+  const TrainResult result = train_crf_baseline(crf, config, serial, recorder);
+  int64_t rejected = 0;
+  for (const IterationRecord& r : recorder.records) rejected += r.unconverged_examples;
+  EXPECT_GT(rejected, 0);
+  ApproximateCrf fresh(data, ApproximateInference::LoopyBp, 1000, 1e-13);
+  Likelihood likelihood(fresh, config.C, serial);
+  std::vector<double> grad(5);
+  EXPECT_NEAR(likelihood.evaluate(result.state.theta, grad).value, result.objective, 1e-9);
+}
+
+TEST(CrfBaselines, LbfgsKeepsOnlyAcceptedPoints) {
+  const Dataset data =
+      testing::random_dataset({testing::loopy_shape(), testing::loopy_shape()}, 5, 9);
+  ApproximateCrf crf(data, ApproximateInference::LoopyBp, 1000, 1e-12);
+  BaselineConfig config;
+  parse_baseline_learner("lbp-lbfgs", config);
+  config.max_iters = 30;
+  config.tol = 1e-8;
+  SerialCommunicator serial;
+  Recorder recorder;
+  const TrainResult result = train_crf_baseline(crf, config, serial, recorder);
+  ASSERT_GE(recorder.records.size(), 5u);
+  EXPECT_EQ(result.stop_reason, "converged: gradient norm below tol");
+  for (const IterationRecord& r : recorder.records) {
+    EXPECT_LT(r.objective_after_step, r.objective) << r.iteration;
+    EXPECT_EQ(r.negative_nll_examples, 0) << r.iteration;
+    EXPECT_EQ(r.direction, r.iteration == 1 ? "gradient" : "lbfgs") << r.iteration;
+  }
+  // The returned theta is the last accepted point: evaluated afresh, it gives the last value.
+  ApproximateCrf fresh(data, ApproximateInference::LoopyBp, 1000, 1e-13);
+  Likelihood likelihood(fresh, config.C, serial);
+  std::vector<double> grad(5);
+  EXPECT_NEAR(likelihood.evaluate(result.state.theta, grad).value,
+              recorder.records.back().objective_after_step, 1e-9);
+  EXPECT_DOUBLE_EQ(result.objective, recorder.records.back().objective_after_step);
+}
+
+TEST(CrfBaselines, TheObjectiveIsPerVariable) {
+  // At theta = 0 every potential is 0: L = sum_v log |states of v|, divided by the variables.
+  const Dataset data = tree_data();
+  double log_states = 0;
+  for (int32_t card : data.card) log_states += std::log(card);
+  for (const char* learner : {"lbp-lbfgs", "mf-sgd"}) {
+    BaselineConfig config;
+    parse_baseline_learner(learner, config);
+    config.max_iters = 1;
+    ApproximateCrf crf(data, config.inference, 100, 1e-13);
+    SerialCommunicator serial;
+    Recorder recorder;
+    train_crf_baseline(crf, config, serial, recorder);
+    ASSERT_EQ(recorder.records.size(), 1u);
+    EXPECT_NEAR(recorder.records[0].objective, log_states / static_cast<double>(data.num_vars()),
+                1e-12)
+        << learner;
   }
 }
 

@@ -15,11 +15,12 @@ class MeanField {
  public:
   MeanField(const Dataset& data, const FactorGraph& graph) : data_(data), graph_(graph) {}
 
-  // Sweeps of q_v updates over example n until no q changes by more than `tol` (at most
-  // `max_sweeps`); `belief` holds the current q (uniform on first use) and receives the factor
-  // beliefs. Returns the lower bound L(q) on log Z of the example.
-  double infer(int64_t n, const double* potential, double* belief, int max_sweeps, double tol,
-               Workspace& w) const;
+  // One sweep of q_v updates over example n's variables in order; `belief` holds the current q
+  // (uniform after reset). Returns the largest change of any q.
+  double sweep(int64_t n, const double* potential, double* belief, Workspace& w) const;
+  // The factor beliefs of example n from its q (written into `belief`) and the mean-field lower
+  // bound L(q) on its log Z.
+  double bound(int64_t n, const double* potential, double* belief) const;
   // Sets q of example n to uniform.
   void reset(int64_t n, double* belief) const;
 

@@ -5,6 +5,7 @@
 // It serves the likelihood baselines and their predictions; one rank's examples.
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
@@ -21,6 +22,15 @@ enum class ApproximateInference { LoopyBp, MeanField };
 ApproximateInference parse_inference(const std::string& text);  // "lbp" | "mean-field"
 std::string inference_name(ApproximateInference inference);
 
+// What inference over every example gave: the sum of the approximate log Z, and how many
+// examples did not converge (no message or belief moved by less than the tolerance within the
+// sweeps allowed, damped sweeps included).
+struct InferenceSummary {
+  double log_z = 0;
+  int64_t unconverged = 0;
+  int64_t sweeps = 0;  // sweeps over all examples, damped ones included
+};
+
 class ApproximateCrf {
  public:
   ApproximateCrf(const Dataset& data, ApproximateInference inference, int max_sweeps, double tol);
@@ -28,15 +38,42 @@ class ApproximateCrf {
   const Dataset& data() const { return data_; }
   // Uniform mean-field beliefs and zero messages: where inference starts.
   void reset();
+  // Warm starts: accept() keeps the current messages (mean field: beliefs) of every example as
+  // the accepted state, restore() goes back to it, so that every evaluation of a line search
+  // starts where the last accepted iterate's inference ended.
+  void accept();
+  void restore();
   void set_theta(std::span<const double> theta);
   void set_example_theta(int64_t n, std::span<const double> theta);
-  // Inference on example n (warm-started from its last state); returns its approximate log Z
-  // and leaves its beliefs in beliefs().
+  // Inference on example n from its current state; returns its approximate log Z and leaves
+  // its beliefs in beliefs(). Loopy BP that has not converged after `max_sweeps` continues
+  // with as many damped sweeps (each message half its old value, half its update), which
+  // keep the fixed points and stop many oscillations.
   double infer(int64_t n);
-  // Inference on every example (OpenMP over examples); returns the sum of the log Z in example
-  // order. Collective over the ranks that share the data file: when a potential, message or
-  // belief of any rank is not finite, every rank throws the lowest such rank's explanation.
-  double infer_all();
+  bool converged(int64_t n) const { return converged_[n] != 0; }
+  // Inference on every example (OpenMP over examples). Collective over the ranks that share the
+  // data file: when a potential, message or belief of any rank is not finite, every rank throws
+  // the lowest such rank's explanation. Counts are this rank's.
+  InferenceSummary infer_all();
+  // As infer_all, but each example keeps the best of several starts: its current state (zero
+  // messages, uniform beliefs on a fresh object) and one start per state s, pulled towards s (a
+  // bias on every variable's state s for the first sweeps, then the true potentials): the fixed
+  // point with the largest approximate log Z (the lowest Bethe free energy, or the tightest
+  // mean-field bound), a converged one before any other. `chosen_start[n]` says which: 0 the
+  // current state, 1 + s pulled towards s.
+  InferenceSummary infer_all_best_start(std::vector<int>& chosen_start);
+  // The totals of the examples' last inference.
+  InferenceSummary summary() const;
+  // Example n again from a start pulled towards its ground-truth labels (a bias on each
+  // variable's label for the first sweeps); keeps that fixed point when it converged with a
+  // larger approximate log Z, else goes back to the one it had. Returns whether it changed.
+  // For an example whose approximate NLL came out negative: at the global minimum of the Bethe
+  // free energy (or the best mean-field bound) log Z is at least the truth's score.
+  bool retry_from_labels(int64_t n);
+  // The approximate log Z of each example from the last inference.
+  std::span<const double> example_log_z() const { return per_example_; }
+  // The score of the ground truth of each example, sum of its potentials at the labels.
+  std::vector<double> truth_scores() const;
   std::span<const double> beliefs() const { return belief_; }
   void moments(std::span<double> z) const { features_.moments(belief_, z); }
   // z += the features of example n weighted by `weight` (a vector over the potential layout).
@@ -47,6 +84,17 @@ class ApproximateCrf {
 
  private:
   double infer(int64_t n, Workspace& w);
+  double lbp(int64_t n, Workspace& w, std::vector<double>& before);
+  // `state` kLabels: each variable's ground-truth label.
+  static constexpr int32_t kLabels = -1;
+  void pull_towards(int64_t n, int32_t state, double amount);
+  // Inference on example n from zero messages (uniform beliefs) pulled towards `state`.
+  double infer_pulled(int64_t n, int32_t state, Workspace& w);
+  // The example's range of the state it keeps: messages (BP) or beliefs (mean field).
+  std::pair<int64_t, int64_t> state_range(int64_t n) const;
+  std::vector<double>& state() {
+    return inference_ == ApproximateInference::LoopyBp ? lambda_ : belief_;
+  }
   void require_finite() const;
   std::string explain_non_finite() const;
 
@@ -61,7 +109,11 @@ class ApproximateCrf {
   FeatureIndex features_;
   std::vector<double> theta_;  // the theta of the potentials, for error messages
   std::vector<double> potential_, lambda_, belief_, per_example_;
+  std::vector<double> accepted_;  // the accepted state (messages or beliefs), see accept()
+  std::vector<char> converged_;   // per example, from its last inference
+  std::vector<int> sweeps_;       // per example, sweeps of its last inference
   std::vector<Workspace> workspaces_;
+  std::vector<std::vector<double>> scratch_;  // per thread: an example's state before a sweep
 };
 
 }  // namespace pdsp

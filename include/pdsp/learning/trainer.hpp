@@ -44,6 +44,13 @@ struct IterationRecord {
   double load_imbalance = NAN;
   // Checkpoint writing since the previous record; filled in by the observer that writes them.
   double seconds_io = 0;
+  // The likelihood baselines only (-1 and NaN, null in the metrics, elsewhere): examples whose
+  // inference did not converge, summed over the iteration's evaluations (L-BFGS rejects each such
+  // evaluation); examples of the accepted point whose approximate NLL is negative, and the
+  // smallest example NLL there.
+  int64_t unconverged_examples = -1;
+  int64_t negative_nll_examples = -1;
+  double lowest_nll = NAN;
 };
 
 // Everything besides the messages that the next iteration depends on: a checkpoint stores it

@@ -32,6 +32,11 @@ bool has_prefix(const std::string& path, int64_t bytes, const std::string& check
   add_bytes(sum, 0, prefix);
   return in && sum.hex() == checksum;
 }
+
+// A count, or null (NaN) where it is not measured (-1).
+FieldValue count_or_null(int64_t count) {
+  return count < 0 ? FieldValue(NAN) : FieldValue(count);
+}
 }  // namespace
 
 RunLog::RunLog(bool root, const std::string& metrics_path, const std::string& metadata,
@@ -82,6 +87,11 @@ void RunLog::on_iteration(const IterationRecord& r) {
     std::snprintf(throughput, sizeof throughput, "%.4g", r.message_updates_per_second);
   std::printf("%5d %16.9g %16.9g %11.4g %9.3g %10.4g %9.3g %8.4f %10s\n", r.iteration, r.objective,
               r.dual, r.gap, r.violation, r.grad_norm, r.step, r.seconds, throughput);
+  if (r.negative_nll_examples > 0)
+    std::printf(
+        "      %lld example(s) with a negative approximate NLL (lowest %.6g): inference "
+        "sits at a poor fixed point there\n",
+        static_cast<long long>(r.negative_nll_examples), r.lowest_nll);
   std::fflush(stdout);
   if (!metrics_.is_open()) return;
   JsonLine line;
@@ -111,6 +121,9 @@ void RunLog::on_iteration(const IterationRecord& r) {
                  .add("seconds_step", r.seconds_step)
                  .add("seconds_io", r.seconds_io)
                  .add("load_imbalance", r.load_imbalance)
+                 .add("unconverged_examples", count_or_null(r.unconverged_examples))
+                 .add("negative_nll_examples", count_or_null(r.negative_nll_examples))
+                 .add("lowest_nll", r.lowest_nll)
                  .str());
 }
 

@@ -1,0 +1,56 @@
+#pragma once
+// The objective of the likelihood baselines over all ranks,
+//   L(theta) / V = (sum_n [log Z_n(theta) - <d_n, theta>] + (C/2) |theta|^2) / V,
+// V the variables of the whole data set (so that tolerances mean the same at every image size),
+// with log Z_n and the marginals from an ApproximateCrf; and the per-example gradients of SGD.
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "pdsp/learning/approximate_crf.hpp"
+#include "pdsp/parallel/communicator.hpp"
+
+namespace pdsp {
+
+// L / V at one theta. `valid` is false when some example's inference did not converge, or its
+// approximate NLL is negative even after a retry from its labels: the value and gradient are then
+// not those of the objective, and a line search must not trust them.
+struct Evaluation {
+  double value = NAN;
+  bool valid = false;
+  int64_t unconverged = 0;  // examples, all ranks
+  // Examples whose approximate NLL log Z_n - <d_n, theta> is negative (a true likelihood cannot
+  // exceed 1: inference sits at a poor fixed point there), all ranks, and the smallest NLL.
+  int64_t negative = 0;
+  double lowest_nll = NAN;
+};
+
+class Likelihood {
+ public:
+  // Collective (the ground-truth moments and the variable count are summed over the ranks).
+  Likelihood(ApproximateCrf& crf, double C, Communicator& comm);
+
+  double variables() const { return variables_; }
+  // The objective and its gradient (of L / V) at theta, inference warm-started from the CRF's
+  // accepted state (ApproximateCrf::restore); an example whose approximate NLL is negative is
+  // inferred once more from a start pulled towards its labels (ApproximateCrf::retry_from_labels).
+  // Collective.
+  Evaluation evaluate(std::span<const double> theta, std::span<double> grad);
+  // The stochastic gradient of L (not divided by V) for example `global` (in file order) with
+  // its 1/N share of the regulariser, inference from the example's current state. The rank that
+  // holds the example computes it and the allreduce hands it to all, so SGD visits the examples
+  // in the same order, with the same result, on any rank count. Collective.
+  void example_gradient(int64_t global, std::span<const double> theta, std::span<double> grad);
+
+ private:
+  ApproximateCrf& crf_;
+  double C_;
+  Communicator& comm_;
+  size_t params_;
+  double variables_ = 1;
+  std::vector<double> d_;
+  std::vector<double> negative_truth_;  // minus the ground-truth weights, for example gradients
+};
+
+}  // namespace pdsp

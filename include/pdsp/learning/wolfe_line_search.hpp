@@ -1,0 +1,39 @@
+#pragma once
+// A line search for the strong Wolfe conditions (Nocedal & Wright, Numerical Optimization,
+// Algorithms 3.5 and 3.6: bracketing, then zoom by safeguarded interpolation) on
+// phi(alpha) = f(x + alpha d), for objectives whose evaluation can fail: an evaluation that is
+// not valid (approximate inference that did not converge, a value that is not finite) counts
+// as a step too long, and the search backs off towards the last valid point. It returns the
+// best valid point that decreases f enough, even when the curvature condition was never met.
+#include <functional>
+
+namespace pdsp {
+
+struct LinePoint {
+  double step = 0;   // alpha
+  double value = 0;  // phi(alpha)
+  double slope = 0;  // phi'(alpha) = g(x + alpha d)' d
+  bool valid = true;
+};
+
+struct WolfeSettings {
+  double sufficient_decrease = 1e-4;  // c1: phi(alpha) <= phi(0) + c1 alpha phi'(0)
+  double curvature = 0.9;             // c2: |phi'(alpha)| <= c2 |phi'(0)|
+  int max_trials = 20;                // evaluations of phi
+  double max_step = 1e20;
+};
+
+struct WolfeResult {
+  LinePoint best;             // the accepted point (step 0 and phi(0) when none decreased f)
+  bool decreased = false;     // best satisfies the sufficient decrease condition
+  bool strong_wolfe = false;  // ... and the curvature condition
+  int trials = 0;
+  int invalid_trials = 0;  // evaluations that were not valid
+};
+
+// `start` is phi at 0 (valid, slope < 0); the first trial is `initial_step`. `phi` evaluates a
+// step; the search may call it again on a step it tried before (it does not cache).
+WolfeResult strong_wolfe_search(const std::function<LinePoint(double)>& phi, const LinePoint& start,
+                                double initial_step, const WolfeSettings& settings = {});
+
+}  // namespace pdsp
