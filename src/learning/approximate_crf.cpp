@@ -170,26 +170,8 @@ double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w) {
   return log_z;
 }
 
-bool ApproximateCrf::retry_from_labels(int64_t n) {
-  Workspace& w = workspaces_[0];
-  const auto [first, last] = state_range(n);
-  std::vector<double>& mine = state();
-  const std::vector<double> kept(mine.begin() + first, mine.begin() + last);
-  const double kept_log_z = per_example_[n];
-  const int kept_sweeps = sweeps_[n];
-  const double log_z = infer_pulled(n, kLabels, w);
-  if (converged_[n] && log_z > kept_log_z) {
-    per_example_[n] = log_z;
-    sweeps_[n] += kept_sweeps;
-    return true;
-  }
-  std::copy(kept.begin(), kept.end(), mine.begin() + first);
-  per_example_[n] = infer(n, w);  // back to the kept fixed point, its beliefs in place
-  sweeps_[n] += kept_sweeps;
-  return false;
-}
-
-InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_start) {
+InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_start,
+                                                      bool from_labels) {
   const int64_t examples = data_.num_examples();
   chosen_start.assign(static_cast<size_t>(examples), 0);
   const int32_t states =
@@ -204,8 +186,9 @@ InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_s
     sweeps += sweeps_[n];
     std::vector<double> best_state(mine.begin() + first, mine.begin() + last);
     char best_converged = converged_[n];
-    for (int start = 1; start <= states; ++start) {
-      const double log_z = infer_pulled(n, start - 1, w);
+    const int starts = states + (from_labels ? 1 : 0);
+    for (int start = 1; start <= starts; ++start) {
+      const double log_z = infer_pulled(n, start <= states ? start - 1 : kLabels, w);
       sweeps += sweeps_[n];
       // A converged fixed point beats an unconverged one; among equals the larger log Z.
       if ((converged_[n] && !best_converged) || (converged_[n] == best_converged && log_z > best)) {

@@ -28,21 +28,16 @@ Likelihood::Likelihood(ApproximateCrf& crf, double C, Communicator& comm)
 Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double> grad) {
   crf_.restore();
   crf_.set_theta(theta);
-  crf_.infer_all();
+  std::vector<int> chosen;
+  const InferenceSummary summary = crf_.infer_all_best_start(chosen, /*from_labels=*/true);
   const std::vector<double> truth = crf_.truth_scores();
   const std::span<const double> log_z = crf_.example_log_z();
-  auto negative = [&](size_t n) {
-    return log_z[n] - truth[n] < -kNegativeNll * (1 + std::abs(log_z[n]));
-  };
-  // A negative NLL says inference found a poor fixed point: try once more from the truth.
-  for (size_t n = 0; n < truth.size(); ++n)
-    if (negative(n)) crf_.retry_from_labels(static_cast<int64_t>(n));
-  const InferenceSummary summary = crf_.summary();
   std::vector<double> sums(params_ + 3, 0.0);
   double lowest = INFINITY;
   for (size_t n = 0; n < truth.size(); ++n) {
-    lowest = std::min(lowest, log_z[n] - truth[n]);
-    if (negative(n)) sums[params_ + 2] += 1;
+    const double nll = log_z[n] - truth[n];
+    lowest = std::min(lowest, nll);
+    if (nll < -kNegativeNll * (1 + std::abs(log_z[n]))) sums[params_ + 2] += 1;
   }
   crf_.moments(std::span<double>(sums).first(params_));
   sums[params_] = summary.log_z;

@@ -137,18 +137,18 @@ TEST(ApproximateCrf, ReportsExamplesWhoseInferenceDidNotConverge) {
   EXPECT_TRUE(enough.converged(0));
 }
 
-TEST(Likelihood, RetriesANegativeApproximateNllFromTheLabelsAndFlagsWhatRemains) {
+TEST(Likelihood, EvaluatesAtTheBestFixedPointFound) {
   const Dataset data = frustrated_triangle();
   const std::vector<double> theta = {1.0, 5.0};
   SerialCommunicator serial;
   std::vector<double> grad(2);
-  // From uniform beliefs mean field slides to all 0: its bound lies below the truth's score 17.
+  // One start, uniform beliefs: mean field slides to all 0, its bound below the truth's score 17.
   ApproximateCrf crf(data, ApproximateInference::MeanField, 500, 1e-12);
   crf.set_theta(theta);
   crf.infer_all();
   ASSERT_LT(crf.example_log_z()[0], crf.truth_scores()[0] - 0.5);
   ASSERT_DOUBLE_EQ(crf.truth_scores()[0], 17.0);
-  // The evaluation sees that negative NLL and infers again from the labels: all 1, NLL >= 0.
+  // The evaluation tries the other starts too and keeps all 1: NLL >= 0, nothing flagged.
   crf.reset();
   crf.accept();
   Likelihood likelihood(crf, 0.0, serial);
@@ -159,14 +159,12 @@ TEST(Likelihood, RetriesANegativeApproximateNllFromTheLabelsAndFlagsWhatRemains)
   EXPECT_NEAR(e.value, e.lowest_nll / 3, 1e-12);  // one example, 3 variables, C = 0
   const double exact_log_z = testing::solve_exactly(data, theta, 1.0, 0.0, 1.0, 2.0).smax_sum;
   EXPECT_LE(3 * e.value, exact_log_z - 17.0);  // mean field's bound stays below the exact NLL
-  // With one sweep neither start converges: the negative NLL stays, flagged, and the
-  // evaluation is not valid.
+  // With one sweep no start converges: the evaluation is not valid.
   ApproximateCrf hasty(data, ApproximateInference::MeanField, 1, 1e-12);
   Likelihood hasty_likelihood(hasty, 0.0, serial);
-  const Evaluation flagged = hasty_likelihood.evaluate(theta, grad);
-  EXPECT_EQ(flagged.negative, 1);
-  EXPECT_LT(flagged.lowest_nll, 0.0);
-  EXPECT_FALSE(flagged.valid);
+  const Evaluation rejected = hasty_likelihood.evaluate(theta, grad);
+  EXPECT_GT(rejected.unconverged, 0);
+  EXPECT_FALSE(rejected.valid);
 }
 
 TEST(ApproximateCrf, BestOfSeveralStartsFindsTheBetterFixedPoint) {
@@ -219,7 +217,10 @@ TEST(CrfBaselines, LbfgsKeepsOnlyAcceptedPoints) {
   Recorder recorder;
   const TrainResult result = train_crf_baseline(crf, config, serial, recorder);
   ASSERT_GE(recorder.records.size(), 5u);
-  EXPECT_EQ(result.stop_reason, "converged: gradient norm below tol");
+  // It ends on one of its tests, not on a failed search.
+  EXPECT_TRUE(result.stop_reason == "converged: gradient norm below tol" ||
+              result.stop_reason.starts_with("relative decrease of L below tol"))
+      << result.stop_reason;
   for (const IterationRecord& r : recorder.records) {
     EXPECT_LT(r.objective_after_step, r.objective) << r.iteration;
     EXPECT_EQ(r.negative_nll_examples, 0) << r.iteration;

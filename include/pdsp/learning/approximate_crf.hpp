@@ -56,20 +56,15 @@ class ApproximateCrf {
   // the lowest such rank's explanation. Counts are this rank's.
   InferenceSummary infer_all();
   // As infer_all, but each example keeps the best of several starts: its current state (zero
-  // messages, uniform beliefs on a fresh object) and one start per state s, pulled towards s (a
-  // bias on every variable's state s for the first sweeps, then the true potentials): the fixed
-  // point with the largest approximate log Z (the lowest Bethe free energy, or the tightest
-  // mean-field bound), a converged one before any other. `chosen_start[n]` says which: 0 the
-  // current state, 1 + s pulled towards s.
-  InferenceSummary infer_all_best_start(std::vector<int>& chosen_start);
-  // The totals of the examples' last inference.
-  InferenceSummary summary() const;
-  // Example n again from a start pulled towards its ground-truth labels (a bias on each
-  // variable's label for the first sweeps); keeps that fixed point when it converged with a
-  // larger approximate log Z, else goes back to the one it had. Returns whether it changed.
-  // For an example whose approximate NLL came out negative: at the global minimum of the Bethe
-  // free energy (or the best mean-field bound) log Z is at least the truth's score.
-  bool retry_from_labels(int64_t n);
+  // messages, uniform beliefs on a fresh object; in training the accepted iterate's), one start
+  // per state s, pulled towards s (a bias on every variable's state s for the first sweeps,
+  // then the true potentials), and with `from_labels` one pulled towards the ground truth: the
+  // fixed point with the largest approximate log Z (the lowest Bethe free energy found, or the
+  // tightest mean-field bound), a converged one before any other. Loopy BP and mean field have
+  // many fixed points once couplings are strong; the one a single start falls into can hold a
+  // log Z far below the truth's score (a negative NLL). `chosen_start[n]` says which won: 0 the
+  // current state, 1 + s pulled towards s, 1 + states the labels.
+  InferenceSummary infer_all_best_start(std::vector<int>& chosen_start, bool from_labels = false);
   // The approximate log Z of each example from the last inference.
   std::span<const double> example_log_z() const { return per_example_; }
   // The score of the ground truth of each example, sum of its potentials at the labels.
@@ -83,6 +78,8 @@ class ApproximateCrf {
   void ground_truth_moments(std::span<double> d) const;
 
  private:
+  // The totals of the examples' last inference.
+  InferenceSummary summary() const;
   double infer(int64_t n, Workspace& w);
   double lbp(int64_t n, Workspace& w, std::vector<double>& before);
   // `state` kLabels: each variable's ground-truth label.

@@ -14,7 +14,7 @@
 namespace pdsp {
 
 // L / V at one theta. `valid` is false when some example's inference did not converge, or its
-// approximate NLL is negative even after a retry from its labels: the value and gradient are then
+// approximate NLL is negative even at the best fixed point found: the value and gradient are then
 // not those of the objective, and a line search must not trust them.
 struct Evaluation {
   double value = NAN;
@@ -32,10 +32,10 @@ class Likelihood {
   Likelihood(ApproximateCrf& crf, double C, Communicator& comm);
 
   double variables() const { return variables_; }
-  // The objective and its gradient (of L / V) at theta, inference warm-started from the CRF's
-  // accepted state (ApproximateCrf::restore); an example whose approximate NLL is negative is
-  // inferred once more from a start pulled towards its labels (ApproximateCrf::retry_from_labels).
-  // Collective.
+  // The objective and its gradient (of L / V) at theta, each example's inference from the best
+  // of several starts (ApproximateCrf::infer_all_best_start with the labels: the accepted
+  // iterate's state, one pulled towards each state, one towards the truth), so that log Z is
+  // that of the lowest Bethe free energy found, as in prediction. Collective.
   Evaluation evaluate(std::span<const double> theta, std::span<double> grad);
   // The stochastic gradient of L (not divided by V) for example `global` (in file order) with
   // its 1/N share of the regulariser, inference from the example's current state. The rank that
