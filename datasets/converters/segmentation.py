@@ -13,11 +13,14 @@ Encoding (v2_spec.md "Standard maps"): one observation row per pixel with, from 
 in [0, 1] (the mean of the channels, and each channel of a colour image): the value, its square,
 the means over 3 x 3 and 7 x 7 windows, the standard deviation over 7 x 7, the gradient
 magnitude (Sobel, divided by 8), the pixel's row and column scaled to [0, 1], and a bias of 1;
-for colour images also the four neighbours' channels (zero outside the image). One variable
-type (offset 0). Every edge (right and down neighbours, row-major) has an observation row
-(1, exp(-beta |I_p - I_q|^2)), with beta = 1 / (2 * mean |I_p - I_q|^2) over the image's edges:
-a factor type of dim 2 whose K x K table per feature lies after the variable type (contrast-
-sensitive: the pairwise parameters can favour equal labels where the image is flat).
+for colour images also the four neighbours' channels (zero outside the image); then 16
+Gaussian bumps of the position (`position_bumps`), 16 oriented-gradient energies
+(`orientation_energies`) and 7 intensities relative to the image's frame (`image_relative`):
+48 features for gray images, 63 for colour ones. One variable type (offset 0). Every edge
+(right and down neighbours, row-major) has an observation row (1, exp(-beta |I_p - I_q|^2)),
+with beta = 1 / (2 * mean |I_p - I_q|^2) over the image's edges: a factor type of dim 2 whose
+K x K table per feature lies after the variable type (contrast-sensitive: the pairwise
+parameters can favour equal labels where the image is flat).
 """
 import os
 
@@ -178,7 +181,52 @@ def pixel_features(pixels):
             shifted = padded[1 + dr:1 + dr + height, 1 + dc:1 + dc + width]
             columns += [shifted[:, :, c] for c in range(channels)]
     columns.append(np.ones((height, width)))
+    columns += position_bumps(rows / max(1, height - 1), cols / max(1, width - 1))
+    columns += orientation_energies(gray, ndimage)
+    columns += image_relative(gray, ndimage)
     return np.stack([c.reshape(-1) for c in columns], axis=1)
+
+
+def position_bumps(row, col, count=4):
+    """count x count Gaussian bumps over the scaled position, centres on a regular grid of
+    [0, 1]^2, width one grid step: where an object tends to lie, which a linear function of the
+    row and column cannot say (on horses 25% -> 14% pixel error for a per-pixel classifier)."""
+    centres, width = np.linspace(0, 1, count), 1.0 / (count - 1)
+    return [np.exp(-((row - a) ** 2 + (col - b) ** 2) / (2 * width ** 2))
+            for a in centres for b in centres]
+
+
+def orientation_energies(gray, ndimage, bins=8, windows=(5, 11)):
+    """The Sobel gradient magnitude (divided by 8) shared between the two nearest of `bins`
+    unsigned orientation bins (centres (k + 1/2) pi / bins, linear weights), each bin averaged
+    over square windows of 5 and 11 pixels: a small histogram of oriented gradients (texture
+    and outline direction)."""
+    along_rows = ndimage.sobel(gray, 0, mode="nearest") / 8.0
+    along_cols = ndimage.sobel(gray, 1, mode="nearest") / 8.0
+    magnitude = np.hypot(along_rows, along_cols)
+    position = np.mod(np.arctan2(along_rows, along_cols), np.pi) / (np.pi / bins) - 0.5
+    lower = np.floor(position).astype(int)
+    fraction = position - lower
+    maps = [magnitude * (np.where(np.mod(lower, bins) == k, 1 - fraction, 0.0) +
+                         np.where(np.mod(lower + 1, bins) == k, fraction, 0.0))
+            for k in range(bins)]
+    return [ndimage.uniform_filter(m, window, mode="nearest") for window in windows for m in maps]
+
+
+def image_relative(gray, ndimage):
+    """Intensity against the image's own background: with m and s the mean and standard
+    deviation over the 3-pixel frame of the image (mostly background), z = (G_sigma * gray - m) /
+    (s + 0.05) and z^2 for sigma 0, 2 and 4; and (gray - its mean) / (its deviation + 0.05)."""
+    frame = np.ones(gray.shape, dtype=bool)
+    frame[3:-3, 3:-3] = False
+    mean, deviation = gray[frame].mean(), gray[frame].std()
+    columns = []
+    for sigma in (0, 2, 4):
+        smooth = gray if sigma == 0 else ndimage.gaussian_filter(gray, sigma, mode="nearest")
+        z = (smooth - mean) / (deviation + 0.05)
+        columns += [z, z * z]
+    columns.append((gray - gray.mean()) / (gray.std() + 0.05))
+    return columns
 
 
 def grid_edges(height, width):

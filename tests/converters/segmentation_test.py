@@ -41,11 +41,11 @@ class SegmentationTest(unittest.TestCase):
             path = work(f"h_{split}.h5")
             pixels = sum(h * w for h, w in part)
             edges = sum(h * (w - 1) + w * (h - 1) for h, w in part)
-            self.assertEqual(self.converted[path], (2, pixels, edges, 2 * 9 + 2 * 2 * 2))
+            self.assertEqual(self.converted[path], (2, pixels, edges, 2 * 48 + 2 * 2 * 2))
             arrays, _ = read_all(path)
             self.assertTrue(set(np.unique(arrays["vars/label"])) <= {0, 1})
-            np.testing.assert_array_equal(arrays["var_types/dim"], [9])
-            np.testing.assert_array_equal(arrays["factor_types/param_offset"], [18])
+            np.testing.assert_array_equal(arrays["var_types/dim"], [48])
+            np.testing.assert_array_equal(arrays["factor_types/param_offset"], [96])
             np.testing.assert_array_equal(arrays["factor_types/dim"], [2])
             ptr, index, value = arrays["obs/ptr"], arrays["obs/index"], arrays["obs/value"]
             first = ptr[arrays["vars/obs_row"][0]]
@@ -83,7 +83,7 @@ class SegmentationTest(unittest.TestCase):
         sizes = convert("segmentation", "--input", sliced, "--train", work("s_train.h5"),
                         "--test", work("s_test.h5"))
         self.assertEqual(sizes[work("s_train.h5")][:2], (6, pixels))
-        self.assertEqual(sizes[work("s_train.h5")][3], classes * 24 + classes * classes * 2)
+        self.assertEqual(sizes[work("s_train.h5")][3], classes * 63 + classes * classes * 2)
         arrays, _ = read_all(work("s_train.h5"))
         np.testing.assert_array_equal(arrays["vars/label"],
                                       np.concatenate([y.reshape(-1) for y in labels]))
