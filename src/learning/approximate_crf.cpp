@@ -28,6 +28,8 @@ constexpr double kDamping = 0.5;
 // enough to drag strongly coupled graphs into the basin of the fixed point that favours s.
 constexpr double kPull = 8.0;
 constexpr int kPullSweeps = 5;
+// Approximate log Z of two fixed points closer than this (relative) count as the same point.
+constexpr double kSameFixedPoint = 1e-6;
 
 }  // namespace
 
@@ -190,8 +192,12 @@ InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_s
     for (int start = 1; start <= starts; ++start) {
       const double log_z = infer_pulled(n, start <= states ? start - 1 : kLabels, w);
       sweeps += sweeps_[n];
-      // A converged fixed point beats an unconverged one; among equals the larger log Z.
-      if ((converged_[n] && !best_converged) || (converged_[n] == best_converged && log_z > best)) {
+      // A converged fixed point beats an unconverged one; among equals a clearly larger log Z.
+      // Starts that reach the same fixed point differ by their tolerance and round-off only:
+      // the earlier start (the warm one first) keeps it, whatever the rank and thread count.
+      const bool clearly_larger = log_z > best + kSameFixedPoint * (1 + std::abs(best));
+      if ((converged_[n] && !best_converged) ||
+          (converged_[n] == best_converged && clearly_larger)) {
         best = log_z;
         best_converged = converged_[n];
         best_state.assign(mine.begin() + first, mine.begin() + last);

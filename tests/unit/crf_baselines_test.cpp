@@ -26,6 +26,16 @@ Dataset tree_data() {
       {testing::tree_shape(), testing::tree_shape(), testing::chain_shape(4)}, 5, 23);
 }
 
+// lbp-lbfgs on `crf` for at most `max_iters` iterations with `tol`, recording each iteration.
+TrainResult train_lbfgs(ApproximateCrf& crf, int max_iters, double tol, Recorder& recorder) {
+  BaselineConfig config;
+  parse_baseline_learner("lbp-lbfgs", config);
+  config.max_iters = max_iters;
+  config.tol = tol;
+  SerialCommunicator serial;
+  return train_crf_baseline(crf, config, serial, recorder);
+}
+
 TEST(ApproximateCrf, LoopyBpIsExactOnATree) {
   const Dataset data = tree_data();
   ApproximateCrf crf(data, ApproximateInference::LoopyBp, 100, 1e-13);
@@ -62,13 +72,8 @@ TEST(ApproximateCrf, MeanFieldLowerBoundsLogZOnALoopyGraph) {
 TEST(CrfBaselines, LbpLbfgsReachesTheExactCrfOptimumOnATree) {
   const Dataset data = tree_data();
   ApproximateCrf crf(data, ApproximateInference::LoopyBp, 100, 1e-13);
-  BaselineConfig config;
-  parse_baseline_learner("lbp-lbfgs", config);
-  config.max_iters = 200;
-  config.tol = 1e-10;
-  SerialCommunicator serial;
   Recorder recorder;
-  const TrainResult result = train_crf_baseline(crf, config, serial, recorder);
+  const TrainResult result = train_lbfgs(crf, 200, 1e-10, recorder);
   const std::vector<double> optimum = testing::exact_optimum(data, 1.0, 0.0, 1.0, 2.0);
   EXPECT_LT(max_abs_difference(result.state.theta, optimum), 1e-6) << result.stop_reason;
 }
@@ -190,17 +195,14 @@ TEST(CrfBaselines, LbfgsRejectsEvaluationsWhoseInferenceDidNotConverge) {
   // inference converged, so every accepted value is the converged one.
   const Dataset data = testing::random_dataset({testing::loopy_shape()}, 5, 4);
   ApproximateCrf crf(data, ApproximateInference::LoopyBp, 1, 1e-12);
-  BaselineConfig config;
-  parse_baseline_learner("lbp-lbfgs", config);
-  config.max_iters = 8;
-  SerialCommunicator serial;
   Recorder recorder;
-  const TrainResult result = train_crf_baseline(crf, config, serial, recorder);
+  const TrainResult result = train_lbfgs(crf, 8, 1e-6, recorder);
   int64_t rejected = 0;
   for (const IterationRecord& r : recorder.records) rejected += r.unconverged_examples;
   EXPECT_GT(rejected, 0);
   ApproximateCrf fresh(data, ApproximateInference::LoopyBp, 1000, 1e-13);
-  Likelihood likelihood(fresh, config.C, serial);
+  SerialCommunicator serial;
+  Likelihood likelihood(fresh, BaselineConfig{}.C, serial);
   std::vector<double> grad(5);
   EXPECT_NEAR(likelihood.evaluate(result.state.theta, grad).value, result.objective, 1e-9);
 }
@@ -209,13 +211,8 @@ TEST(CrfBaselines, LbfgsKeepsOnlyAcceptedPoints) {
   const Dataset data =
       testing::random_dataset({testing::loopy_shape(), testing::loopy_shape()}, 5, 9);
   ApproximateCrf crf(data, ApproximateInference::LoopyBp, 1000, 1e-12);
-  BaselineConfig config;
-  parse_baseline_learner("lbp-lbfgs", config);
-  config.max_iters = 30;
-  config.tol = 1e-8;
-  SerialCommunicator serial;
   Recorder recorder;
-  const TrainResult result = train_crf_baseline(crf, config, serial, recorder);
+  const TrainResult result = train_lbfgs(crf, 30, 1e-8, recorder);
   ASSERT_GE(recorder.records.size(), 5u);
   // It ends on one of its tests, not on a failed search.
   EXPECT_TRUE(result.stop_reason == "converged: gradient norm below tol" ||
@@ -228,7 +225,8 @@ TEST(CrfBaselines, LbfgsKeepsOnlyAcceptedPoints) {
   }
   // The returned theta is the last accepted point: evaluated afresh, it gives the last value.
   ApproximateCrf fresh(data, ApproximateInference::LoopyBp, 1000, 1e-13);
-  Likelihood likelihood(fresh, config.C, serial);
+  SerialCommunicator serial;
+  Likelihood likelihood(fresh, BaselineConfig{}.C, serial);
   std::vector<double> grad(5);
   EXPECT_NEAR(likelihood.evaluate(result.state.theta, grad).value,
               recorder.records.back().objective_after_step, 1e-9);
