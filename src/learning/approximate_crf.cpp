@@ -215,7 +215,9 @@ InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_s
 }
 
 std::vector<double> ApproximateCrf::truth_scores() const {
-  const std::vector<double> truth = ground_truth_weights(data_, graph_);
+  // Once per object: every evaluation of the likelihood asks for the scores.
+  if (truth_weights_.empty()) truth_weights_ = ground_truth_weights(data_, graph_);
+  const std::vector<double>& truth = truth_weights_;
   std::vector<double> scores(static_cast<size_t>(data_.num_examples()), 0.0);
   for (int64_t n = 0; n < data_.num_examples(); ++n) {
     double score = 0.0;

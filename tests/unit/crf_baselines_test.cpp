@@ -36,6 +36,17 @@ TrainResult train_lbfgs(ApproximateCrf& crf, int max_iters, double tol, Recorder
   return train_crf_baseline(crf, config, serial, recorder);
 }
 
+// `learner` on `data` with `sweeps` inference sweeps to `inference_tol`, for `max_iters`.
+void train_learner(const char* learner, const Dataset& data, int sweeps, double inference_tol,
+                   int max_iters, Recorder& recorder) {
+  BaselineConfig config;
+  parse_baseline_learner(learner, config);
+  config.max_iters = max_iters;
+  ApproximateCrf crf(data, config.inference, sweeps, inference_tol);
+  SerialCommunicator serial;
+  train_crf_baseline(crf, config, serial, recorder);
+}
+
 TEST(ApproximateCrf, LoopyBpIsExactOnATree) {
   const Dataset data = tree_data();
   ApproximateCrf crf(data, ApproximateInference::LoopyBp, 100, 1e-13);
@@ -82,13 +93,8 @@ TEST(CrfBaselines, EveryLearnerDecreasesTheLikelihood) {
   const Dataset data =
       testing::random_dataset({testing::loopy_shape(), testing::loopy_shape()}, 5, 9);
   for (const char* learner : {"lbp-sgd", "lbp-lbfgs", "mf-sgd", "mf-lbfgs"}) {
-    BaselineConfig config;
-    parse_baseline_learner(learner, config);
-    config.max_iters = 20;
-    ApproximateCrf crf(data, config.inference, 200, 1e-10);
-    SerialCommunicator serial;
     Recorder recorder;
-    train_crf_baseline(crf, config, serial, recorder);
+    train_learner(learner, data, 200, 1e-10, 20, recorder);
     ASSERT_GE(recorder.records.size(), 2u) << learner;
     EXPECT_LT(recorder.records.back().objective, recorder.records.front().objective) << learner;
   }
@@ -239,13 +245,8 @@ TEST(CrfBaselines, TheObjectiveIsPerVariable) {
   double log_states = 0;
   for (int32_t card : data.card) log_states += std::log(card);
   for (const char* learner : {"lbp-lbfgs", "mf-sgd"}) {
-    BaselineConfig config;
-    parse_baseline_learner(learner, config);
-    config.max_iters = 1;
-    ApproximateCrf crf(data, config.inference, 100, 1e-13);
-    SerialCommunicator serial;
     Recorder recorder;
-    train_crf_baseline(crf, config, serial, recorder);
+    train_learner(learner, data, 100, 1e-13, 1, recorder);
     ASSERT_EQ(recorder.records.size(), 1u);
     EXPECT_NEAR(recorder.records[0].objective, log_states / static_cast<double>(data.num_vars()),
                 1e-12)

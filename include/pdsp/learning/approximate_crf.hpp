@@ -107,8 +107,9 @@ class ApproximateCrf {
   std::vector<double> theta_;  // the theta of the potentials, for error messages
   std::vector<double> potential_, lambda_, belief_, per_example_;
   std::vector<double> accepted_;  // the accepted state (messages or beliefs), see accept()
-  std::vector<char> converged_;   // per example, from its last inference
-  std::vector<int> sweeps_;       // per example, sweeps of its last inference
+  mutable std::vector<double> truth_weights_;  // 1 at the labels' entries, filled on first use
+  std::vector<char> converged_;                // per example, from its last inference
+  std::vector<int> sweeps_;                    // per example, sweeps of its last inference
   std::vector<Workspace> workspaces_;
   std::vector<std::vector<double>> scratch_;  // per thread: an example's state before a sweep
 };
