@@ -9,6 +9,8 @@ if(NOT TARGET hdf5::hdf5)
   target_link_libraries(hdf5::hdf5 INTERFACE ${HDF5_C_LIBRARIES} ${HDF5_LIBRARIES})
   target_compile_definitions(hdf5::hdf5 INTERFACE ${HDF5_DEFINITIONS})
 endif()
+# Eigen (header-only): the small dense eigenproblems of the quasi-Newton step's curvature model.
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 # The command line (flags, grouped help, config files) is CLI11, header-only.
 find_package(CLI11 REQUIRED CONFIG)
 # Boost.MPI broadcasts rank 0's view of the run (config file, checkpoint directory) as one

@@ -2,7 +2,7 @@
 # Installs everything pdsp needs from Debian packages (run as root, or with sudo available).
 set -euo pipefail
 packages=(build-essential cmake ninja-build libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
-          libgtest-dev libcli11-dev libboost-mpi-dev
+          libgtest-dev libcli11-dev libeigen3-dev libboost-mpi-dev
           libboost-serialization-dev libmetis-dev help2man python3-h5py python3-numpy
           python3-matplotlib python3-scipy python3-pil)
 missing=()

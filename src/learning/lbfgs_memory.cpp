@@ -48,7 +48,8 @@ void LbfgsMemory::remember_step(std::span<const double> taken,
   gradient.assign(from_gradient.begin(), from_gradient.end());
 }
 
-void LbfgsMemory::direction(std::span<const double> g, std::span<double> d) const {
+void LbfgsMemory::direction(std::span<const double> g, std::span<double> d,
+                            const InverseCurvature& inverse) const {
   const size_t n = g.size();
   const int m = pairs(n);
   auto pair_s = [&](int i) { return std::span<const double>(s).subspan(i * n, n); };
@@ -62,11 +63,22 @@ void LbfgsMemory::direction(std::span<const double> g, std::span<double> d) cons
     const auto yi = pair_y(i);
     for (size_t r = 0; r < n; ++r) q[r] -= alpha[i] * yi[r];
   }
-  // H_0 = gamma I scales the step to the curvature along the newest pair, so the unit step
-  // is usually accepted.
-  const double gamma =
-      m == 0 ? 1.0 : dot(pair_s(m - 1), pair_y(m - 1)) / dot(pair_y(m - 1), pair_y(m - 1));
-  for (size_t r = 0; r < n; ++r) q[r] *= gamma;
+  // H_0 = gamma I (or gamma P^{-1}) scales the step to the curvature along the newest pair, so
+  // the unit step is usually accepted.
+  if (inverse) {
+    std::vector<double> scaled(n);
+    double gamma = 1.0;
+    if (m > 0) {
+      inverse(pair_y(m - 1), scaled);
+      gamma = dot(pair_s(m - 1), pair_y(m - 1)) / dot(pair_y(m - 1), scaled);
+    }
+    inverse(q, scaled);
+    for (size_t r = 0; r < n; ++r) q[r] = gamma * scaled[r];
+  } else {
+    const double gamma =
+        m == 0 ? 1.0 : dot(pair_s(m - 1), pair_y(m - 1)) / dot(pair_y(m - 1), pair_y(m - 1));
+    for (size_t r = 0; r < n; ++r) q[r] *= gamma;
+  }
   // Oldest to newest: apply the rank-two corrections.
   for (int i = 0; i < m; ++i) {
     const double beta = rho[i] * dot(pair_y(i), q);

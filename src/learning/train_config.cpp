@@ -32,6 +32,8 @@ void TrainConfig::validate() const {
   require(theta_step == "lbfgs" || theta_step == "gradient", "--theta-step",
           "must be lbfgs or gradient");
   require(lbfgs_memory >= 1 && lbfgs_memory <= 1000, "--lbfgs-memory", "must be in [1, 1000]");
+  require(lbfgs_curvature == "kronecker" || lbfgs_curvature == "identity", "--lbfgs-curvature",
+          "must be kronecker or identity");
   require(threads >= 0, "--threads", "must be >= 0");
   require(kernels == "auto" || kernels == "general", "--kernels", "must be auto or general");
   require(message_precision == "double" || message_precision == "single", "--message-precision",
@@ -64,6 +66,7 @@ Fields TrainConfig::fields() const {
           {"max_step_trials", int64_t{max_step_trials}},
           {"theta_step", theta_step},
           {"lbfgs_memory", int64_t{lbfgs_memory}},
+          {"lbfgs_curvature", lbfgs_curvature},
           {"kernels", kernels},
           {"message_precision", message_precision},
           {"inference_sweeps", int64_t{inference_sweeps}},
@@ -73,10 +76,12 @@ Fields TrainConfig::fields() const {
 std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields() const {
   std::vector<std::pair<std::string, std::string>> kept;
   for (const auto& [field, value] : fields())
-    for (const char* name : {"epsilon", "smoothing_start", "C", "p", "counting", "loss_weight",
-                             "sweeps", "max_step_trials", "theta_step", "lbfgs_memory"})
-      // The memory size changes nothing for the gradient step, the smoothing nothing at eps > 0.
-      if (field == name && (field != "lbfgs_memory" || theta_step == "lbfgs") &&
+    for (const char* name :
+         {"epsilon", "smoothing_start", "C", "p", "counting", "loss_weight", "sweeps",
+          "max_step_trials", "theta_step", "lbfgs_memory", "lbfgs_curvature"})
+      // The L-BFGS settings change nothing for the gradient step, the smoothing nothing at
+      // eps > 0.
+      if (field == name && (field.rfind("lbfgs_", 0) != 0 || theta_step == "lbfgs") &&
           (field != "smoothing_start" || epsilon == 0))
         kept.emplace_back(field, field_text(value));
   return kept;

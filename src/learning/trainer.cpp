@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "pdsp/data/allocation.hpp"
 #include "pdsp/data/errors.hpp"
+#include "pdsp/learning/kronecker_curvature.hpp"
 #include "pdsp/learning/regularizer.hpp"
 #include "pdsp/learning/smoothing.hpp"
 #include "pdsp/util/clock.hpp"
@@ -58,8 +60,9 @@ class Trainer {
   }
   // Sweeps, beliefs and the one allreduce; fills the gradient and the record's F, D, gap.
   void evaluate(IterationRecord& record);
-  // The step on theta: along -H g when the L-BFGS memory has pairs, else (or when that fails)
-  // along -grad; updates theta, the step and the memory.
+  // The step on theta: along -H g when the L-BFGS memory has pairs or a curvature model starts
+  // it (-P^{-1} g), else (or when that fails) along -grad; updates theta, the step and the
+  // memory.
   void take_step(IterationRecord& record);
   // Armijo backtracking along direction_ from `first_step`, halving (or, with `interpolate`,
   // by quadratic interpolation), at most --max-step-trials evaluations of F; moves theta and
@@ -93,7 +96,8 @@ class Trainer {
   bool swept_messages_carry_over_ = false;
   std::vector<double> d_;  // empirical feature sums at the ground truth
   double message_blocks_ = 0;
-  const bool lbfgs_;  // --theta-step lbfgs
+  const bool lbfgs_;                             // --theta-step lbfgs
+  std::optional<KroneckerCurvature> curvature_;  // --lbfgs-curvature kronecker
   std::vector<double> grad_, direction_, trial_, reduced_;
   double entropy_ = 0;  // eps = 0: D_w - D_0 of the last evaluation (smoothing.hpp)
   // Maxima of the allreduce: [violation, training seconds, stop request, local compute seconds].
@@ -139,6 +143,12 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
   if (std::isnan(state_.step)) state_.step = config.initial_step;
   if (smoothing_ && std::isnan(state_.smoothing)) state_.smoothing = config.smoothing_start;
   compute_global_terms();
+  // Without typed variable blocks the model would be a diagonal from the moments alone, which
+  // was not measured to help: those data sets keep gamma I.
+  if (lbfgs_ && config.lbfgs_curvature == "kronecker") {
+    curvature_.emplace(problem, comm, regularizer_);
+    if (!curvature_->has_blocks()) curvature_.reset();
+  }
 }
 
 void Trainer::compute_global_terms() {
@@ -256,11 +266,20 @@ void Trainer::take_step(IterationRecord& record) {
   // This iteration's gradient (at its own messages) completes the pair of the last step.
   if (lbfgs_) memory.complete_pair(grad_, config_.lbfgs_memory);
   bool moved = false;
-  if (lbfgs_ && memory.pairs(params_) > 0) {
-    memory.direction(grad_, direction_);
+  if (lbfgs_ && (memory.pairs(params_) > 0 || curvature_)) {
+    InverseCurvature inverse;
+    if (curvature_) {
+      // From this iteration's beliefs and moments, so that a resumed run rebuilds the same P.
+      curvature_->refresh(state_.theta, std::span<const double>(reduced_).first(params_));
+      inverse = [this](std::span<const double> in, std::span<double> out) {
+        curvature_->solve(in, out);
+      };
+    }
+    const bool pairs = memory.pairs(params_) > 0;
+    memory.direction(grad_, direction_, inverse);
     // H carries the scale of theta, so the unit step comes first and is not grown.
     moved = dot(grad_, direction_) < 0 && line_search(record, 1.0, true);
-    record.direction = moved ? "lbfgs" : "restart";
+    record.direction = moved ? (pairs ? "lbfgs" : "curvature") : "restart";
     if (!moved) memory.clear();
   }
   if (!moved) {

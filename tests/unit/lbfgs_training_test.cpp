@@ -10,6 +10,7 @@
 #include "pdsp/learning/trainer.hpp"
 #include "support/brute_force.hpp"
 #include "support/checkpoint_round_trip.hpp"
+#include "support/compact_data.hpp"
 #include "support/test_helpers.hpp"
 #include "support/tiny_graphs.hpp"
 
@@ -127,10 +128,11 @@ void expect_bitwise_resume(const Dataset& data, const TrainConfig& config) {
   Snapshot uninterrupted(17);
   const TrainResult straight = train(whole, config, serial, uninterrupted);
   ASSERT_EQ(uninterrupted.state.iterations_done, 17);
-  ASSERT_GT(uninterrupted.state.lbfgs.pairs(7), 1) << "the memory must matter to this test";
+  const auto params = static_cast<size_t>(data.num_params);
+  ASSERT_GT(uninterrupted.state.lbfgs.pairs(params), 1) << "the memory must matter to this test";
   ASSERT_FALSE(uninterrupted.state.lbfgs.step.empty());
 
-  const auto [read_state, messages] = testing::through_checkpoint(uninterrupted, 7);
+  const auto [read_state, messages] = testing::through_checkpoint(uninterrupted, params);
   const auto [continued, records] = testing::resume(data, settings, config, read_state, messages);
   EXPECT_EQ(continued.state.theta, straight.state.theta);
   ASSERT_EQ(records.size(), 40u - 17u);
@@ -164,6 +166,13 @@ TEST(QuasiNewton, ResumeIsBitwiseIdenticalWhereTheSweptMessagesCarryOver) {
   const Dataset data = testing::random_dataset(
       {testing::chain_shape(6), testing::tree_shape(), testing::chain_shape(4)}, 7, 19);
   expect_bitwise_resume(data, forty_iterations(1.0, CountingMode::Bethe));
+}
+
+// The curvature model of typed variable blocks is rebuilt from the restored beliefs.
+TEST(QuasiNewton, ResumeWithTheKroneckerCurvatureModelIsBitwiseIdentical) {
+  const TrainConfig config = forty_iterations(0.7, CountingMode::Uniform);
+  ASSERT_EQ(config.lbfgs_curvature, "kronecker");
+  expect_bitwise_resume(testing::multi_label_dataset(10), config);
 }
 
 TEST(QuasiNewton, SweepsOnlyOnceAtTheStartWhereEveryExampleIsExact) {

@@ -3,10 +3,14 @@
 // last m pairs s = theta_{k+1} - theta_k, y = g_{k+1} - g_k and the two-loop recursion that
 // turns a gradient g into the quasi-Newton direction -H g. Plain vectors, so that a checkpoint
 // stores it exactly and a resume continues bitwise.
+#include <functional>
 #include <span>
 #include <vector>
 
 namespace pdsp {
+
+// out = P^{-1} in for a model P of F's curvature (KroneckerCurvature).
+using InverseCurvature = std::function<void(std::span<const double> in, std::span<double> out)>;
 
 struct LbfgsMemory {
   // The kept pairs, oldest first, each `params` values long, concatenated.
@@ -22,9 +26,11 @@ struct LbfgsMemory {
   bool complete_pair(std::span<const double> new_gradient, int capacity);
   // Remembers an accepted step and the gradient it was taken from.
   void remember_step(std::span<const double> taken, std::span<const double> from_gradient);
-  // d = -H g by the two-loop recursion, H_0 = gamma I with gamma = s'y / y'y of the newest pair;
-  // d = -g without pairs.
-  void direction(std::span<const double> g, std::span<double> d) const;
+  // d = -H g by the two-loop recursion, H_0 = gamma I with gamma = s'y / y'y of the newest pair,
+  // or with a curvature model H_0 = gamma P^{-1}, gamma = s'y / y'P^{-1}y; without pairs
+  // d = -g, or -P^{-1} g.
+  void direction(std::span<const double> g, std::span<double> d,
+                 const InverseCurvature& inverse = {}) const;
   void clear();
   // Reserves the memory's full size (`capacity` pairs of `params`), so it never reallocates.
   void reserve(size_t params, int capacity);

@@ -97,6 +97,11 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--lbfgs-memory", c.lbfgs_memory, "curvature pairs L-BFGS keeps")
       ->check(CLI::Range(1, 1000))
       ->group(stop);
+  app.add_option("--lbfgs-curvature", c.lbfgs_curvature,
+                 "L-BFGS's initial curvature: kronecker (typed blocks' Kronecker model, a "
+                 "diagonal elsewhere) or identity")
+      ->check(CLI::IsMember({"kronecker", "identity"}))
+      ->group(stop);
   app.add_option("--step", c.initial_step,
                  "first step of the Armijo search along the gradient (SGD: step scale)")
       ->check(finite_at_least(0))
