@@ -12,8 +12,8 @@
 // from the model moments m (an indicator feature's variance is at most its mean). The
 // regulariser's curvature C (p - 1) is added to all.
 //
-// Measured on OCR at eps = 1, C = 1 (docs/benchmarks.md): the iterations to the optimum fall
-// from 145 to the number given there.
+// Measured at eps = 1 (docs/benchmarks.md): OCR stops after 74 iterations instead of 145, the
+// OCR chain CRF reaches its optimum in 101 instead of 195, yeast (C = 0.1) in 102 instead of 200.
 #include <cstdint>
 #include <span>
 #include <vector>
