@@ -186,6 +186,8 @@ TEST(CompactFeatures, TrainsAlongTheTrajectoryOfItsExpansionOnALoopyGraph) {
   // rejects a trial by the last bit (the optimum itself is checked against brute force above).
   config.max_iters = 10;
   config.tol = 0;
+  // The rows have no typed blocks, so L-BFGS starts from gamma I there: the same on both.
+  config.lbfgs_curvature = "identity";
   std::vector<std::vector<double>> theta;
   for (const Dataset* d : {&data, &rows}) {
     LocalProblem problem(*d, {1.0, CountingMode::Uniform, 1.0, true, "tiny"});
