@@ -132,11 +132,14 @@ std::string approximate_beliefs(const Dataset& slice, ApproximateInference infer
   beliefs.assign(crf.beliefs().begin(), crf.beliefs().begin() + slice.num_states());
   char line[320];
   std::snprintf(line, sizeof line,
-                "%s to convergence (at most %d sweeps, then as many damped ones, per example and "
-                "start), the best of 1 + states starts per example: approximate log Z %.10g (%s); "
-                "best start: zero messages in %.0f examples, pulled towards a state in %.0f; "
-                "%.0f examples did not converge",
-                inference_name(inference).c_str(), f.max_sweeps, totals[0],
+                "%s to convergence (at most %d sweeps%s, per example and start), the best of 1 + "
+                "states starts per example: approximate log Z %.10g (%s); best start: zero "
+                "messages in %.0f examples, pulled towards a state in %.0f; %.0f examples did not "
+                "converge",
+                inference_name(inference).c_str(), f.max_sweeps,
+                // Mean field's coordinate ascent raises its bound at every update: no damping.
+                inference == ApproximateInference::LoopyBp ? ", then as many damped ones" : "",
+                totals[0],
                 inference == ApproximateInference::LoopyBp ? "minus the Bethe free energy"
                                                            : "the mean-field bound",
                 totals[2], totals[3], totals[1]);
