@@ -300,11 +300,12 @@ def report():
         "3 shared parameters, the conditional likelihood per variable with loopy BP or mean "
         "field inside SGD (10 epochs) or L-BFGS (at most 30 iterations, strong Wolfe search); "
         "inference in each evaluation runs to a change below 1e-6 (loopy BP: 200 sweeps, then up "
-        "to 200 damped ones; mean field: 200 sweeps), from the last accepted iterate's messages and from one start pulled "
-        "towards each state and one towards the labels, keeping the fixed point with the "
-        "largest log Z; an evaluation with an unconverged example or a negative NLL is "
-        "rejected. Predictions: the same starts (zero messages instead of the warm one, no "
-        "labels), up to 200 sweeps (and 200 damped ones for loopy BP).\n")
+        "to 200 damped ones; mean field: 200 sweeps), from the last accepted iterate's messages, "
+        "from one start pulled towards each state and from one pulled towards each pixel's own "
+        "best state, keeping the fixed point with the largest log Z; an evaluation with an "
+        "unconverged example or a negative NLL is rejected. Predictions: the same starts (zero "
+        "messages instead of the warm one), up to 200 sweeps (and 200 damped ones for loopy "
+        "BP).\n")
     def cells(name, field, fmt):
         """One row's cells; settings the study has not measured yet show as '-'."""
         return " | ".join(fmt % den[k][name][field] if k in den else "-" for k in keys)

@@ -150,7 +150,12 @@ InferenceSummary ApproximateCrf::summary() const {
 
 void ApproximateCrf::pull_towards(int64_t n, int32_t state, double amount) {
   for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; ++v) {
-    const int32_t s = state == kLabels ? data_.label[v] : state;
+    int32_t s = state;
+    if (state == kOwnBest) {
+      // Read before the pull is added and after it is taken off: the same state both times.
+      const double* u = potential_.data() + data_.state_offset[v];
+      s = static_cast<int32_t>(std::max_element(u, u + data_.card[v]) - u);
+    }
     if (s < data_.card[v]) potential_[data_.state_offset[v] + s] += amount;
   }
 }
@@ -172,12 +177,14 @@ double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w) {
   return log_z;
 }
 
-InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_start,
-                                                      bool from_labels) {
+int ApproximateCrf::own_best_start() const {
+  return 1 + (data_.card.empty() ? 0 : *std::max_element(data_.card.begin(), data_.card.end()));
+}
+
+InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_start) {
   const int64_t examples = data_.num_examples();
   chosen_start.assign(static_cast<size_t>(examples), 0);
-  const int32_t states =
-      data_.card.empty() ? 0 : *std::max_element(data_.card.begin(), data_.card.end());
+  const int32_t states = own_best_start() - 1;
   int64_t sweeps = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : sweeps)
   for (int64_t n = 0; n < examples; ++n) {
@@ -188,9 +195,8 @@ InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_s
     sweeps += sweeps_[n];
     std::vector<double> best_state(mine.begin() + first, mine.begin() + last);
     char best_converged = converged_[n];
-    const int starts = states + (from_labels ? 1 : 0);
-    for (int start = 1; start <= starts; ++start) {
-      const double log_z = infer_pulled(n, start <= states ? start - 1 : kLabels, w);
+    for (int start = 1; start <= states + 1; ++start) {
+      const double log_z = infer_pulled(n, start <= states ? start - 1 : kOwnBest, w);
       sweeps += sweeps_[n];
       // A converged fixed point beats an unconverged one; among equals a clearly larger log Z.
       // Starts that reach the same fixed point differ by their tolerance and round-off only:

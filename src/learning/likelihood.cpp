@@ -29,7 +29,7 @@ Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double>
   crf_.restore();
   crf_.set_theta(theta);
   std::vector<int> chosen;
-  const InferenceSummary summary = crf_.infer_all_best_start(chosen, /*from_labels=*/true);
+  const InferenceSummary summary = crf_.infer_all_best_start(chosen);
   const std::vector<double> truth = crf_.truth_scores();
   const std::span<const double> log_z = crf_.example_log_z();
   std::vector<double> sums(params_ + 3, 0.0);

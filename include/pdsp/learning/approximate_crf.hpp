@@ -58,13 +58,18 @@ class ApproximateCrf {
   // As infer_all, but each example keeps the best of several starts: its current state (zero
   // messages, uniform beliefs on a fresh object; in training the accepted iterate's), one start
   // per state s, pulled towards s (a bias on every variable's state s for the first sweeps,
-  // then the true potentials), and with `from_labels` one pulled towards the ground truth: the
-  // fixed point with the largest approximate log Z (the lowest Bethe free energy found, or the
-  // tightest mean-field bound), a converged one before any other. Loopy BP and mean field have
-  // many fixed points once couplings are strong; the one a single start falls into can hold a
-  // log Z far below the truth's score (a negative NLL). `chosen_start[n]` says which won: 0 the
-  // current state, 1 + s pulled towards s, 1 + states the labels.
-  InferenceSummary infer_all_best_start(std::vector<int>& chosen_start, bool from_labels = false);
+  // then the true potentials), and one pulled towards each variable's own best state (the
+  // largest of its potentials: where the observations point): the fixed point with the largest
+  // approximate log Z (the lowest Bethe free energy found, or the tightest mean-field bound), a
+  // converged one before any other. Loopy BP and mean field have many fixed points once
+  // couplings are strong; the one a single start falls into can hold a log Z far below the
+  // truth's score (a negative NLL), and the one near the pattern the observations show is
+  // reached only from near it. No start reads the labels, so that training evaluates the
+  // fixed points prediction finds. `chosen_start[n]` says which won: 0 the current state, 1 + s
+  // pulled towards s, 1 + states the observations' best states.
+  InferenceSummary infer_all_best_start(std::vector<int>& chosen_start);
+  // The `chosen_start` of the start pulled towards the variables' own best states.
+  int own_best_start() const;
   // The approximate log Z of each example from the last inference.
   std::span<const double> example_log_z() const { return per_example_; }
   // The score of the ground truth of each example, sum of its potentials at the labels.
@@ -82,8 +87,8 @@ class ApproximateCrf {
   InferenceSummary summary() const;
   double infer(int64_t n, Workspace& w);
   double lbp(int64_t n, Workspace& w, std::vector<double>& before);
-  // `state` kLabels: each variable's ground-truth label.
-  static constexpr int32_t kLabels = -1;
+  // `state` kOwnBest: each variable's state of largest potential.
+  static constexpr int32_t kOwnBest = -1;
   void pull_towards(int64_t n, int32_t state, double amount);
   // Inference on example n from zero messages (uniform beliefs) pulled towards `state`.
   double infer_pulled(int64_t n, int32_t state, Workspace& w);

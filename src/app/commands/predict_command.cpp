@@ -125,24 +125,24 @@ std::string approximate_beliefs(const Dataset& slice, ApproximateInference infer
   std::vector<int> chosen;
   const InferenceSummary summary = crf.infer_all_best_start(chosen);
   // Totals over the ranks: log Z, unconverged examples, examples whose best start was zero
-  // messages (uniform beliefs), and those pulled towards some state.
-  std::vector<double> totals = {summary.log_z, static_cast<double>(summary.unconverged), 0, 0};
-  for (int start : chosen) totals[start > 0 ? 3 : 2] += 1;
+  // messages (uniform beliefs), pulled towards some state, pulled towards the own best states.
+  std::vector<double> totals = {summary.log_z, static_cast<double>(summary.unconverged), 0, 0, 0};
+  for (int start : chosen) totals[start == 0 ? 2 : start == crf.own_best_start() ? 4 : 3] += 1;
   comm.allreduce_sum(std::span<double>(totals));
   beliefs.assign(crf.beliefs().begin(), crf.beliefs().begin() + slice.num_states());
-  char line[320];
+  char line[512];
   std::snprintf(line, sizeof line,
-                "%s to convergence (at most %d sweeps%s, per example and start), the best of 1 + "
+                "%s to convergence (at most %d sweeps%s, per example and start), the best of 2 + "
                 "states starts per example: approximate log Z %.10g (%s); best start: zero "
-                "messages in %.0f examples, pulled towards a state in %.0f; %.0f examples did not "
-                "converge",
+                "messages in %.0f examples, pulled towards a state in %.0f, towards each "
+                "variable's own best state in %.0f; %.0f examples did not converge",
                 inference_name(inference).c_str(), f.max_sweeps,
                 // Mean field's coordinate ascent raises its bound at every update: no damping.
                 inference == ApproximateInference::LoopyBp ? ", then as many damped ones" : "",
                 totals[0],
                 inference == ApproximateInference::LoopyBp ? "minus the Bethe free energy"
                                                            : "the mean-field bound",
-                totals[2], totals[3], totals[1]);
+                totals[2], totals[3], totals[4], totals[1]);
   return line;
 }
 
