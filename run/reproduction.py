@@ -218,8 +218,8 @@ def figures():
     plt.close(fig)
 
     # The epsilon study: test error and relative gap per eps (eps = 0 drawn at the left end).
-    eps = json.load(open(f"{OUT}/epsilon.json"))
-    labels = eps["epsilons"]
+    eps = measured("epsilon")
+    labels = eps["epsilons"] if eps else []
     runs = [eps["runs"][e] for e in labels]
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
     axes[0].bar(labels, [100 * r["errors"] / r["pixels"] for r in runs])
@@ -260,17 +260,28 @@ def figures():
     plt.close(fig)
 
 
+def measured(name):
+    """An experiment's saved results, or None when it has not been run."""
+    path = f"{OUT}/{name}.json"
+    return json.load(open(path)) if os.path.exists(path) else None
+
+
+NOT_MEASURED = "Not measured yet: run `python3 run/reproduction.py %s` and the report again.\n"
+
+
 def report():
     figures()
-    eps = json.load(open(f"{OUT}/epsilon.json"))
-    params = json.load(open(f"{OUT}/parameters.json"))
-    den = json.load(open(f"{OUT}/denoising.json"))
+    eps = measured("epsilon")
+    params = measured("parameters")
+    den = measured("denoising") or {}
     keys = [f"{n}-I{i}" for n in ["gaussian", "bimodal"] for i in range(1, 5)]
     lines = []
     add = lines.append
     add("# Reproduction of Hazan & Urtasun (NIPS 2010), section 5\n")
-    add("Produced by `bash run/reproduce_all.sh` from a clean build; every number below was "
-        "measured by that run. Machine: " + machine() + ". " + elapsed() + "\n")
+    add("Produced by `run/reproduction.py` (every experiment and this page: `bash "
+        "run/reproduce_all.sh`); every number below was measured by it, the denoising study "
+        "setting by setting (the builds are named there). Machine: " + machine() + ". " +
+        elapsed() + "\n")
     add("## 1. The role of epsilon (32x32, bits flipped with p = 0.2, 3 shared parameters)\n")
     add("Trained on 10 noisy copies each of base images I1 and I2, tested on 50 copies each of I3 "
         "and I4 (102,400 pixels), so neither per-site parameters nor a shared base image can be "
@@ -278,9 +289,11 @@ def report():
         "eps = 0 ten sweeps per iteration. The gap is the last iteration's F - D (at eps = 0 the "
         "certificate: F at the smoothing temperature against the eps = 0 dual); test error with "
         "the training eps.\n")
+    if eps is None:
+        add(NOT_MEASURED % "epsilon")
     add("| eps | seconds | iterations | gap F - D | relative gap | test error % | stop |")
     add("|---|---|---|---|---|---|---|")
-    for e in eps["epsilons"]:
+    for e in eps["epsilons"] if eps else []:
         r = eps["runs"][e]
         add(f"| {e} | {r['seconds']:.2f} | {r['iterations']} | {r['gap']:.3g} | "
             f"{r['relative_gap']:.2g} | {100 * r['errors'] / r['pixels']:.2f} | {r['stop']} |")
@@ -289,10 +302,13 @@ def report():
         "eps > 0 and 1.3 for eps = 0.\n")
     add("![epsilon](figures/epsilon.png)\n")
     add("\n## 2. Many parameters against shared ones (5x5, 10 training images, p = 0.2)\n")
-    add("| model | parameters | test errors (of %d pixels) | paper |" % params["per-site"]["pixels"])
-    add("|---|---|---|---|")
-    add(f"| per-site | {params['per-site']['parameters']} | {params['per-site']['errors']} | about 300 parameters: 2 errors |")
-    add(f"| shared | {params['shared']['parameters']} | {params['shared']['errors']} | 4 parameters: 16 errors |")
+    if params is None:
+        add(NOT_MEASURED % "parameters")
+    else:
+        add("| model | parameters | test errors (of %d pixels) | paper |" % params["per-site"]["pixels"])
+        add("|---|---|---|---|")
+        add(f"| per-site | {params['per-site']['parameters']} | {params['per-site']['errors']} | about 300 parameters: 2 errors |")
+        add(f"| shared | {params['shared']['parameters']} | {params['shared']['errors']} | 4 parameters: 16 errors |")
     add("\n## 3. Denoising of the four 64x64 base images (40 training, 10 test images each)\n")
     add("Test error in %. Rows marked *paper* are Hazan & Urtasun's Figure 2; the other rows were "
         "measured here on pdsp's built-in base images I1..I4 (the original Kumar & Hebert images "
