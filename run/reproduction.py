@@ -190,6 +190,23 @@ def denoising_study(fresh=False):
                                 for n in ["ours"] + list(BASELINES)), flush=True)
 
 
+def epsilon_figure(eps, plt):
+    """Test error and relative gap per eps (eps = 0 drawn at the left end)."""
+    labels = eps["epsilons"]
+    runs = [eps["runs"][e] for e in labels]
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    axes[0].bar(labels, [100 * r["errors"] / r["pixels"] for r in runs])
+    axes[0].set_ylabel("test error (%)")
+    axes[1].bar(labels, [max(r["relative_gap"], 1e-16) for r in runs])
+    axes[1].set_yscale("log")
+    axes[1].set_ylabel("relative gap (F - D) / |F|")
+    for ax in axes:
+        ax.set_xlabel("epsilon")
+    fig.tight_layout()
+    fig.savefig(f"{FIGURES}/epsilon.png", dpi=110)
+    plt.close(fig)
+
+
 def figures():
     import h5py
     import matplotlib
@@ -201,7 +218,7 @@ def figures():
     # Figure 4: primal and dual objectives per iteration, image I1, both noise models.
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for ax, noise in zip(axes, ["gaussian", "bimodal"]):
-        if not os.path.exists(f"{OUT}/den-{noise}-I1.jsonl"):
+        if f"{noise}-I1" not in (measured("denoising") or {}):
             ax.set_title(f"I1, {noise} noise: not measured yet")
             continue
         rows = last_metrics(f"{OUT}/den-{noise}-I1.jsonl")
@@ -219,26 +236,17 @@ def figures():
 
     # The epsilon study: test error and relative gap per eps (eps = 0 drawn at the left end).
     eps = measured("epsilon")
-    labels = eps["epsilons"] if eps else []
-    runs = [eps["runs"][e] for e in labels]
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-    axes[0].bar(labels, [100 * r["errors"] / r["pixels"] for r in runs])
-    axes[0].set_ylabel("test error (%)")
-    axes[1].bar(labels, [max(r["relative_gap"], 1e-16) for r in runs])
-    axes[1].set_yscale("log")
-    axes[1].set_ylabel("relative gap (F - D) / |F|")
-    for ax in axes:
-        ax.set_xlabel("epsilon")
-    fig.tight_layout()
-    fig.savefig(f"{FIGURES}/epsilon.png", dpi=110)
-    plt.close(fig)
+    if eps is not None:
+        epsilon_figure(eps, plt)
 
     # Figure 3: noisy input, ground truth and prediction of the first test image of each setting.
     fig, axes = plt.subplots(4, 6, figsize=(9, 6.4))
     for col, noise in enumerate(["gaussian", "bimodal"]):
         for image in range(1, 5):
             key = f"{noise}-I{image}"
-            if not os.path.exists(f"{OUT}/den-{key}-pred.h5"):
+            if key not in (measured("denoising") or {}):
+                for k in range(3):
+                    axes[image - 1][3 * col + k].axis("off")
                 continue
             with h5py.File(f"{OUT}/den-{key}-test.h5", "r") as f:
                 ptr = f["/vars/feat_ptr"][:]
@@ -291,8 +299,9 @@ def report():
         "the training eps.\n")
     if eps is None:
         add(NOT_MEASURED % "epsilon")
-    add("| eps | seconds | iterations | gap F - D | relative gap | test error % | stop |")
-    add("|---|---|---|---|---|---|---|")
+    else:
+        add("| eps | seconds | iterations | gap F - D | relative gap | test error % | stop |")
+        add("|---|---|---|---|---|---|---|")
     for e in eps["epsilons"] if eps else []:
         r = eps["runs"][e]
         add(f"| {e} | {r['seconds']:.2f} | {r['iterations']} | {r['gap']:.3g} | "
@@ -300,7 +309,8 @@ def report():
     add("\nThe paper (10x10, per-site parameters, one base image for training and test) reports "
         "2 test errors for eps = 1, 0.5 and 0.01 and 109 for eps = 0, and a final gap of 1e-5 for "
         "eps > 0 and 1.3 for eps = 0.\n")
-    add("![epsilon](figures/epsilon.png)\n")
+    if eps is not None:
+        add("![epsilon](figures/epsilon.png)\n")
     add("\n## 2. Many parameters against shared ones (5x5, 10 training images, p = 0.2)\n")
     if params is None:
         add(NOT_MEASURED % "parameters")
@@ -332,6 +342,9 @@ def report():
         add(f"| {name} (pdsp) | " + cells(name, "error", "%.4f") + " |")
         add(f"| {name} *paper* | " + " | ".join("%.4f" % v for v in PAPER_DENOISING[name]) + " |")
     add("| Ours (pdsp) | " + cells("ours", "error", "%.4f") + " |")
+    if any(k not in den for k in keys):
+        add("\n\"-\": not measured yet; `python3 run/reproduction.py denoising` measures the "
+            "missing settings and keeps the others.")
     add("| Ours *paper* | " + " | ".join("%.4f" % v for v in PAPER_DENOISING["Ours"]) + " |")
     add("\nThe L-BFGS baselines against LBP-SGD (test error ratio; issue 17 asks for at most 2):\n")
     add("| ratio | " + " | ".join(keys) + " |")
@@ -341,7 +354,8 @@ def report():
             "%.2f" % (den[k][name]["error"] / den[k]["LBP-SGD"]["error"])
             if k in den and den[k]["LBP-SGD"]["error"] > 0 else "-" for k in keys) + " |")
     builds = sorted({den[k]["build"] for k in keys if k in den})
-    add("\nMeasured by " + "; ".join(f"`{b}`" for b in builds) + ".\n")
+    # The first two lines of `pdsp --version`: the version and the commit.
+    add("\nMeasured by " + "; ".join("`%s`" % " ".join(b.splitlines()[:2]) for b in builds) + ".\n")
     add("\nTraining time in seconds (2 MPI ranks x 1 thread):\n")
     add("| run | " + " | ".join(keys) + " |")
     add("|---|" + "---|" * 8)
