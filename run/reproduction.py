@@ -168,7 +168,7 @@ def denoising_study(fresh=False):
         for image in [1, 2, 3, 4]:
             key = f"{noise}-I{image}"
             if key in results:
-                print(key, "measured before by", results[key]["build"])
+                print(key, "measured before by", " ".join(results[key]["build"].splitlines()[:2]))
                 continue
             per_site = generate(f"den-{key}", height=64, width=64, images=image, train_copies=40,
                                 test_copies=10, noise=noise, sigma=0.3, params="per-site", seed=100 + image)
