@@ -8,6 +8,7 @@
 #include "pdsp/data/allocation.hpp"
 #include "pdsp/data/errors.hpp"
 #include "pdsp/inference/local_polytope.hpp"
+#include "pdsp/inference/smax.hpp"
 #include "pdsp/learning/non_finite_report.hpp"
 
 namespace pdsp {
@@ -407,7 +408,7 @@ LocalEvaluation LocalProblem::evaluate() {
   return {total.objective, total.dual, expected_loss, total.violation};
 }
 
-void LocalProblem::consistent_moments(std::span<double> z) {
+double LocalProblem::consistent_beliefs(std::span<double> z) {
   const auto copy = [&] { consistent_belief_.assign(belief_.begin(), belief_.end()); };
   // Only the first copy allocates (checked, and named in an error); later ones reuse the array.
   if (!consistent_belief_.empty())
@@ -419,16 +420,31 @@ void LocalProblem::consistent_moments(std::span<double> z) {
              8.0 * static_cast<double>(belief_.size()), copy);
   // The cut factors this shard owns are repaired against the halo's beliefs.
   if (data_.shard) restore_halo_beliefs(consistent_belief_.data());
+  const double* b = consistent_belief_.data();
   run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
-    if (!factors_in(phase) || !chunk_counted_[c]) return;
+    chunk_value_[c] = 0.0;
+    if (!chunk_counted_[c]) return;
     const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
-    if (kernels_ == &general_)
-      general_.unfold_beliefs(chunk.begin, chunk.end, consistent_belief_.data());
-    make_factor_beliefs_consistent(data_, graph_, chunk.begin, chunk.end, consistent_belief_.data(),
-                                   w);
+    double terms = 0.0;
+    if (!factors_in(phase)) {
+      for (int64_t v = chunk.begin; v < chunk.end; ++v)
+        terms += counting_.var[v] * entropy(b + data_.state_offset[v], data_.card[v]);
+    } else {
+      if (kernels_ == &general_)
+        general_.unfold_beliefs(chunk.begin, chunk.end, consistent_belief_.data());
+      make_factor_beliefs_consistent(data_, graph_, chunk.begin, chunk.end,
+                                     consistent_belief_.data(), w);
+      const double* tables = b + data_.num_states();
+      for (int64_t a = chunk.begin; a < chunk.end; ++a)
+        terms += counting_.factor[a] * entropy(tables + data_.table_offset[a],
+                                               data_.table_offset[a + 1] - data_.table_offset[a]);
+    }
+    chunk_value_[c] = temperature_ * terms;
   });
+  const double entropy_terms = sum_of_chunks(evaluation_plan_);
   if (data_.shard) put_halo_beliefs_aside(consistent_belief_.data());
   features_.moments(consistent_belief_, z);
+  return entropy_terms;
 }
 
 void LocalProblem::put_halo_beliefs_aside(double* belief) {

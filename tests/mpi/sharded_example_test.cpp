@@ -141,11 +141,13 @@ void expect_sharded_equals_whole(const Split& split, const ProblemSettings& sett
   sharded.ground_truth_moments(ds);
   comm.allreduce_sum(std::span<double>(ds));
   for (size_t j = 0; j < dw.size(); ++j) expect_close(ds[j], dw[j], "truth " + std::to_string(j));
-  reference.consistent_moments(zw);
-  sharded.consistent_moments(zs);
+  const double entropy_whole = reference.consistent_beliefs(zw);
+  double entropy_shards[1] = {sharded.consistent_beliefs(zs)};
   comm.allreduce_sum(std::span<double>(zs));
+  comm.allreduce_sum(std::span<double>(entropy_shards));
   for (size_t j = 0; j < zw.size(); ++j)
     expect_close(zs[j], zw[j], "consistent moment " + std::to_string(j));
+  expect_close(entropy_shards[0], entropy_whole, "entropy terms of the consistent beliefs");
 }
 
 ProblemSettings settings_for(double epsilon, CountingMode counting) {

@@ -147,19 +147,13 @@ TEST(LocalPolytope, DeterministicVariablesLeaveOneConsistentTable) {
   }
 }
 
-// LocalProblem::consistent_moments: at converged messages the beliefs are consistent already, so
-// the repaired moments are the model moments, also for the factors whose beliefs the shared-table
-// kernels keep folded (format 2's shared tables), which the repair must first write out.
-TEST(LocalPolytope, ConsistentMomentsOfConvergedMessagesAreTheModelMoments) {
-  // Three states, so that the general kernels (and their shared tables) run.
-  testing::GraphShape chain = testing::chain_shape(20), grid = testing::grid_shape(4, 4);
-  chain.cards.assign(chain.cards.size(), 3);
-  grid.cards.assign(grid.cards.size(), 3);
-  const Dataset data = testing::random_compact_dataset({chain, grid}, 17);
-  ProblemSettings settings;
-  settings.epsilon = 0;
-  settings.smoothing = 0.5;
-  settings.source = "compact";
+// LocalProblem::consistent_beliefs: at converged messages the beliefs are consistent already, so
+// the repaired moments are the model moments and their entropy terms plus the expected loss are
+// the dual terms the kernels sum, also for the factors whose beliefs the shared-table kernels
+// keep folded (format 2's shared tables), which the repair must first write out, and for the
+// binary pairwise kernels.
+void expect_consistent_beliefs_of_converged_messages(const Dataset& data,
+                                                     const ProblemSettings& settings) {
   LocalProblem problem(data, settings);
   std::vector<double> theta(static_cast<size_t>(data.num_params));
   std::mt19937_64 random(19);
@@ -167,11 +161,33 @@ TEST(LocalPolytope, ConsistentMomentsOfConvergedMessagesAreTheModelMoments) {
   for (double& t : theta) t = normal(random);
   problem.set_theta(theta);
   problem.sweep(2000);
-  ASSERT_LT(problem.evaluate().violation, 1e-12);
+  const LocalEvaluation e = problem.evaluate();
+  ASSERT_LT(e.violation, 1e-12);
   std::vector<double> model(theta.size()), consistent(theta.size());
   problem.model_moments(model);
-  problem.consistent_moments(consistent);
+  const double entropy_terms = problem.consistent_beliefs(consistent);
   EXPECT_LT(testing::max_abs_difference(model, consistent), 1e-10);
+  EXPECT_GT(entropy_terms, 0.0);
+  EXPECT_NEAR(entropy_terms + e.expected_loss, e.dual, 1e-10 * std::abs(e.dual));
+}
+
+TEST(LocalPolytope, ConsistentBeliefsOfConvergedMessagesAreTheModelsOwn) {
+  // Three states, so that the general kernels (and their shared tables) run.
+  testing::GraphShape chain = testing::chain_shape(20), grid = testing::grid_shape(4, 4);
+  chain.cards.assign(chain.cards.size(), 3);
+  grid.cards.assign(grid.cards.size(), 3);
+  ProblemSettings settings;
+  settings.epsilon = 0;
+  settings.smoothing = 0.5;
+  settings.source = "compact";
+  expect_consistent_beliefs_of_converged_messages(
+      testing::random_compact_dataset({chain, grid}, 17), settings);
+  ProblemSettings binary;
+  binary.epsilon = 0.7;
+  binary.counting = CountingMode::Uniform;
+  binary.source = "binary grid";
+  expect_consistent_beliefs_of_converged_messages(
+      testing::random_dataset({testing::grid_shape(5, 4)}, 2, 23), binary);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ class JsonLine {
   JsonLine& add(const std::string& key, double value);
   JsonLine& add(const std::string& key, int64_t value);
   JsonLine& add(const std::string& key, int value) { return add(key, int64_t{value}); }
+  JsonLine& add(const std::string& key, bool value);
   JsonLine& add(const std::string& key, const FieldValue& value);
   JsonLine& add(const std::string& key, const std::vector<std::string>& values);
   JsonLine& add(const Fields& fields);

@@ -79,11 +79,13 @@ class LocalProblem {
   LocalEvaluation evaluate();
   // z = the moments of the last evaluation's beliefs.
   void model_moments(std::span<double> z) const;
-  // The moments of the beliefs of the last evaluate() made consistent (local_polytope.hpp): the
-  // variable beliefs as they are, the factor tables repaired (folded ones unfolded first). Their
-  // expected loss is that of the beliefs, which the repair does not change. For the certificate
-  // at eps = 0.
-  void consistent_moments(std::span<double> z);
+  // The beliefs of the last evaluate() made consistent (local_polytope.hpp): the variable
+  // beliefs as they are, the factor tables repaired (folded ones unfolded first), a point of the
+  // local polytope whatever the messages. Writes their moments to z and returns their entropy
+  // terms, sum over this rank's regions of tau_r H(b_r) at the current temperature. Their
+  // expected loss is that of the beliefs, which the repair does not change. For the
+  // certificates: the dual at such a point bounds the optimum from below.
+  double consistent_beliefs(std::span<double> z);
   // Feature sums at the ground truth (d of design.md §2); needs labels.
   void ground_truth_moments(std::span<double> d) const;
 
@@ -169,7 +171,7 @@ class LocalProblem {
   bool imported_finite_ = true;                // set_messages got only finite messages
   ZeroedArray<double> belief_;                 // [states + table entries]
   std::vector<double> halo_belief_;            // a shard's halo beliefs, put aside
-  std::vector<double> consistent_belief_;      // consistent_moments' (empty until then)
+  std::vector<double> consistent_belief_;      // consistent_beliefs' (empty until then)
   std::vector<double> chunk_value_;            // per chunk of the plan that ran last
   std::vector<BeliefTerms> chunk_terms_;       // per chunk of the evaluation plan
   std::vector<uint8_t> chunk_beliefs_finite_;  // per chunk of the evaluation plan

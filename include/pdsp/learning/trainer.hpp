@@ -19,6 +19,10 @@ struct IterationRecord {
   double objective = 0;  // F at the beliefs of this iteration (before the step)
   double dual = 0;       // D at the same beliefs
   double gap = 0;        // F - D
+  // D was taken at beliefs of the local polytope (made consistent; every iteration at eps = 0,
+  // else where the gap decides or reports a stop), so gap bounds F - min F. Elsewhere D is that
+  // of the beliefs as they are, a bound only once the messages have converged.
+  bool gap_certified = false;
   // The temperature the sweeps ran at (eps, or at eps = 0 the smoothing temperature w, with D
   // the eps = 0 dual and gap the certificate F_w - D_0) and, at eps = 0, the gap F_w - D_w of the
   // problem at w (NaN elsewhere, and both NaN for the likelihood baselines; see smoothing.hpp).

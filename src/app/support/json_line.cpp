@@ -52,6 +52,12 @@ JsonLine& JsonLine::add(const std::string& name, int64_t value) {
   return *this;
 }
 
+JsonLine& JsonLine::add(const std::string& name, bool value) {
+  key(name);
+  body_ += value ? "true" : "false";
+  return *this;
+}
+
 JsonLine& JsonLine::add(const std::string& name, const FieldValue& value) {
   std::visit([&](const auto& typed) { add(name, typed); }, value);
   return *this;

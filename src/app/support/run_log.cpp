@@ -100,6 +100,7 @@ void RunLog::on_iteration(const IterationRecord& r) {
       .add(objective_, r.objective)
       .add("D", r.dual)
       .add("gap", r.gap)
+      .add("gap_certified", r.gap_certified)
       .add("temperature", r.temperature)
       .add("smoothed_gap", r.smoothed_gap)
       .add("violation", r.violation)
