@@ -63,13 +63,23 @@ TEST(TreeExactness, BetheObjectiveAtConvergedMessagesEqualsTheExactObjective) {
   EXPECT_LT(max_abs_difference(g, exact.gradient), 1e-9);
 }
 
-TEST(Training, ObjectiveDecreasesMonotonicallyOnALoopyGraph) {
-  const Dataset data = testing::random_dataset(
+// Two loops and a tree, and a configuration with uniform counting numbers at `epsilon`.
+Dataset two_loops_and_a_tree() {
+  return testing::random_dataset(
       {testing::loopy_shape(), testing::loopy_shape(), testing::tree_shape()}, 7, 2);
+}
+
+TrainConfig uniform_config(double epsilon) {
+  TrainConfig config;
+  config.epsilon = epsilon;
+  config.counting = CountingMode::Uniform;
+  return config;
+}
+
+TEST(Training, ObjectiveDecreasesMonotonicallyOnALoopyGraph) {
+  const Dataset data = two_loops_and_a_tree();
   for (double epsilon : {1.0, 0.1}) {
-    TrainConfig config;
-    config.epsilon = epsilon;
-    config.counting = CountingMode::Uniform;
+    TrainConfig config = uniform_config(epsilon);
     config.max_iters = 60;
     config.tol = 0;
     LocalProblem problem(data, {epsilon, CountingMode::Uniform, 1.0, true, "tiny"});
@@ -95,12 +105,9 @@ TEST(Training, ObjectiveDecreasesMonotonicallyOnALoopyGraph) {
 // sweep each end with a certified gap (a stop is where the gap counts), and none of their D
 // exceeds the lowest F of a run trained to a small certified gap, which is above the optimum.
 TEST(Training, TheCertifiedDualBoundsTheOptimumAtAnyMessages) {
-  const Dataset data = testing::random_dataset(
-      {testing::loopy_shape(), testing::loopy_shape(), testing::tree_shape()}, 7, 2);
+  const Dataset data = two_loops_and_a_tree();
   for (double epsilon : {1.0, 0.1}) {
-    TrainConfig config;
-    config.epsilon = epsilon;
-    config.counting = CountingMode::Uniform;
+    TrainConfig config = uniform_config(epsilon);
     config.max_iters = 2000;
     config.tol = 1e-7;
     config.sweeps = 5;
