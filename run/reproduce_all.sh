@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every experiment of Hazan & Urtasun (NIPS 2010) section 5, then docs/reproduction.md with
-# tables and figures (docs/figures/). About 15 minutes on 2 cores.
+# tables and figures (docs/figures/). About 2.5 hours on 2 cores, nearly all of it the
+# likelihood baselines of the denoising study (15-20 minutes per base image and noise model).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash run/install_deps.sh
