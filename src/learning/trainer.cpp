@@ -347,7 +347,8 @@ std::string Trainer::convergence(const IterationRecord& record) const {
 void Trainer::certify_where_it_counts(IterationRecord& record) {
   if (!dual_bounds_primal_ || smoothing_) return;
   const double scale = std::max(1.0, std::abs(record.objective_after_step));
-  if (!(record.gap < config_.tol * scale) && convergence(record).empty()) return;
+  // A raw gap below zero only says that the beliefs are not consistent yet: no reason to pay.
+  if (!(std::abs(record.gap) < config_.tol * scale) && convergence(record).empty()) return;
   // The step search left the beliefs of this iteration's evaluation as they were, and every
   // rank decides alike from reduced values.
   const auto start = Clock::now();
