@@ -12,12 +12,13 @@ namespace pdsp {
 
 class RunLog final : public TrainingObserver {
  public:
-  // Only the root rank writes; `metadata` is the first line of the metrics file. With
+  // Only the root rank writes, the iteration table on the console only with `table` (not with
+  // --quiet); `metadata` is the first line of the metrics file. With
   // `resume_bytes` >= 0 the existing file is cut back to that length (the end of the
   // checkpointed iteration's line) and continued, so no iteration appears twice or goes missing.
   // `objective` names the objective in the metrics: "F" for the primal-dual learner, another
   // name for a learner that minimises another function (the likelihood baselines).
-  RunLog(bool root, const std::string& metrics_path, const std::string& metadata,
+  RunLog(bool root, bool table, const std::string& metrics_path, const std::string& metadata,
          int64_t resume_bytes = -1, const std::string& resume_checksum = "",
          std::string objective = "F");
   void on_iteration(const IterationRecord& record) override;
@@ -34,8 +35,11 @@ class RunLog final : public TrainingObserver {
 
  private:
   void write_line(const std::string& json);
+  // The console's line(s) of one iteration.
+  void print_row(const IterationRecord& r);
 
   bool root_;
+  bool table_;
   std::string objective_;
   double temperature_ = NAN;  // of the last iteration, to announce a change at eps = 0
   std::ofstream metrics_;

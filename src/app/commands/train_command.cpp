@@ -53,7 +53,8 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--out", c.out, "model file to write (HDF5)")->required()->group(files);
   app.add_option("--metrics", c.metrics, "JSONL metrics file (first line: run metadata)")
       ->group(files);
-  app.add_flag("--quiet", o.quiet, "no settings or progress lines on the console")->group(files);
+  app.add_flag("--quiet", o.quiet, "no settings, progress lines or iteration table on the console")
+      ->group(files);
   app.add_option("--learner", c.learner, "primal-dual, or a likelihood baseline")
       ->check(CLI::IsMember({"primal-dual", "lbp-sgd", "lbp-lbfgs", "mf-sgd", "mf-lbfgs"}))
       ->group(model);
@@ -277,7 +278,7 @@ TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout,
   std::unique_ptr<RunLog> log;
   run_collectively(comm, [&] {
     log = std::make_unique<RunLog>(
-        comm.is_root(), config.metrics, metadata_line(o, layout, seconds_setup, comm),
+        comm.is_root(), !o.quiet, config.metrics, metadata_line(o, layout, seconds_setup, comm),
         resumed ? resumed->metrics_bytes : -1, resumed ? resumed->metrics_checksum : "");
   });
   CheckpointingObserver observer(*log, o.checkpoints, identity, comm);
@@ -314,7 +315,7 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
   run_collectively(comm, [&] {
     // The baselines minimise the regularised negative conditional log-likelihood under their
     // approximate inference, not the primal-dual F.
-    log = std::make_unique<RunLog>(comm.is_root(), config.metrics,
+    log = std::make_unique<RunLog>(comm.is_root(), !o.quiet, config.metrics,
                                    metadata_line(o, layout, seconds_setup, comm), -1, "",
                                    "neg_log_likelihood");
   });

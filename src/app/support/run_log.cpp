@@ -39,12 +39,13 @@ FieldValue count_or_null(int64_t count) {
 }
 }  // namespace
 
-RunLog::RunLog(bool root, const std::string& metrics_path, const std::string& metadata,
+RunLog::RunLog(bool root, bool table, const std::string& metrics_path, const std::string& metadata,
                int64_t resume_bytes, const std::string& resume_checksum, std::string objective)
-    : root_(root), objective_(std::move(objective)) {
+    : root_(root), table_(table), objective_(std::move(objective)) {
   if (!root_) return;
-  std::printf("%5s %16s %16s %11s %9s %10s %9s %8s %10s\n", "iter", "F", "D", "gap", "viol",
-              "|grad|", "step", "sec", "upd/s");
+  if (table_)
+    std::printf("%5s %16s %16s %11s %9s %10s %9s %8s %10s\n", "iter", "F", "D", "gap", "viol",
+                "|grad|", "step", "sec", "upd/s");
   if (metrics_path.empty()) return;
   // Continue the file only when it still starts with what the checkpoint recorded; a different
   // or shorter file (another run's, or one cut short) is not spliced into.
@@ -73,8 +74,7 @@ void RunLog::write_line(const std::string& json) {
   metrics_ << line << std::flush;
 }
 
-void RunLog::on_iteration(const IterationRecord& r) {
-  if (!root_) return;
+void RunLog::print_row(const IterationRecord& r) {
   // At eps = 0 the table's F is F at the smoothing temperature, D the eps = 0 dual and gap the
   // certificate: a line says which temperature the rows below ran at.
   if (!std::isnan(r.smoothed_gap) && r.temperature != temperature_)
@@ -93,6 +93,11 @@ void RunLog::on_iteration(const IterationRecord& r) {
         "sits at a poor fixed point there\n",
         static_cast<long long>(r.negative_nll_examples), r.lowest_nll);
   std::fflush(stdout);
+}
+
+void RunLog::on_iteration(const IterationRecord& r) {
+  if (!root_) return;
+  if (table_) print_row(r);
   if (!metrics_.is_open()) return;
   JsonLine line;
   line.add("type", "iteration")
