@@ -1,14 +1,11 @@
 #include "pdsp/learning/lbfgs_memory.hpp"
 
 #include <cmath>
-#include <numeric>
+
+#include "pdsp/util/vector_ops.hpp"
 
 namespace pdsp {
 namespace {
-
-double dot(std::span<const double> a, std::span<const double> b) {
-  return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);
-}
 
 // A pair whose s'y is below this fraction of |s||y| says the gradient change along s is not
 // (clearly) positive: the messages moved between the two gradients, or F is not convex there.
@@ -49,7 +46,7 @@ void LbfgsMemory::remember_step(std::span<const double> taken,
 }
 
 void LbfgsMemory::direction(std::span<const double> g, std::span<double> d,
-                            const InverseCurvature& inverse) const {
+                            const InverseCurvature& inverse, bool rescale_inverse) const {
   const size_t n = g.size();
   const int m = pairs(n);
   auto pair_s = [&](int i) { return std::span<const double>(s).subspan(i * n, n); };
@@ -68,7 +65,7 @@ void LbfgsMemory::direction(std::span<const double> g, std::span<double> d,
   if (inverse) {
     std::vector<double> scaled(n);
     double gamma = 1.0;
-    if (m > 0) {
+    if (m > 0 && rescale_inverse) {
       inverse(pair_y(m - 1), scaled);
       gamma = dot(pair_s(m - 1), pair_y(m - 1)) / dot(pair_y(m - 1), scaled);
     }

@@ -32,8 +32,9 @@ void TrainConfig::validate() const {
   require(theta_step == "lbfgs" || theta_step == "gradient", "--theta-step",
           "must be lbfgs or gradient");
   require(lbfgs_memory >= 1 && lbfgs_memory <= 1000, "--lbfgs-memory", "must be in [1, 1000]");
-  require(lbfgs_curvature == "kronecker" || lbfgs_curvature == "identity", "--lbfgs-curvature",
-          "must be kronecker or identity");
+  require(lbfgs_curvature == "auto" || lbfgs_curvature == "softmax" ||
+              lbfgs_curvature == "kronecker" || lbfgs_curvature == "identity",
+          "--lbfgs-curvature", "must be auto, softmax, kronecker or identity");
   require(threads >= 0, "--threads", "must be >= 0");
   require(kernels == "auto" || kernels == "general", "--kernels", "must be auto or general");
   require(message_precision == "double" || message_precision == "single", "--message-precision",

@@ -1,7 +1,6 @@
 #include "pdsp/learning/trainer.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <optional>
 
 #include "pdsp/data/allocation.hpp"
@@ -10,13 +9,10 @@
 #include "pdsp/learning/regularizer.hpp"
 #include "pdsp/learning/smoothing.hpp"
 #include "pdsp/util/clock.hpp"
+#include "pdsp/util/vector_ops.hpp"
 
 namespace pdsp {
 namespace {
-
-double dot(std::span<const double> a, std::span<const double> b) {
-  return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);
-}
 
 // The parameter whose gradient is not finite (or, when all are, the largest one), for the
 // divergence error.
@@ -104,7 +100,7 @@ class Trainer {
   std::vector<double> d_;  // empirical feature sums at the ground truth
   double message_blocks_ = 0;
   const bool lbfgs_;                             // --theta-step lbfgs
-  std::optional<KroneckerCurvature> curvature_;  // --lbfgs-curvature kronecker
+  std::optional<KroneckerCurvature> curvature_;  // --lbfgs-curvature other than identity
   std::vector<double> grad_, direction_, trial_, reduced_;
   double entropy_ = 0;  // eps = 0: D_w - D_0 of the last evaluation (smoothing.hpp)
   // Maxima of the allreduce: [violation, training seconds, stop request, local compute seconds].
@@ -152,8 +148,12 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
   compute_global_terms();
   // Without typed variable blocks the model would be a diagonal from the moments alone, which
   // was not measured to help: those data sets keep gamma I.
-  if (lbfgs_ && config.lbfgs_curvature == "kronecker") {
-    curvature_.emplace(problem, comm, regularizer_);
+  if (lbfgs_ && config.lbfgs_curvature != "identity") {
+    using Kind = KroneckerCurvature::Kind;
+    const Kind kind = config.lbfgs_curvature == "softmax"     ? Kind::Softmax
+                      : config.lbfgs_curvature == "kronecker" ? Kind::Kronecker
+                                                              : Kind::Automatic;
+    curvature_.emplace(problem, comm, regularizer_, kind);
     if (!curvature_->has_blocks()) curvature_.reset();
   }
 }
@@ -288,7 +288,7 @@ void Trainer::take_step(IterationRecord& record) {
       };
     }
     const bool pairs = memory.pairs(params_) > 0;
-    memory.direction(grad_, direction_, inverse);
+    memory.direction(grad_, direction_, inverse, !(curvature_ && curvature_->is_softmax()));
     // H carries the scale of theta, so the unit step comes first and is not grown.
     moved = dot(grad_, direction_) < 0 && line_search(record, 1.0, true);
     record.direction = moved ? (pairs ? "lbfgs" : "curvature") : "restart";

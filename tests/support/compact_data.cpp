@@ -73,6 +73,12 @@ Dataset random_compact_dataset(const std::vector<GraphShape>& shapes, uint64_t s
   return data;
 }
 
+Dataset ternary_chains_dataset(uint64_t seed) {
+  return random_compact_dataset({chain_shape(4, 3), chain_shape(5, 3), chain_shape(2, 3),
+                                 chain_shape(6, 3), chain_shape(3, 3), chain_shape(5, 3)},
+                                seed);
+}
+
 Dataset expand_to_rows(const Dataset& compact) {
   Dataset rows = compact;
   rows.obs_offset.assign(compact.var_offset.size(), 0);

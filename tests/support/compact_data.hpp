@@ -16,6 +16,10 @@ namespace pdsp::testing {
 // format 1 features too, so potentials are sums of both parts.
 Dataset random_compact_dataset(const std::vector<GraphShape>& shapes, uint64_t seed);
 
+// random_compact_dataset on chains of 2 to 6 three-state variables: the typed variables form
+// one block of three states (what --lbfgs-curvature auto takes the soft-max curvature for).
+Dataset ternary_chains_dataset(uint64_t seed);
+
 // The same data set in format 1: each typed term appended to its position's feature row.
 Dataset expand_to_rows(const Dataset& compact);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,6 +25,19 @@ inline double max_abs_difference(std::span<const double> a, std::span<const doub
   double worst = 0;
   for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
   return worst;
+}
+
+// Sets a standard normal theta (from `seed`), sweeps 5 times and evaluates: beliefs to test a
+// curvature model at. Returns theta.
+inline std::vector<double> evaluate_at_random_theta(LocalProblem& problem, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> theta(static_cast<size_t>(problem.num_params()));
+  for (double& t : theta) t = normal(rng);
+  problem.set_theta(theta);
+  problem.sweep(5);
+  problem.evaluate();
+  return theta;
 }
 
 // The message of the InputError `run` throws, or of the CollectiveError a collective step turns

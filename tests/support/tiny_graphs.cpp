@@ -23,9 +23,9 @@ GraphShape loopy_shape() {
   return shape;
 }
 
-GraphShape chain_shape(int length) {
+GraphShape chain_shape(int length, int32_t card) {
   GraphShape shape;
-  shape.cards.assign(static_cast<size_t>(length), 2);
+  shape.cards.assign(static_cast<size_t>(length), card);
   for (int64_t v = 0; v + 1 < length; ++v) shape.factors.push_back({v, v + 1});
   return shape;
 }

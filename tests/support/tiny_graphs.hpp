@@ -17,8 +17,8 @@ struct GraphShape {
 GraphShape tree_shape();
 // A 3x3 grid with mixed cardinalities plus an arity-3 factor: many cycles.
 GraphShape loopy_shape();
-// A chain of binary variables.
-GraphShape chain_shape(int length);
+// A chain of variables with `card` states each.
+GraphShape chain_shape(int length, int32_t card = 2);
 // A rows x cols grid of binary variables with 4-neighbour pairwise factors, stored row by row;
 // with `diagonals`, also both diagonals of every cell (not 2-colourable).
 GraphShape grid_shape(int rows, int cols, bool diagonals = false);

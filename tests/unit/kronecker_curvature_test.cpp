@@ -1,7 +1,8 @@
 // The curvature model of the quasi-Newton step (KroneckerCurvature): its solve inverts the
-// Kronecker product and diagonal written out by hand from the beliefs and observations, and
-// training with it reaches the optimum the identity model reaches, starting with a step along
-// -P^{-1} g.
+// Kronecker product and diagonal written out by hand from the beliefs and observations; the
+// automatic kind takes the soft-max curvature where a block has more than two states; and
+// training with either kind reaches the optimum the identity model reaches, starting with a step
+// along -P^{-1} g.
 #include "pdsp/learning/kronecker_curvature.hpp"
 
 #include <gtest/gtest.h>
@@ -65,13 +66,9 @@ TEST(KroneckerCurvature, SolveInvertsTheModelWrittenOutByHand) {
   const Dataset data = testing::multi_label_dataset(12);
   const double tau = 0.7, C = 0.3;
   LocalProblem problem(data, {tau, CountingMode::Uniform, 1.0, true, "tiny"});
-  std::mt19937_64 rng(5);
+  const std::vector<double> theta = testing::evaluate_at_random_theta(problem, 5);
+  std::mt19937_64 rng(6);
   std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<double> theta(static_cast<size_t>(data.num_params));
-  for (double& t : theta) t = normal(rng);
-  problem.set_theta(theta);
-  problem.sweep(5);
-  problem.evaluate();
   std::vector<double> moments(theta.size());
   problem.model_moments(moments);
 
@@ -90,6 +87,19 @@ TEST(KroneckerCurvature, SolveInvertsTheModelWrittenOutByHand) {
   EXPECT_LT(max_abs_difference(solved, x), 1e-10);
 }
 
+TEST(KroneckerCurvature, TheAutomaticKindTakesTheSoftmaxCurvatureBeyondTwoStates) {
+  using Kind = KroneckerCurvature::Kind;
+  SerialCommunicator serial;
+  const Dataset ternary = testing::ternary_chains_dataset(23),
+                binary = testing::multi_label_dataset(4);
+  LocalProblem three(ternary, {1.0, CountingMode::Uniform, 1.0, true, "tiny"});
+  LocalProblem two(binary, {1.0, CountingMode::Uniform, 1.0, true, "tiny"});
+  EXPECT_TRUE(KroneckerCurvature(three, serial, Regularizer{}, Kind::Automatic).is_softmax());
+  EXPECT_FALSE(KroneckerCurvature(three, serial, Regularizer{}, Kind::Kronecker).is_softmax());
+  EXPECT_FALSE(KroneckerCurvature(two, serial, Regularizer{}, Kind::Automatic).is_softmax());
+  EXPECT_TRUE(KroneckerCurvature(two, serial, Regularizer{}, Kind::Softmax).is_softmax());
+}
+
 TEST(KroneckerCurvature, FormatOneDataHasNoBlocks) {
   const Dataset rows = testing::expand_to_rows(testing::multi_label_dataset(4));
   LocalProblem problem(rows, {1.0, CountingMode::Uniform, 1.0, true, "tiny"});
@@ -102,8 +112,7 @@ struct Trained {
   std::vector<IterationRecord> records;
 };
 
-Trained train_multi_label(const std::string& curvature) {
-  const Dataset data = testing::multi_label_dataset(30);
+Trained train_with(const Dataset& data, const std::string& curvature) {
   TrainConfig config;
   config.epsilon = 1.0;
   config.C = 2.0;
@@ -119,18 +128,30 @@ Trained train_multi_label(const std::string& curvature) {
   return run;
 }
 
-TEST(KroneckerCurvature, TrainingReachesTheOptimumOfTheIdentityModel) {
-  const Trained kronecker = train_multi_label("kronecker");
-  const Trained identity = train_multi_label("identity");
-  // Both stop with a primal-dual gap near 1e-11; F is C-strongly convex, so theta is then within
-  // sqrt(2 gap / C), about 3e-6, of the optimum (measured: well below 1e-6 apart).
-  EXPECT_EQ(kronecker.records.front().direction, "curvature");
+// Both stop with a primal-dual gap near 1e-11; F is C-strongly convex, so theta is then within
+// sqrt(2 gap / C), about 3e-6, of the optimum (measured: well below 1e-6 apart).
+void expect_the_identity_models_optimum(const Dataset& data, const std::string& curvature) {
+  const Trained model = train_with(data, curvature);
+  const Trained identity = train_with(data, "identity");
+  EXPECT_EQ(model.records.front().direction, "curvature") << curvature;
   EXPECT_EQ(identity.records.front().direction, "gradient");
-  EXPECT_NEAR(kronecker.result.objective, identity.result.objective,
-              1e-10 * std::abs(identity.result.objective));
-  EXPECT_LT(max_abs_difference(kronecker.result.state.theta, identity.result.state.theta), 1e-6);
-  for (const IterationRecord& r : kronecker.records)
-    EXPECT_LE(r.objective_after_step, r.objective + 1e-12 * std::abs(r.objective)) << r.iteration;
+  EXPECT_NEAR(model.result.objective, identity.result.objective,
+              1e-10 * std::abs(identity.result.objective))
+      << curvature;
+  EXPECT_LT(max_abs_difference(model.result.state.theta, identity.result.state.theta), 1e-6)
+      << curvature;
+  for (const IterationRecord& r : model.records)
+    EXPECT_LE(r.objective_after_step, r.objective + 1e-12 * std::abs(r.objective))
+        << curvature << ", iteration " << r.iteration;
+}
+
+TEST(KroneckerCurvature, TrainingReachesTheOptimumOfTheIdentityModel) {
+  expect_the_identity_models_optimum(testing::multi_label_dataset(30), "kronecker");
+}
+
+TEST(KroneckerCurvature, TheSoftmaxKindReachesTheOptimumOfTheIdentityModel) {
+  expect_the_identity_models_optimum(testing::ternary_chains_dataset(23), "softmax");
+  expect_the_identity_models_optimum(testing::multi_label_dataset(30), "softmax");
 }
 
 }  // namespace

@@ -32,14 +32,11 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
   return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);
 }
 
-// H_0 = (s'y / y'y) I of the newest pair, then for each pair oldest to newest
+// From H = H_0, for each pair oldest to newest
 // H <- (I - rho s y') H (I - rho y s') + rho s s' (Nocedal & Wright, eq. 6.17).
 Matrix bfgs_inverse(const std::vector<std::vector<double>>& s,
-                    const std::vector<std::vector<double>>& y) {
+                    const std::vector<std::vector<double>>& y, Matrix h) {
   const size_t n = s[0].size();
-  const double gamma = dot(s.back(), y.back()) / dot(y.back(), y.back());
-  Matrix h(n, std::vector<double>(n, 0.0));
-  for (size_t i = 0; i < n; ++i) h[i][i] = gamma;
   for (size_t p = 0; p < s.size(); ++p) {
     const double rho = 1.0 / dot(s[p], y[p]);
     Matrix left(n, std::vector<double>(n)), right(n, std::vector<double>(n));
@@ -53,6 +50,16 @@ Matrix bfgs_inverse(const std::vector<std::vector<double>>& s,
       for (size_t j = 0; j < n; ++j) h[i][j] += rho * s[p][i] * s[p][j];
   }
   return h;
+}
+
+// H_0 = (s'y / y'y) I of the newest pair.
+Matrix bfgs_inverse(const std::vector<std::vector<double>>& s,
+                    const std::vector<std::vector<double>>& y) {
+  const size_t n = s[0].size();
+  const double gamma = dot(s.back(), y.back()) / dot(y.back(), y.back());
+  Matrix h(n, std::vector<double>(n, 0.0));
+  for (size_t i = 0; i < n; ++i) h[i][i] = gamma;
+  return bfgs_inverse(s, y, h);
 }
 
 TEST(LbfgsMemory, TwoLoopRecursionEqualsTheDirectInverseUpdateOnAQuadratic) {
@@ -98,6 +105,37 @@ TEST(LbfgsMemory, TwoLoopRecursionEqualsTheDirectInverseUpdateOnAQuadratic) {
   // The secant equation of the newest pair: H y = s.
   memory.direction(changes.back(), direction);
   for (size_t i = 0; i < n; ++i) EXPECT_NEAR(-direction[i], steps.back()[i], 1e-12) << i;
+}
+
+// With a curvature model P (here diagonal), H_0 is gamma P^{-1} with gamma = s'y / y'P^{-1}y of
+// the newest pair, or P^{-1} itself when the model is not to be rescaled.
+TEST(LbfgsMemory, ACurvatureModelGivesH0ScaledOrAsItIs) {
+  const size_t n = 4;
+  const std::vector<double> model = {2.0, 0.5, 8.0, 1.0};  // P's diagonal
+  const InverseCurvature inverse = [&](std::span<const double> in, std::span<double> out) {
+    for (size_t i = 0; i < n; ++i) out[i] = in[i] / model[i];
+  };
+  LbfgsMemory memory;
+  const std::vector<double> g0 = {1.0, -1.0, 0.5, 2.0}, s = {0.3, 0.1, -0.2, 0.4},
+                            g1 = {1.9, -0.7, -0.4, 2.6};
+  memory.remember_step(s, g0);
+  ASSERT_TRUE(memory.complete_pair(g1, 5));
+  std::vector<double> y(n), scaled_y(n);
+  for (size_t i = 0; i < n; ++i) y[i] = g1[i] - g0[i];
+  inverse(y, scaled_y);
+  const double gamma = dot(s, y) / dot(y, scaled_y);
+  ASSERT_GT(std::abs(gamma - 1.0), 0.1) << "the two cases must differ";
+  for (const bool rescale : {true, false}) {
+    Matrix h0(n, std::vector<double>(n, 0.0));
+    for (size_t i = 0; i < n; ++i) h0[i][i] = (rescale ? gamma : 1.0) / model[i];
+    const Matrix h = bfgs_inverse({s}, {y}, h0);
+    std::vector<double> direction(n);
+    memory.direction(g1, direction, inverse, rescale);
+    const std::vector<double> expected = times(h, g1);
+    for (size_t i = 0; i < n; ++i)
+      EXPECT_NEAR(direction[i], -expected[i], 1e-12 * (1 + std::abs(expected[i])))
+          << (rescale ? "rescaled, " : "as it is, ") << i;
+  }
 }
 
 TEST(LbfgsMemory, WithoutPairsTheDirectionIsMinusTheGradient) {

@@ -168,10 +168,17 @@ TEST(QuasiNewton, ResumeIsBitwiseIdenticalWhereTheSweptMessagesCarryOver) {
   expect_bitwise_resume(data, forty_iterations(1.0, CountingMode::Bethe));
 }
 
-// The curvature model of typed variable blocks is rebuilt from the restored beliefs.
-TEST(QuasiNewton, ResumeWithTheKroneckerCurvatureModelIsBitwiseIdentical) {
-  const TrainConfig config = forty_iterations(0.7, CountingMode::Uniform);
-  ASSERT_EQ(config.lbfgs_curvature, "kronecker");
+// The curvature models of typed variable blocks are rebuilt from the restored beliefs: the
+// Kronecker model (two-state blocks under the default "auto") and the soft-max curvature.
+TEST(QuasiNewton, ResumeWithTheCurvatureModelsIsBitwiseIdentical) {
+  TrainConfig config = forty_iterations(0.7, CountingMode::Uniform);
+  ASSERT_EQ(config.lbfgs_curvature, "auto");
+  expect_bitwise_resume(testing::multi_label_dataset(10), config);
+  using testing::chain_shape;
+  expect_bitwise_resume(testing::random_compact_dataset(
+                            {chain_shape(4, 3), chain_shape(5, 3), chain_shape(3, 3)}, 41),
+                        config);
+  config.lbfgs_curvature = "softmax";
   expect_bitwise_resume(testing::multi_label_dataset(10), config);
 }
 

@@ -27,10 +27,11 @@ struct LbfgsMemory {
   // Remembers an accepted step and the gradient it was taken from.
   void remember_step(std::span<const double> taken, std::span<const double> from_gradient);
   // d = -H g by the two-loop recursion, H_0 = gamma I with gamma = s'y / y'y of the newest pair,
-  // or with a curvature model H_0 = gamma P^{-1}, gamma = s'y / y'P^{-1}y; without pairs
-  // d = -g, or -P^{-1} g.
+  // or with a curvature model H_0 = gamma P^{-1}, gamma = s'y / y'P^{-1}y (H_0 = P^{-1} when
+  // `rescale_inverse` is false: a model of the curvature's size, not only its shape); without
+  // pairs d = -g, or -P^{-1} g.
   void direction(std::span<const double> g, std::span<double> d,
-                 const InverseCurvature& inverse = {}) const;
+                 const InverseCurvature& inverse = {}, bool rescale_inverse = true) const;
   void clear();
   // Reserves the memory's full size (`capacity` pairs of `params`), so it never reallocates.
   void reserve(size_t params, int capacity);

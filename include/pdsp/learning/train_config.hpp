@@ -34,9 +34,11 @@ struct TrainConfig {
   // pairs of steps and gradient changes) or "gradient" (steepest descent).
   std::string theta_step = "lbfgs";
   int lbfgs_memory = 10;
-  // H_0 of L-BFGS: "kronecker" (KroneckerCurvature: the curvature of typed variable blocks and
-  // a diagonal elsewhere) or "identity" (a multiple of the identity).
-  std::string lbfgs_curvature = "kronecker";
+  // H_0 of L-BFGS (KroneckerCurvature): "softmax" (the soft-max curvature of typed variable
+  // blocks by conjugate gradients), "kronecker" (its Kronecker model), "auto" (softmax where a
+  // block has more than two states, else kronecker; all three a diagonal elsewhere) or
+  // "identity" (a multiple of the identity).
+  std::string lbfgs_curvature = "auto";
   int threads = 0;  // 0: OpenMP's default
   // "auto": the specialised kernels where they apply; "general": always the general ones. Both
   // compute the same values up to round-off.

@@ -99,9 +99,10 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
       ->check(CLI::Range(1, 1000))
       ->group(stop);
   app.add_option("--lbfgs-curvature", c.lbfgs_curvature,
-                 "L-BFGS's initial curvature: kronecker (typed blocks' Kronecker model, a "
-                 "diagonal elsewhere) or identity")
-      ->check(CLI::IsMember({"kronecker", "identity"}))
+                 "L-BFGS's initial curvature: softmax (typed blocks' soft-max curvature by "
+                 "conjugate gradients), kronecker (their Kronecker model), auto (softmax where "
+                 "a block has more than 2 states, else kronecker) or identity")
+      ->check(CLI::IsMember({"auto", "softmax", "kronecker", "identity"}))
       ->group(stop);
   app.add_option("--step", c.initial_step,
                  "first step of the Armijo search along the gradient (SGD: step scale)")
