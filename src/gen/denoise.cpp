@@ -1,6 +1,8 @@
 #include "pdsp/gen/denoise.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <random>
 #include <sstream>
 
@@ -30,16 +32,29 @@ std::vector<FeatureRow> ising_rows(int32_t param) {
   return {{{param, 1.0}}, {{param, -1.0}}, {{param, -1.0}}, {{param, 1.0}}};
 }
 
+// Unary parameters of one pixel (shared: of all pixels).
+int64_t unary_params(const DenoiseOptions& o) {
+  return o.unary_bins > 0 ? o.unary_bins : 2;
+}
+
+// State 1's feature row of an observed value x, its unary parameters starting at `first`.
+FeatureRow unary_row(double x, int32_t first, const DenoiseOptions& o) {
+  if (o.unary_bins == 0) return {{first, x}, {first + 1, 1.0}};
+  const double scaled = std::floor(x * o.unary_bins);
+  const auto bin = static_cast<int32_t>(std::clamp(scaled, 0.0, double(o.unary_bins - 1)));
+  return {{first + bin, 1.0}};
+}
+
 }  // namespace
 
 int64_t denoise_num_params(const DenoiseOptions& o) {
-  if (o.params == Parameterization::Shared) return 3;
+  if (o.params == Parameterization::Shared) return unary_params(o) + 1;
   // Per-site parameters are defined for one size only (check_denoise_options).
   const ImageSize size = denoise_sizes(o).front();
   const int64_t pixels = int64_t{size.height} * size.width;
   const int64_t edges =
       int64_t{size.height} * (size.width - 1) + int64_t{size.height - 1} * size.width;
-  return 2 * pixels + edges;
+  return unary_params(o) * pixels + edges;
 }
 
 std::vector<ImageSize> denoise_sizes(const DenoiseOptions& o) {
@@ -55,6 +70,8 @@ void check_denoise_options(const DenoiseOptions& o) {
       throw InputError(std::string(flag) + ": more than 2^30 pixels in one image");
   }
   if (o.copies < 0) throw InputError("copies: must be >= 0");
+  if (o.unary_bins < 0 || o.unary_bins > kMaxUnaryBins)
+    throw InputError("--unary-bins: must be in [0, " + std::to_string(kMaxUnaryBins) + "]");
   // The file is built in memory with 32-bit indices (LocalIndex): its factor table entries, four
   // per edge and the largest of its arrays, must stay below 2^31.
   const std::vector<ImageSize> sizes = denoise_sizes(o);
@@ -74,13 +91,14 @@ void check_denoise_options(const DenoiseOptions& o) {
     throw InputError("--sizes: --params per-site needs a single image size (got " +
                      std::to_string(o.sizes.size()) + "); use --params shared");
   const ImageSize size = denoise_sizes(o).front();
-  if (4 * int64_t{size.height} * size.width > INT32_MAX)
+  if ((unary_params(o) + 2) * int64_t{size.height} * size.width > INT32_MAX)
     throw InputError(std::string(flag) + ": too many per-site parameters");
 }
 
 Dataset generate_denoise(const DenoiseOptions& o) {
   check_denoise_options(o);
   const bool shared = o.params == Parameterization::Shared;
+  const auto unary = static_cast<int32_t>(unary_params(o));
   const std::vector<ImageSize> sizes = denoise_sizes(o);
   DatasetBuilder builder(denoise_num_params(o));
   std::mt19937_64 rng(o.seed);
@@ -94,15 +112,15 @@ Dataset generate_denoise(const DenoiseOptions& o) {
       const int64_t pixels = height * width;
       const std::vector<int32_t>& truth = truths[which];
       const auto edge_param = [&](int64_t edge) {
-        return static_cast<int32_t>(shared ? 2 : 2 * pixels + edge);
+        return static_cast<int32_t>(shared ? unary : unary * pixels + edge);
       };
       builder.begin_example();
       int64_t first = 0;
       for (int64_t i = 0; i < pixels; ++i) {
         const double x = noisy_value(truth[i], o, rng);
-        const int32_t weight = shared ? 0 : static_cast<int32_t>(2 * i);
+        const int32_t first_param = shared ? 0 : static_cast<int32_t>(unary * i);
         // State 0 has no features: only differences between states matter to the model.
-        const int64_t v = builder.add_variable(2, truth[i], {{}, {{weight, x}, {weight + 1, 1.0}}});
+        const int64_t v = builder.add_variable(2, truth[i], {{}, unary_row(x, first_param, o)});
         if (i == 0) first = v;
       }
       int64_t edge = 0;

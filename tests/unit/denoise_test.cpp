@@ -112,3 +112,46 @@ TEST(Denoise, PerSiteParametersNeedOneSize) {
 }
 
 }  // namespace
+
+// With K bins, state 1's unary row is a one-hot of the observed value's bin (read from the linear
+// features of the same seed), the end bins taking values outside [0, 1]; the edges move behind
+// the K unary parameters.
+TEST(Denoise, UnaryBinsWriteAOneHotOfTheValuesBin) {
+  for (const auto params : {pdsp::Parameterization::Shared, pdsp::Parameterization::PerSite}) {
+    DenoiseOptions linear;
+    linear.height = 5;
+    linear.width = 4;
+    linear.copies = 6;
+    linear.sigma = 0.4;  // values well outside [0, 1] too
+    linear.params = params;
+    DenoiseOptions binned = linear;
+    binned.unary_bins = 4;
+    const pdsp::Dataset a = pdsp::generate_denoise(linear);
+    const pdsp::Dataset b = pdsp::generate_denoise(binned);
+    const bool shared = params == pdsp::Parameterization::Shared;
+    const int64_t pixels = 20, edges = 5 * 3 + 4 * 4;
+    EXPECT_EQ(b.num_params, shared ? 5 : 4 * pixels + edges);
+    EXPECT_EQ(a.label, b.label);
+    int low = 0, high = 0;
+    for (int64_t v = 0; v < b.num_vars(); ++v) {
+      const int64_t state1 = b.state_offset[v] + 1, linear_row = a.state_offset[v] + 1;
+      const double x = a.var_features.value[a.var_features.ptr[linear_row]];
+      const int bin = x < 0 ? 0 : x >= 1 ? 3 : static_cast<int>(x * 4);
+      low += x < 0;
+      high += x >= 1;
+      ASSERT_EQ(b.var_features.ptr[state1 + 1] - b.var_features.ptr[state1], 1) << v;
+      const int64_t pixel = v % pixels;
+      EXPECT_EQ(b.var_features.param[b.var_features.ptr[state1]], (shared ? 0 : 4 * pixel) + bin)
+          << "variable " << v << ", x = " << x;
+      EXPECT_EQ(b.var_features.value[b.var_features.ptr[state1]], 1.0);
+    }
+    EXPECT_GT(low, 0);
+    EXPECT_GT(high, 0);
+    // The edges' Ising rows name the parameter after the unary ones.
+    EXPECT_EQ(b.factor_features.param.front(), shared ? 4 : 4 * pixels);
+  }
+  DenoiseOptions negative;
+  negative.unary_bins = -1;
+  EXPECT_NE(error_of([&] { pdsp::check_denoise_options(negative); }).find("--unary-bins"),
+            std::string::npos);
+}

@@ -33,10 +33,15 @@ struct DenoiseOptions {
   double sigma = 0.3;  // Gaussian noise only
   double flip = 0.2;   // Flip noise only
   Parameterization params = Parameterization::PerSite;
+  // 0: state 1's unary is linear in the observed value x (a weight and a bias); K > 0: a
+  // one-hot of x's bin among K equal bins of [0, 1] (values outside go to the end bins), which
+  // a classifier needs where a class's values lie on both sides of the other's (bimodal noise).
+  int unary_bins = 0;
   uint64_t seed = 1;
 };
 
 inline constexpr int kNumBaseImages = 4;
+inline constexpr int kMaxUnaryBins = 1000;
 // The largest image, in pixels: training one would need far more memory than any node has
 // (about 450 bytes per pixel), so a mistyped size fails at once instead of exhausting memory.
 inline constexpr int64_t kMaxImagePixels = int64_t{1} << 30;
@@ -46,15 +51,17 @@ std::vector<int32_t> base_image(int index, int height, int width);
 
 // Parameters: shared = [unary weight, unary bias, edge weight]; per-site = a weight and a bias
 // per pixel (2 * H * W), then one weight per edge, edges in pixel order (each pixel's right
-// edge, then its down edge).
+// edge, then its down edge). With unary_bins = K > 0 the unary weight and bias are replaced by K
+// bin weights (shared: K + 1 parameters; per-site: K * H * W + edges).
 int64_t denoise_num_params(const DenoiseOptions& options);
 
 // The image sizes the copies cycle through: options.sizes, or {height x width} when it is empty.
 std::vector<ImageSize> denoise_sizes(const DenoiseOptions& options);
 
-// Throws an InputError naming the flag (--height/--width, --sizes, --params) when the options
-// cannot be generated: a size below 1 or above kMaxImagePixels, per-site parameters with more
-// than one size or too many of them. generate_denoise calls it.
+// Throws an InputError naming the flag (--height/--width, --sizes, --params, --unary-bins) when
+// the options cannot be generated: a size below 1 or above kMaxImagePixels, per-site parameters
+// with more than one size or too many of them, a negative number of bins. generate_denoise calls
+// it.
 void check_denoise_options(const DenoiseOptions& options);
 
 Dataset generate_denoise(const DenoiseOptions& options);

@@ -53,8 +53,14 @@ void declare_flags(CLI::App& app, GenFlags& f) {
       ->check(finite_in(0, 1))
       ->group(data);
   app.add_option("--params", f.params,
-                 "per-site (a weight per pixel and edge) | shared (3 weights)")
+                 "per-site (a weight per pixel and edge) | shared (one set for all: 3 weights, or "
+                 "--unary-bins + 1)")
       ->check(CLI::IsMember({"per-site", "shared"}))
+      ->group(data);
+  app.add_option("--unary-bins", f.options.unary_bins,
+                 "0: a pixel's unary is linear in its value (weight, bias); K: a weight for each "
+                 "of K bins of the value in [0, 1]")
+      ->check(CLI::Range(0, kMaxUnaryBins))
       ->group(data);
   app.add_option("--seed", f.seed, "random seed (the test file uses seed + 1)")->group(data);
 }
