@@ -28,6 +28,9 @@ FIGURES = os.path.join(DOCS, "figures")
 MPIRUN = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2"]
 THREADS = ["--threads", "1"]
 
+# The baselines' unary features per noise model: 0 = linear in the pixel value, K = K bins.
+UNARY_BINS = {"gaussian": 0, "bimodal": 10}
+
 # Hazan & Urtasun, Figure 2 (test error in %, Gaussian then bimodal noise, images I1..I4).
 PAPER_DENOISING = {
     "LBP-SGD": [2.7344, 2.4707, 3.2275, 2.3193, 5.2905, 4.4751, 6.8164, 7.2510],
@@ -187,9 +190,14 @@ def denoising_study(fresh=False):
                         "--out", f"{OUT}/den-{key}-pred.h5"] + THREADS)
             wrong, total = errors_of(p)
             entry = {"build": build, "ours": {"error": 100.0 * wrong / total, "seconds": seconds}}
-            # The baselines learn 3 shared weights on the same images (same seed, same noise).
+            # The baselines learn shared weights on the same images (same seed, same noise): a
+            # weight and a bias on the pixel value (Gaussian noise, where the class log-odds are
+            # linear in it), or one weight per tenth of [0, 1] (bimodal noise, where class 0's
+            # values lie on both sides of class 1's); and the Ising edge weight.
+            bins = UNARY_BINS[noise]
             shared = generate(f"den-shared-{key}", height=64, width=64, images=image, train_copies=40,
-                              test_copies=10, noise=noise, sigma=0.3, params="shared", seed=100 + image)
+                              test_copies=10, noise=noise, sigma=0.3, params="shared", seed=100 + image,
+                              unary_bins=bins)
             for name, learner in BASELINES.items():
                 entry[name] = baseline_run(key, learner, shared)
             results[key] = entry
@@ -334,10 +342,12 @@ def report():
         add(f"| per-site | {params['per-site']['parameters']} | {params['per-site']['errors']} | about 300 parameters: 2 errors |")
         add(f"| shared | {params['shared']['parameters']} | {params['shared']['errors']} | 4 parameters: 16 errors |")
     add("\n## 3. Denoising of the four 64x64 base images (40 training, 10 test images each)\n")
-    add("Test error in %. Rows marked *paper* are Hazan & Urtasun's Figure 2; the other rows were "
+    add("Test error in %%. Rows marked *paper* are Hazan & Urtasun's Figure 2; the other rows were "
         "measured here on pdsp's built-in base images I1..I4 (the original Kumar & Hebert images "
         "are not public). Ours: per-site parameters (16,256), eps = 1, p = 2, C = 1. Baselines: "
-        "3 shared parameters, the conditional likelihood per variable with loopy BP or mean "
+        "shared parameters (Gaussian: a weight and a bias on the pixel value; bimodal: a weight "
+        "for each of %d bins of the value, `pdsp gen denoise --unary-bins`; and the edge "
+        "weight), the conditional likelihood per variable with loopy BP or mean "
         "field inside SGD (10 epochs) or L-BFGS (at most 30 iterations, strong Wolfe search); "
         "inference in each evaluation runs to a change below 1e-6 (loopy BP: 200 sweeps, then up "
         "to 200 damped ones; mean field: 200 sweeps), from the last accepted iterate's messages, "
@@ -345,7 +355,7 @@ def report():
         "best state, keeping the fixed point with the largest log Z; an evaluation with an "
         "unconverged example or a negative NLL is rejected. Predictions: the same starts (zero "
         "messages instead of the warm one), up to 200 sweeps (and 200 damped ones for loopy "
-        "BP).\n")
+        "BP).\n" % UNARY_BINS["bimodal"])
     def cells(name, field, fmt):
         """One row's cells; settings the study has not measured yet show as '-'."""
         return " | ".join(fmt % den[k][name][field] if k in den else "-" for k in keys)

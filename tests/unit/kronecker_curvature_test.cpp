@@ -1,6 +1,7 @@
 // The curvature model of the quasi-Newton step (KroneckerCurvature): its solve inverts the
 // Kronecker product and diagonal written out by hand from the beliefs and observations; the
-// automatic kind takes the soft-max curvature where a block has more than two states; and
+// automatic kind takes the soft-max curvature where a block has more than two states, and no
+// block of too many features for a dense Gram matrix; and
 // training with either kind reaches the optimum the identity model reaches, starting with a step
 // along -P^{-1} g.
 #include "pdsp/learning/kronecker_curvature.hpp"
@@ -87,7 +88,8 @@ TEST(KroneckerCurvature, SolveInvertsTheModelWrittenOutByHand) {
   EXPECT_LT(max_abs_difference(solved, x), 1e-10);
 }
 
-TEST(KroneckerCurvature, TheAutomaticKindTakesTheSoftmaxCurvatureBeyondTwoStates) {
+TEST(KroneckerCurvature,
+     TheAutomaticKindTakesTheSoftmaxCurvatureBeyondTwoStatesAndOnlyDenseBlocks) {
   using Kind = KroneckerCurvature::Kind;
   SerialCommunicator serial;
   const Dataset ternary = testing::ternary_chains_dataset(23),
@@ -98,6 +100,16 @@ TEST(KroneckerCurvature, TheAutomaticKindTakesTheSoftmaxCurvatureBeyondTwoStates
   EXPECT_FALSE(KroneckerCurvature(three, serial, Regularizer{}, Kind::Kronecker).is_softmax());
   EXPECT_FALSE(KroneckerCurvature(two, serial, Regularizer{}, Kind::Automatic).is_softmax());
   EXPECT_TRUE(KroneckerCurvature(two, serial, Regularizer{}, Kind::Softmax).is_softmax());
+
+  // The same three-state block read as 3,000 features (its rows use the first 3), moved to the
+  // end of theta: too many for a dense Gram matrix, so the automatic kind has no block left.
+  Dataset sparse = testing::ternary_chains_dataset(23);
+  sparse.var_types.param_offset[0] = sparse.num_params;
+  sparse.var_types.dim[0] = 3000;
+  sparse.num_params += 3 * 3000;
+  LocalProblem wide(sparse, {1.0, CountingMode::Uniform, 1.0, true, "tiny"});
+  EXPECT_FALSE(KroneckerCurvature(wide, serial, Regularizer{}, Kind::Automatic).has_blocks());
+  EXPECT_TRUE(KroneckerCurvature(wide, serial, Regularizer{}, Kind::Kronecker).has_blocks());
 }
 
 TEST(KroneckerCurvature, FormatOneDataHasNoBlocks) {

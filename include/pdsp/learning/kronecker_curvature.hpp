@@ -18,7 +18,9 @@
 // model as preconditioner (`--lbfgs-curvature softmax`). The automatic kind picks it when a block
 // has more than two states: with two, every Cov(b_v) is a multiple of one fixed 2 x 2 matrix, and
 // the soft-max curvature differs from the Kronecker product only in weighting the Gram matrix
-// by p (1 - p) (yeast: 72 iterations against 76, at 4.8 times the time).
+// by p (1 - p) (yeast: 72 iterations against 76, at 4.8 times the time). It also leaves out
+// blocks of more than 2,048 features, whose Gram matrix is kept as its diagonal (hashed text
+// features: the model slowed UMass citations down).
 //
 // Measured at eps = 1 (docs/benchmarks.md): OCR stops after 74 iterations instead of 145, the
 // OCR chain CRF reaches its optimum in 101 instead of 195, yeast (C = 0.1) in 102 instead of 200.
@@ -66,7 +68,7 @@ class KroneckerCurvature {
     std::vector<double> feature_vectors, feature_values, state_vectors, state_values;
   };
 
-  void find_blocks();
+  void find_blocks(int32_t max_dim);
   void build_feature_factors();
   // Collective, soft-max kind only: out = P in.
   void multiply(std::span<const double> in, std::span<double> out) const;
