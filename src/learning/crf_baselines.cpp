@@ -124,6 +124,7 @@ class LbfgsBaseline {
 
  private:
   static constexpr int kMemory = 10;
+  static constexpr double kStepGrowth = 2.0;
 
   // One iteration: a direction, the search, the accepted point. Returns why training stops
   // after it ("" to go on).
@@ -156,6 +157,7 @@ class LbfgsBaseline {
       std::vector<double> taken(params_);
       for (size_t r = 0; r < params_; ++r) taken[r] = step * direction[r];
       memory_.remember_step(taken, gradient_before);
+      step_bound_ = kStepGrowth * norm(taken);
       memory_.complete_pair(grad_, kMemory);
     }
     IterationRecord record =
@@ -189,7 +191,10 @@ class LbfgsBaseline {
       return WolfeResult{};
     }
     unconverged_in_search_ = 0;
-    const double initial = kind == "lbfgs" ? 1.0 : std::min(1.0, 1.0 / norm(direction));
+    WolfeSettings settings;
+    settings.max_step = step_bound_ / norm(direction);
+    const double initial =
+        std::min(kind == "lbfgs" ? 1.0 : 1.0 / norm(direction), settings.max_step);
     const LinePoint start{0.0, current_.value, slope, true};
     auto phi = [&](double step) {
       evaluate_trial(direction, step);
@@ -199,7 +204,7 @@ class LbfgsBaseline {
           std::inner_product(trial_grad_.begin(), trial_grad_.end(), direction.begin(), 0.0),
           trial_.valid};
     };
-    return strong_wolfe_search(phi, start, initial);
+    return strong_wolfe_search(phi, start, initial, settings);
   }
 
   void evaluate_trial(const std::vector<double>& direction, double step) {
@@ -216,6 +221,10 @@ class LbfgsBaseline {
   std::vector<double> theta_, grad_, trial_theta_, trial_grad_;
   Evaluation current_, trial_;
   double last_trial_step_ = NAN;
+  // No step moves theta by more than twice the last accepted one (the first by at most 1):
+  // unit L-BFGS steps jumped into couplings where the approximate inference has several fixed
+  // points and the search then stalled above SGD's L (docs/benchmarks.md, issue 17).
+  double step_bound_ = 1.0;
   int64_t unconverged_in_search_ = 0;
   LbfgsMemory memory_;
 };

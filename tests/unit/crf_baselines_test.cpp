@@ -275,6 +275,46 @@ TEST(CrfBaselines, LbfgsKeepsOnlyAcceptedPoints) {
   EXPECT_DOUBLE_EQ(result.objective, recorder.records.back().objective_after_step);
 }
 
+TEST(CrfBaselines, LbfgsMovesThetaByAtMostTwiceItsLastStep) {
+  // Labels that a strong model predicts, features scaled down by 100 and weak regularisation:
+  // the optimum lies far from theta = 0 and L is nearly linear on the way, so without the bound
+  // the search would expand the first step to 16 and later ones by 7-8x.
+  Dataset data = testing::random_dataset({testing::loopy_shape(), testing::loopy_shape()}, 5, 9);
+  ApproximateCrf strong(data, ApproximateInference::LoopyBp, 1000, 1e-12);
+  strong.set_theta(std::vector<double>{3.0, -4.0, 5.0, 2.0, -3.0});
+  strong.infer_all();
+  for (size_t v = 0; v < data.card.size(); ++v) {
+    const auto first = strong.beliefs().begin() + data.state_offset[v];
+    data.label[v] = static_cast<int32_t>(std::max_element(first, first + data.card[v]) - first);
+  }
+  for (double& x : data.var_features.value) x *= 0.01;
+  for (double& x : data.factor_features.value) x *= 0.01;
+  // Runs of 1, 2, ... iterations are the prefixes of one deterministic run: their thetas are
+  // its iterates.
+  std::vector<std::vector<double>> iterates = {std::vector<double>(5, 0.0)};
+  for (int k = 1; k <= 8; ++k) {
+    ApproximateCrf crf(data, ApproximateInference::LoopyBp, 1000, 1e-12);
+    BaselineConfig config;
+    parse_baseline_learner("lbp-lbfgs", config);
+    config.max_iters = k;
+    config.tol = 0;
+    config.C = 1e-4;
+    Recorder recorder;
+    SerialCommunicator serial;
+    iterates.push_back(train_crf_baseline(crf, config, serial, recorder).state.theta);
+  }
+  const auto moved = [&](size_t k) {
+    double sum = 0;
+    for (size_t r = 0; r < 5; ++r) sum += std::pow(iterates[k][r] - iterates[k - 1][r], 2);
+    return std::sqrt(sum);
+  };
+  EXPECT_NEAR(moved(1), 1.0, 1e-12);
+  for (size_t k = 2; k < iterates.size(); ++k) {
+    EXPECT_LE(moved(k), 2 * moved(k - 1) * (1 + 1e-12)) << k;
+    EXPECT_GT(moved(k), 0.0) << k;
+  }
+}
+
 TEST(CrfBaselines, TheObjectiveIsPerVariable) {
   // At theta = 0 every potential is 0: L = sum_v log |states of v|, divided by the variables.
   const Dataset data = tree_data();
