@@ -191,10 +191,10 @@ class LbfgsBaseline {
       return WolfeResult{};
     }
     unconverged_in_search_ = 0;
+    const double length = norm(direction);
     WolfeSettings settings;
-    settings.max_step = step_bound_ / norm(direction);
-    const double initial =
-        std::min(kind == "lbfgs" ? 1.0 : 1.0 / norm(direction), settings.max_step);
+    settings.max_step = step_bound_ / length;
+    const double initial = std::min(kind == "lbfgs" ? 1.0 : 1.0 / length, settings.max_step);
     const LinePoint start{0.0, current_.value, slope, true};
     auto phi = [&](double step) {
       evaluate_trial(direction, step);
