@@ -1,5 +1,6 @@
 #include "pdsp/learning/checkpoint.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -18,7 +19,7 @@ constexpr uint64_t kThetaTag = 101;
 constexpr uint64_t kMessageTag = 102;
 constexpr uint64_t kConfigTag = 103;
 constexpr uint64_t kLbfgsTags[4] = {104, 105, 106, 107};
-constexpr uint64_t kDualTags[2] = {108, 109};
+constexpr uint64_t kDualTags[3] = {108, 109, 110};
 
 // The L-BFGS memory's datasets, in the order of kLbfgsTags.
 constexpr const char* kLbfgsDatasets[4] = {"/lbfgs/s", "/lbfgs/y", "/lbfgs/step",
@@ -67,10 +68,12 @@ std::string lbfgs_checksum(const LbfgsMemory& memory) {
   return sum.hex();
 }
 
+// Bundles written before the weights have none, and their checksum covers the rest.
 std::string dual_checksum(const DualBundle& bundle) {
   Checksum sum;
   sum.add<double>(kDualTags[0], 0, bundle.moments);
   sum.add<double>(kDualTags[1], 0, bundle.losses);
+  if (!bundle.weights.empty()) sum.add<double>(kDualTags[2], 0, bundle.weights);
   return sum.hex();
 }
 
@@ -98,10 +101,12 @@ std::string bits(double x) {
 // Every header field in one canonical text (doubles by their bits), for the header checksum:
 // a flipped bit anywhere in the attributes is damage, not a different run.
 // Version 1 files have no L-BFGS memory (`lbfgs_checksum` empty), and their text ends before it;
-// versions 1 and 2 have no smoothing temperature, and theirs ends before that.
+// versions 1 and 2 have no smoothing temperature, and theirs ends before that. `dual_next` is
+// the ring position of a bundle without weights (0 with them).
 std::string header_text(const Checkpoint& c, int64_t version, int64_t num_params,
                         int64_t message_entries, const std::string& theta_checksum,
-                        const std::string& messages_checksum, const std::string& lbfgs_checksum) {
+                        const std::string& messages_checksum, const std::string& lbfgs_checksum,
+                        int64_t dual_next = 0) {
   return "iteration=" + std::to_string(c.state.iterations_done) + "\nstep=" + bits(c.state.step) +
          "\nprevious=" + bits(c.state.previous_objective) +
          "\nseconds=" + bits(c.state.seconds_trained) + "\nstop=" + c.state.stop_reason +
@@ -115,7 +120,7 @@ std::string header_text(const Checkpoint& c, int64_t version, int64_t num_params
          (version < 3 ? ""
                       : "\nsmoothing=" + bits(c.state.smoothing) +
                             "\ndual_best=" + bits(c.state.dual_bundle.best) +
-                            "\ndual_next=" + std::to_string(c.state.dual_bundle.next) +
+                            "\ndual_next=" + std::to_string(dual_next) +
                             "\ndual=" + dual_checksum(c.state.dual_bundle));
 }
 
@@ -141,25 +146,46 @@ void read_lbfgs_memory(const h5::File& file, const std::string& path, int64_t pa
     lbfgs_vector(memory, i) = file.read<double>(kLbfgsDatasets[i], 0, lengths[i]);
 }
 
-// The eps = 0 dual bundle: up to kDualPoints losses, a block of `params` moments for each.
-void read_dual_bundle(const h5::File& file, const std::string& path, int64_t params,
-                      DualBundle& bundle) {
+// The eps = 0 dual bundle: up to dual_bundle_capacity losses, a block of `params` moments for
+// each and as many weights, or none in files written before them. Returns @dual_next, the ring
+// position of a bundle without weights.
+int64_t read_dual_bundle(const h5::File& file, const std::string& path, int64_t params,
+                         DualBundle& bundle) {
   const int64_t points = file.length("/dual/losses");
-  if (points > kDualPoints)
-    throw_file_error(
-        path, "/dual/losses",
-        "holds " + std::to_string(points) + " values, more than " + std::to_string(kDualPoints));
+  const bool weighted = file.exists("/dual/weights");
+  const int capacity = weighted ? dual_bundle_capacity(params) : kRingDualPoints;
+  if (points > capacity)
+    throw_file_error(path, "/dual/losses",
+                     "holds " + std::to_string(points) + " values, more than the " +
+                         std::to_string(capacity) + " points a bundle of " +
+                         std::to_string(params) + " parameters keeps");
   if (file.length("/dual/moments") != points * params)
     throw_file_error(path, "/dual/moments",
                      "holds " + std::to_string(file.length("/dual/moments")) + " values, not " +
                          std::to_string(points) + " x " + std::to_string(params));
-  bundle.next = static_cast<int>(file.read_int_attribute("dual_next"));
-  if (bundle.next < 0 || (bundle.next > 0 && bundle.next >= points))
-    throw_file_error(path, "@dual_next",
-                     "is " + std::to_string(bundle.next) + ", outside the bundle");
+  const int64_t next = file.read_int_attribute("dual_next");
+  if (next < 0 || (next > 0 && (weighted || next >= points)))
+    throw_file_error(path, "@dual_next", "is " + std::to_string(next) + ", outside the bundle");
   bundle.best = file.read_double_attribute("dual_best");
   bundle.losses = file.read<double>("/dual/losses", 0, points);
   bundle.moments = file.read<double>("/dual/moments", 0, points * params);
+  if (!weighted) return next;
+  if (file.length("/dual/weights") != points)
+    throw_file_error(path, "/dual/weights",
+                     "holds " + std::to_string(file.length("/dual/weights")) + " values, not " +
+                         std::to_string(points));
+  bundle.weights = file.read<double>("/dual/weights", 0, points);
+  double sum = 0;
+  for (int64_t k = 0; k < points; ++k) {
+    const double w = bundle.weights[static_cast<size_t>(k)];
+    if (!(w >= 0 && w <= 1))
+      throw_file_error(path, "/dual/weights",
+                       "[" + std::to_string(k) + "] is " + number_text(w) + ", not in [0, 1]");
+    sum += w;
+  }
+  if (points > 0 && !(std::abs(sum - 1.0) <= 1e-9))
+    throw_file_error(path, "/dual/weights", "sums to " + number_text(sum) + ", not 1");
+  return 0;
 }
 
 // Slices of whole examples: one run per rank, in rank order.
@@ -213,7 +239,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write_attribute("previous_objective", c.state.previous_objective);
     file.write_attribute("smoothing", c.state.smoothing);
     file.write_attribute("dual_best", c.state.dual_bundle.best);
-    file.write_attribute("dual_next", int64_t{c.state.dual_bundle.next});
+    file.write_attribute("dual_next", int64_t{0});
     file.write_attribute("seconds_trained", c.state.seconds_trained);
     file.write_attribute("stop_reason", c.state.stop_reason);
     file.write_attribute("metrics_bytes", c.metrics_bytes);
@@ -238,6 +264,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     for (int i = 0; i < 4; ++i) file.write(kLbfgsDatasets[i], lbfgs_vector(c.state.lbfgs, i));
     file.write("/dual/moments", c.state.dual_bundle.moments);
     file.write("/dual/losses", c.state.dual_bundle.losses);
+    // A bundle without weights (none of the trainer's) is written as before the weights were.
+    if (c.state.dual_bundle.weights.size() == c.state.dual_bundle.size())
+      file.write("/dual/weights", c.state.dual_bundle.weights);
     file.create_dataset<double>("/messages", total);
   });
   output.write_in_turn([&](h5::File& file) {
@@ -279,17 +308,21 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
   const int64_t params = file.read_int_attribute("num_params");
   if (params < 0) throw_file_error(path, "@num_params", "is negative");
   // Read before the header checksum, which covers them (the bundle through its checksum).
+  int64_t dual_next = 0;
   if (version >= 3) {
     c.state.smoothing = file.read_double_attribute("smoothing");
-    read_dual_bundle(file, path, params, c.state.dual_bundle);
+    dual_next = read_dual_bundle(file, path, params, c.state.dual_bundle);
   }
   const std::string theta_checksum = file.read_string_attribute("checksum_theta");
   const std::string memory_checksum =
       version == 1 ? "" : file.read_string_attribute("checksum_lbfgs");
   if (text_checksum(header_text(c, version, params, file.read_int_attribute("message_entries"),
                                 theta_checksum, file.read_string_attribute("checksum_messages"),
-                                memory_checksum)) != file.read_string_attribute("checksum_header"))
+                                memory_checksum, dual_next)) !=
+      file.read_string_attribute("checksum_header"))
     throw_file_error(path, "@checksum_header", "header checksum mismatch (the file is corrupt)");
+  if (c.state.dual_bundle.weights.size() != c.state.dual_bundle.size())
+    ring_bundle_in_order(c.state.dual_bundle, dual_next, params);
   c.state.theta = file.read<double>("/theta", 0, params);
   if (hex_checksum(kThetaTag, 0, c.state.theta, nullptr) != theta_checksum)
     throw_file_error(path, "/theta", "checksum mismatch (the file is corrupt)");

@@ -367,7 +367,8 @@ void Trainer::certify_where_it_counts(IterationRecord& record) {
 }
 
 double Trainer::certified_dual() {
-  return state_.dual_bundle.add(consistent_moments(), reduced_[params_ + 2], d_, regularizer_);
+  return state_.dual_bundle.add(consistent_moments(), reduced_[params_ + 2], d_, regularizer_,
+                                dual_bundle_capacity(static_cast<int64_t>(params_)));
 }
 
 std::string Trainer::continue_smoothing(const IterationRecord& record, const std::string& stop) {

@@ -63,6 +63,7 @@ struct Fixture {
     c.state.smoothing = 0.01;
     c.state.dual_bundle.moments = {1, 0, 2, 0, 3, 0, 0, 1, 0, 2, 0, 3};
     c.state.dual_bundle.losses = {4.5, 2.25};
+    c.state.dual_bundle.weights = {0.25, 0.75};
     c.state.dual_bundle.best = -17.5;
     c.metrics_bytes = 1234;
     c.config_line = "epsilon=1 tol=1e-06";
@@ -153,12 +154,27 @@ TEST(Checkpoint, RoundTripRestoresEveryField) {
   EXPECT_EQ(read.state.smoothing, 0.01);
   EXPECT_EQ(read.state.dual_bundle.moments, written.state.dual_bundle.moments);
   EXPECT_EQ(read.state.dual_bundle.losses, written.state.dual_bundle.losses);
+  EXPECT_EQ(read.state.dual_bundle.weights, written.state.dual_bundle.weights);
   EXPECT_EQ(read.state.dual_bundle.best, -17.5);
   EXPECT_EQ(read.metrics_bytes, 1234);
   EXPECT_EQ(read.config_line, written.config_line);
   EXPECT_EQ(read.compatibility, written.compatibility);
   EXPECT_EQ(read.data_fingerprint, written.data_fingerprint);
   EXPECT_FALSE(fs::exists(dir / "c.h5.tmp." + std::to_string(::getpid())));
+}
+
+// Files written before the bundle had weights hold a ring of points and no /dual/weights; they
+// are read with all weight on the newest point (the ring starts at @dual_next, 0 here).
+TEST(Checkpoint, ABundleWithoutWeightsIsReadWithItsNewestPointWeighted) {
+  Fixture f;
+  TempDir dir;
+  Checkpoint written = f.checkpoint(7);
+  written.state.dual_bundle.weights.clear();
+  write_checkpoint(dir / "c.h5", written, f.problem.messages(), f.comm);
+  std::vector<double> messages(static_cast<size_t>(f.problem.num_message_entries()));
+  const Checkpoint read = load(dir / "c.h5", messages, f.comm);
+  EXPECT_EQ(read.state.dual_bundle.moments, written.state.dual_bundle.moments);
+  EXPECT_EQ(read.state.dual_bundle.weights, (std::vector<double>{0.0, 1.0}));
 }
 
 class DamagedCheckpoint : public ::testing::Test {
@@ -197,6 +213,11 @@ TEST_F(DamagedCheckpoint, AFlippedByteInTheLbfgsMemoryIsDetected) {
 
 TEST_F(DamagedCheckpoint, AFlippedByteInTheDualBundleIsDetected) {
   flip_byte_of(path_, "/dual/moments", 13);
+  EXPECT_NE(load_error().find("header checksum mismatch"), std::string::npos) << load_error();
+}
+
+TEST_F(DamagedCheckpoint, AFlippedByteInTheBundleWeightsIsDetected) {
+  flip_byte_of(path_, "/dual/weights", 1);
   EXPECT_NE(load_error().find("header checksum mismatch"), std::string::npos) << load_error();
 }
 

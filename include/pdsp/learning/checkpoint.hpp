@@ -18,8 +18,10 @@ namespace pdsp {
 
 inline constexpr const char* kCheckpointFormat = "pdsp-checkpoint";
 // Version 2 added the L-BFGS memory (/lbfgs), version 3 the temperature of the eps = 0
-// continuation (@smoothing); older files are still read (version 1 as written by the gradient
-// step, with no memory; versions 1 and 2 at eps = 0 from --smoothing-start).
+// continuation (@smoothing) and its dual bundle; older files are still read (version 1 as
+// written by the gradient step, with no memory; versions 1 and 2 at eps = 0 from
+// --smoothing-start). The bundle's weights (/dual/weights) came later within version 3: a file
+// without them holds a ring of recent points (dual_bundle.hpp, ring_bundle_in_order).
 inline constexpr int64_t kCheckpointFormatVersion = 3;
 
 struct Checkpoint {

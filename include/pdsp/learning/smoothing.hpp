@@ -13,36 +13,9 @@
 // The first part shrinks as training at w goes on; the second only by lowering w. At small w
 // the beliefs jump between the sides of the kinks of the eps = 0 problem from one iteration to
 // the next, and D_0 at any one of them stays far below the optimum even when theta is close to
-// it. Any mixture of consistent beliefs is a point of the local polytope too, and its moments and
-// expected loss are the same mixture of theirs; so the dual side of the certificate is D_0 at the
-// best mixture of the last kDualPoints consistent beliefs (a small concave problem over the
-// mixture weights), or the best D_0 seen before, whichever is larger.
-#include <cmath>
-#include <span>
-#include <vector>
-
-#include "pdsp/learning/regularizer.hpp"
-
+// it; the dual side of the certificate is therefore D_0 at the best mixture of the consistent
+// beliefs kept in a bundle (dual_bundle.hpp).
 namespace pdsp {
-
-// Enough points for the mixtures an optimum needs when a few examples sit on kinks, few enough
-// that the mixture problem costs less than an evaluation.
-inline constexpr int kDualPoints = 16;
-
-// The model moments z and expected losses of the last kDualPoints consistent beliefs, and the
-// best lower bound D_0 found (plain values, so that checkpoints store them).
-struct DualBundle {
-  std::vector<double> moments;  // up to kDualPoints blocks of `params` values
-  std::vector<double> losses;   // sum b_v e_v of each
-  int next = 0;                 // the block the next point replaces once the bundle is full
-  double best = -INFINITY;
-
-  // Adds a point and returns the new best D_0 = max over mixtures omega of
-  // sum omega_k loss_k - conj(sum omega_k z_k - d), found by projected gradient ascent from the
-  // best mixture of the points (any omega gives a valid bound, so stopping early only weakens it).
-  double add(std::span<const double> z, double loss, std::span<const double> d,
-             const Regularizer& regularizer);
-};
 
 struct SmoothingProgress {
   double temperature = 0;       // w

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "pdsp/learning/dual_bundle.hpp"
 #include "pdsp/learning/lbfgs_memory.hpp"
 #include "pdsp/learning/local_problem.hpp"
-#include "pdsp/learning/smoothing.hpp"
 #include "pdsp/learning/train_config.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
@@ -69,8 +69,8 @@ struct TrainingState {
   // empty while it goes on. train() started from such a state returns at once.
   std::string stop_reason;
   LbfgsMemory lbfgs;  // --theta-step lbfgs: the curvature pairs and the pending step
-  // eps = 0: the temperature of the next iteration (NaN: --smoothing-start) and the dual side
-  // of the certificate (smoothing.hpp).
+  // eps = 0: the temperature of the next iteration (NaN: --smoothing-start, smoothing.hpp) and
+  // the dual side of the certificate (dual_bundle.hpp).
   double smoothing = NAN;
   DualBundle dual_bundle;
 };
