@@ -51,6 +51,13 @@ class Trainer {
 
  private:
   void compute_global_terms();
+  // z - d: the moments' distance from the ground truth's (the gradient without the
+  // regulariser, and the argument of its conjugate in the dual).
+  std::vector<double> minus_d(std::span<const double> z) const {
+    std::vector<double> gap(params_);
+    for (size_t r = 0; r < params_; ++r) gap[r] = z[r] - d_[r];
+    return gap;
+  }
   double full_objective(double local_sum, std::span<const double> at) const {
     return local_sum - dot(d_, at) + regularizer_.value(at);
   }
@@ -211,8 +218,8 @@ void Trainer::evaluate(IterationRecord& record) {
   const double mean_compute = reduced_[params_ + 3] / comm_.size();
   record.load_imbalance = mean_compute > 0 ? maxima_[3] / mean_compute : 1.0;
 
-  std::vector<double> moment_gap(params_);
-  for (size_t r = 0; r < params_; ++r) grad_[r] = moment_gap[r] = reduced_[r] - d_[r];
+  const std::vector<double> moment_gap = minus_d(std::span<const double>(reduced_).first(params_));
+  std::copy(moment_gap.begin(), moment_gap.end(), grad_.begin());
   regularizer_.add_gradient(state_.theta, grad_);
   record.objective = full_objective(reduced_[params_], state_.theta);
   const double conjugate = regularizer_.conjugate(moment_gap);
@@ -358,8 +365,7 @@ void Trainer::certify_where_it_counts(IterationRecord& record) {
   const auto start = Clock::now();
   consistent_entropy() = problem_.consistent_beliefs(consistent_moments());
   comm_.allreduce(std::span<double>(reduced_).subspan(params_ + 4, params_ + 1), {});
-  std::vector<double> moment_gap(params_);
-  for (size_t r = 0; r < params_; ++r) moment_gap[r] = consistent_moments()[r] - d_[r];
+  const std::vector<double> moment_gap = minus_d(consistent_moments());
   record.dual = consistent_entropy() + reduced_[params_ + 2] - regularizer_.conjugate(moment_gap);
   record.gap = record.objective - record.dual;
   record.gap_certified = true;
