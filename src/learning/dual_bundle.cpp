@@ -52,6 +52,53 @@ void maximise_quadratic(const std::vector<double>& gram, std::span<const double>
   }
 }
 
+// D_0 at the mixture omega of the points (moments in blocks of d.size()); with `gradient`, also
+// dD_0/domega_k = loss_k - conj'(w) . z_k, where w = sum omega_k z_k - d.
+double mixture_value(const std::vector<double>& moments, const std::vector<double>& losses,
+                     const std::vector<double>& omega, std::span<const double> d,
+                     const Regularizer& regularizer, std::vector<double>* gradient) {
+  const size_t params = d.size(), n = losses.size();
+  std::vector<double> mixed(params, 0.0);
+  double mixed_loss = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (omega[k] == 0) continue;
+    mixed_loss += omega[k] * losses[k];
+    for (size_t r = 0; r < params; ++r) mixed[r] += omega[k] * moments[k * params + r];
+  }
+  for (size_t r = 0; r < params; ++r) mixed[r] -= d[r];
+  if (gradient != nullptr) {
+    std::vector<double> conj_gradient(params);
+    regularizer.conjugate_gradient(mixed, conj_gradient);
+    for (size_t k = 0; k < n; ++k) {
+      double dot = 0;
+      for (size_t r = 0; r < params; ++r) dot += conj_gradient[r] * moments[k * params + r];
+      (*gradient)[k] = losses[k] - dot;
+    }
+  }
+  return mixed_loss - regularizer.conjugate(mixed);
+}
+
+// p other than 2: projected gradient ascent with backtracking from omega (the last best mixture).
+void maximise_by_projected_gradient(const std::vector<double>& moments,
+                                    const std::vector<double>& losses, std::span<const double> d,
+                                    const Regularizer& regularizer, std::vector<double>& omega) {
+  const size_t n = losses.size();
+  std::vector<double> gradient(n), trial(n);
+  double current = mixture_value(moments, losses, omega, d, regularizer, &gradient), step = 1.0;
+  for (int iteration = 0; iteration < 200 && step > 1e-300; ++iteration) {
+    for (size_t k = 0; k < n; ++k) trial[k] = omega[k] + step * gradient[k];
+    project_to_simplex(trial);
+    const double candidate = mixture_value(moments, losses, trial, d, regularizer, nullptr);
+    if (candidate > current) {
+      omega.swap(trial);
+      current = mixture_value(moments, losses, omega, d, regularizer, &gradient);
+      step *= 2;
+    } else {
+      step *= 0.25;
+    }
+  }
+}
+
 }  // namespace
 
 int dual_bundle_capacity(int64_t params) {
@@ -111,7 +158,6 @@ void DualBundle::make_room(size_t capacity, std::span<const double> d) {
 
 double DualBundle::add(std::span<const double> z, double loss, std::span<const double> d,
                        const Regularizer& regularizer, int capacity) {
-  const size_t params = z.size();
   if (gram_.size() != size() * size()) {  // after a resume
     gram_.assign(size() * size(), 0.0);
     for (size_t k = 0; k < size(); ++k) set_gram_row(k, d);
@@ -128,47 +174,11 @@ double DualBundle::add(std::span<const double> z, double loss, std::span<const d
   gram_.swap(grown);
   set_gram_row(n - 1, d);
 
-  std::vector<double> mixed(params), conj_gradient(params), gradient(n), trial(n);
-  // D_0(omega) from the points themselves; with_gradient fills dD_0/domega_k =
-  // loss_k - conj'(w) . z_k.
-  const auto value = [&](const std::vector<double>& omega, bool with_gradient) {
-    std::fill(mixed.begin(), mixed.end(), 0.0);
-    double mixed_loss = 0;
-    for (size_t k = 0; k < n; ++k) {
-      if (omega[k] == 0) continue;
-      mixed_loss += omega[k] * losses[k];
-      for (size_t r = 0; r < params; ++r) mixed[r] += omega[k] * moments[k * params + r];
-    }
-    for (size_t r = 0; r < params; ++r) mixed[r] -= d[r];
-    if (with_gradient) {
-      regularizer.conjugate_gradient(mixed, conj_gradient);
-      for (size_t k = 0; k < n; ++k) {
-        double dot = 0;
-        for (size_t r = 0; r < params; ++r) dot += conj_gradient[r] * moments[k * params + r];
-        gradient[k] = losses[k] - dot;
-      }
-    }
-    return mixed_loss - regularizer.conjugate(mixed);
-  };
-  if (regularizer.p == 2.0) {
+  if (regularizer.p == 2.0)
     maximise_quadratic(gram_, losses, regularizer.C, weights);
-  } else {
-    // Projected gradient ascent with backtracking from the last best mixture.
-    double current = value(weights, true), step = 1.0;
-    for (int iteration = 0; iteration < 200 && step > 1e-300; ++iteration) {
-      for (size_t k = 0; k < n; ++k) trial[k] = weights[k] + step * gradient[k];
-      project_to_simplex(trial);
-      const double candidate = value(trial, false);
-      if (candidate > current) {
-        weights.swap(trial);
-        current = value(weights, true);
-        step *= 2;
-      } else {
-        step *= 0.25;
-      }
-    }
-  }
-  const double bound = value(weights, false);
+  else
+    maximise_by_projected_gradient(moments, losses, d, regularizer, weights);
+  const double bound = mixture_value(moments, losses, weights, d, regularizer, nullptr);
   if (std::isfinite(bound)) best = std::max(best, bound);
   return best;
 }
