@@ -18,15 +18,7 @@ std::vector<double> make_loss(const Dataset& data, const ProblemSettings& settin
   if (settings.loss_augmented && !data.has_labels())
     throw InputError(settings.source + ": /vars/label: training needs ground-truth labels");
   if (!settings.loss_augmented || settings.loss_weight == 0.0) return {};
-  std::vector<double> loss(static_cast<size_t>(data.num_states()));
-  for (int64_t v = 0; v < data.num_vars(); ++v)
-    for (int64_t s = 0; s < data.card[v]; ++s) {
-      const int64_t i = data.state_offset[v] + s;
-      const double base =
-          data.var_loss.empty() ? (s != data.label[v] ? 1.0 : 0.0) : data.var_loss[i];
-      loss[i] = settings.loss_weight * base;
-    }
-  return loss;
+  return loss_augmentation(data, settings.loss_weight);
 }
 
 // Potentials below this cannot overflow in the sums of their rows: far enough below the
@@ -115,6 +107,18 @@ std::vector<uint8_t> sweep_along_trees(const Dataset& data, const FactorGraph& g
 }
 
 }  // namespace
+
+std::vector<double> loss_augmentation(const Dataset& data, double loss_weight) {
+  std::vector<double> loss(static_cast<size_t>(data.num_states()));
+  for (int64_t v = 0; v < data.num_vars(); ++v)
+    for (int64_t s = 0; s < data.card[v]; ++s) {
+      const int64_t i = data.state_offset[v] + s;
+      const double base =
+          data.var_loss.empty() ? (s != data.label[v] ? 1.0 : 0.0) : data.var_loss[i];
+      loss[i] = loss_weight * base;
+    }
+  return loss;
+}
 
 LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
     : data_(data),

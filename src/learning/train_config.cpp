@@ -47,7 +47,9 @@ void TrainConfig::validate() const {
   }
   require(inference_sweeps >= 1, "--inference-sweeps", "must be >= 1");
   require(std::isfinite(inference_tol) && inference_tol >= 0, "--inference-tol", "must be >= 0");
-  if (learner != "primal-dual") require(p == 2.0, "--p", "the likelihood baselines use p = 2");
+  if (learner != "primal-dual") require(p == 2.0, "--p", "--learner " + learner + " uses p = 2");
+  if (learner == "ssvm-fw")
+    require(epsilon == 0, "--epsilon", "--learner ssvm-fw solves the structured SVM (eps = 0)");
 }
 
 Fields TrainConfig::fields() const {

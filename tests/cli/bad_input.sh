@@ -155,6 +155,9 @@ for ranks in 1 2; do
   expect_error 2 "\-\-out /proc/m.h5: cannot create files in /proc" $ranks -- "$pdsp" train --data "$work/train.h5" --out /proc/m.h5
   expect_error 2 "\-\-out /dev/null: exists and is not a regular file" $ranks -- "$pdsp" train --data "$work/train.h5" --out /dev/null
   expect_error 2 "\-\-checkpoint-dir $work/model.h5: is a file, not a directory" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --checkpoint-dir "$work/model.h5"
+  expect_error 2 "\-\-epsilon: \-\-learner ssvm-fw solves the structured SVM (eps = 0)" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner ssvm-fw
+  expect_error 2 "\-\-learner ssvm-fw: checkpoints are for the primal-dual learner" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0 --checkpoint-dir "$work"
+  expect_error 2 "nolabels.h5: /vars/label: training needs ground-truth labels" $ranks -- "$pdsp" train --data "$work/nolabels.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0
   expect_error 2 "\-\-learner: lbp-magic not in" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner lbp-magic
   expect_error 2 "$work/none.toml: cannot read the config file" $ranks -- "$pdsp" train --config "$work/none.toml"
   expect_error 2 "$work/bad.toml: 'epsilonn' is not a setting of pdsp train" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --config "$work/bad.toml"

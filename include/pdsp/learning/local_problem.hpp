@@ -46,6 +46,10 @@ struct LocalEvaluation {
   double violation = 0;      // largest marginalisation violation
 };
 
+// The loss e_v(s) that training adds to the potentials, per state of `data`'s variables:
+// loss_weight times /vars/loss, or times the Hamming loss [s != label] without it.
+std::vector<double> loss_augmentation(const Dataset& data, double loss_weight);
+
 class LocalProblem {
  public:
   LocalProblem(const Dataset& data, const ProblemSettings& settings);

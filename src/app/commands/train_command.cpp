@@ -23,6 +23,7 @@
 #include "pdsp/data/partition.hpp"
 #include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learning/crf_baselines.hpp"
+#include "pdsp/learning/ssvm_frank_wolfe.hpp"
 #include "pdsp/learning/trainer.hpp"
 #include "pdsp/parallel/share_from_root.hpp"
 #include "pdsp/util/clock.hpp"
@@ -55,8 +56,11 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
       ->group(files);
   app.add_flag("--quiet", o.quiet, "no settings, progress lines or iteration table on the console")
       ->group(files);
-  app.add_option("--learner", c.learner, "primal-dual, or a likelihood baseline")
-      ->check(CLI::IsMember({"primal-dual", "lbp-sgd", "lbp-lbfgs", "mf-sgd", "mf-lbfgs"}))
+  app.add_option("--learner", c.learner,
+                 "primal-dual; ssvm-fw (eps = 0 on binary pairwise data: block Frank-Wolfe on "
+                 "the structured SVM dual with an exact LP oracle); or a likelihood baseline")
+      ->check(
+          CLI::IsMember({"primal-dual", "ssvm-fw", "lbp-sgd", "lbp-lbfgs", "mf-sgd", "mf-lbfgs"}))
       ->group(model);
   app.add_option("--epsilon", c.epsilon, "entropy temperature: 1 = CRF, 0 = structured SVM")
       ->check(finite_at_least(0))
@@ -161,8 +165,8 @@ void check_before_work(TrainOptions& o) {
       (!o.checkpoints.directory.empty() || !o.checkpoints.resume.empty()))
     throw InputError("--learner " + config.learner +
                      ": checkpoints are for the primal-dual learner");
-  // The likelihood baselines run their own inference on whole examples: they keep every example
-  // whole (auto), and refuse a forced split.
+  // The other learners run their own inference on whole examples: they keep every example whole
+  // (auto), and refuse a forced split.
   if (config.learner != "primal-dual") {
     if (parse_shard_count(o.shards) > 1)
       throw InputError("--shards " + o.shards + ": --learner " + config.learner +
@@ -325,6 +329,21 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
   return result;
 }
 
+// The structured SVM by block Frank-Wolfe (eps = 0, binary pairwise data).
+TrainResult train_ssvm(const Dataset& slice, const DatasetLayout& layout, TrainOptions& o,
+                       Communicator& comm) {
+  const TrainConfig& config = o.config;
+  SsvmConfig ssvm{config.C, config.loss_weight, config.max_iters, config.tol, config.max_seconds};
+  std::unique_ptr<RunLog> log;
+  run_collectively(comm, [&] {
+    log = std::make_unique<RunLog>(comm.is_root(), !o.quiet, config.metrics,
+                                   metadata_line(o, layout, 0.0, comm), -1, "");
+  });
+  const TrainResult result = train_ssvm_frank_wolfe(slice, ssvm, comm, *log);
+  log->finish(result, largest_peak_memory(comm), NAN);
+  return result;
+}
+
 }  // namespace
 
 int run_train(const Invocation& invocation, Communicator& comm) {
@@ -378,10 +397,12 @@ int run_train(const Invocation& invocation, Communicator& comm) {
         config.to_line().c_str());
 
   const bool primal_dual = config.learner == "primal-dual";
+  const bool likelihood = !primal_dual && config.learner != "ssvm-fw";
   bool requeue = false;
   const TrainResult result =
-      primal_dual ? train_primal_dual(slice, layout, o, view.checkpoints, comm, requeue)
-                  : train_baseline(slice, layout, o, comm);
+      primal_dual  ? train_primal_dual(slice, layout, o, view.checkpoints, comm, requeue)
+      : likelihood ? train_baseline(slice, layout, o, comm)
+                   : train_ssvm(slice, layout, o, comm);
   if (requeue) {
     if (comm.is_root())
       std::printf("checkpoint written to %s; run the same command to continue (exit %d)\n",
@@ -390,11 +411,11 @@ int run_train(const Invocation& invocation, Communicator& comm) {
   }
   run_collectively(comm, [&] {
     if (!comm.is_root()) return;
-    // A baseline's model predicts with the learner's own inference, a CRF at eps = 1.
+    // A likelihood baseline's model predicts with the learner's own inference, a CRF at eps = 1.
     TrainConfig recorded = config;
-    if (!primal_dual) recorded.epsilon = 1.0;
+    if (likelihood) recorded.epsilon = 1.0;
     Fields attributes = recorded.fields();
-    if (!primal_dual)
+    if (likelihood)
       attributes.emplace_back("inference",
                               config.learner.rfind("lbp", 0) == 0 ? "lbp" : "mean-field");
     attributes.emplace_back("iterations", int64_t{result.state.iterations_done});
