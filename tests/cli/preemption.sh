@@ -35,3 +35,17 @@ check_preemption() {  # $1: label, rest: launcher
 
 check_preemption "1 rank"
 check_preemption "2 ranks" "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2
+
+# A learner without checkpoints (ssvm-fw) stops on SIGTERM at the end of its pass, says so,
+# writes the model of the best theta so far and exits 130.
+"$pdsp" train --data "$work/train.h5" --out "$work/fw.h5" --learner ssvm-fw --epsilon 0 \
+  --tol 0 --max-iters 100000 --threads 1 > "$work/log" 2>&1 &
+pid=$!
+for _ in $(seq 200); do grep -q "^ *1 " "$work/log" && break; sleep 0.05; done
+kill -TERM "$pid"
+code=0
+wait "$pid" || code=$?
+[ "$code" -eq 130 ] || { echo "FAIL (ssvm-fw): exit $code after SIGTERM, wanted 130"; cat "$work/log"; exit 1; }
+grep -q "stopped after [0-9]* iterations: signal" "$work/log"
+h5dump -d /theta "$work/fw.h5" > /dev/null
+echo "ok (ssvm-fw): SIGTERM -> model written, exit 130"

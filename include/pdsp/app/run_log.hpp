@@ -22,6 +22,8 @@ class RunLog final : public TrainingObserver {
          int64_t resume_bytes = -1, const std::string& resume_checksum = "",
          std::string objective = "F");
   void on_iteration(const IterationRecord& record) override;
+  // SIGINT / SIGTERM (stop_signals.hpp), for learners without checkpoints.
+  bool stop_requested() const override;
   // The summary line and the metrics file's last record; `peak_bytes` is the largest peak
   // resident memory of any rank.
   // `seconds_io`: checkpoint writing over the whole run, the last write included (NaN, null in

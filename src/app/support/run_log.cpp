@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "pdsp/app/json_line.hpp"
+#include "pdsp/app/stop_signals.hpp"
 #include "pdsp/data/errors.hpp"
 
 namespace pdsp {
@@ -93,6 +94,10 @@ void RunLog::print_row(const IterationRecord& r) {
         "sits at a poor fixed point there\n",
         static_cast<long long>(r.negative_nll_examples), r.lowest_nll);
   std::fflush(stdout);
+}
+
+bool RunLog::stop_requested() const {
+  return stop_signal_received();
 }
 
 void RunLog::on_iteration(const IterationRecord& r) {
