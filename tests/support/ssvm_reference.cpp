@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "support/tiny_graphs.hpp"
+
 namespace pdsp::testing {
 namespace {
 
@@ -217,6 +219,14 @@ SsvmReference solve_ssvm(const Dataset& data, double loss_weight, double C, Ssvm
     if (out.primal - out.dual <= 1e-10 * std::max(1.0, std::abs(out.primal))) return out;
   }
   throw std::runtime_error("solve_ssvm: no certified optimum within the iteration limit");
+}
+
+std::pair<Dataset, double> loops_with_a_loose_relaxation() {
+  const GraphShape triangle{{2, 2, 2}, {{0, 1}, {1, 2}, {0, 2}}};
+  Dataset data = random_dataset({triangle, grid_shape(2, 2), triangle}, 4, 12);
+  const double relaxed = solve_ssvm(data, 1.0, 1.0, SsvmPoints::HalfIntegralLocalPolytope).primal;
+  const double exact = solve_ssvm(data, 1.0, 1.0, SsvmPoints::Labellings).primal;
+  return {std::move(data), relaxed - exact};
 }
 
 }  // namespace pdsp::testing

@@ -12,6 +12,7 @@
 //
 // is maximised by accelerated projected gradient until P(theta(alpha)) - D(alpha) certifies it.
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
@@ -30,5 +31,11 @@ SsvmReference solve_ssvm(const Dataset& data, double loss_weight, double C, Ssvm
 // P(theta) over the same points.
 double ssvm_primal(const Dataset& data, std::span<const double> theta, double loss_weight, double C,
                    SsvmPoints points);
+
+// Two triangles and a 2 x 2 grid of binary variables with random features, on which the
+// local-polytope relaxation's optimum (C = 1) lies above the exact structured SVM's: a learner
+// that agrees with the relaxation there solves the relaxation. Returns the data set and the
+// relaxed optimum's excess over the exact one.
+std::pair<Dataset, double> loops_with_a_loose_relaxation();
 
 }  // namespace pdsp::testing

@@ -81,15 +81,8 @@ TEST(EpsZero, ReachesTheExactStructuredSvmOptimumOnTrees) {
 }
 
 TEST(EpsZero, ReachesTheLocalPolytopeOptimumOnLoops) {
-  const testing::GraphShape triangle{{2, 2, 2}, {{0, 1}, {1, 2}, {0, 2}}};
-  const Dataset data =
-      testing::random_dataset({triangle, testing::grid_shape(2, 2), triangle}, 4, 12);
-  // The relaxation differs from the exact structured SVM here, so agreeing with it is a test of
-  // which problem pdsp solves.
-  const double relaxed =
-      testing::solve_ssvm(data, 1.0, 1.0, SsvmPoints::HalfIntegralLocalPolytope).primal;
-  const double exact = testing::solve_ssvm(data, 1.0, 1.0, SsvmPoints::Labellings).primal;
-  EXPECT_GT(relaxed, exact + 1e-6);
+  const auto [data, excess] = testing::loops_with_a_loose_relaxation();
+  ASSERT_GT(excess, 1e-6) << "the relaxation must differ from the exact structured SVM";
   expect_certified_optimum(data, 1.0, 1e-4, SsvmPoints::HalfIntegralLocalPolytope);
 }
 
