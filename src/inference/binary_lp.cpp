@@ -119,7 +119,6 @@ HalfIntegralVertex BinaryLpOracle::maximise(const Dataset& data, int64_t n,
     const double* u = e.var_potential(potential, v);
     linear_[v] = u[0] - u[1];
   }
-  const auto cut_term = [&](int p, int q, double c) { cut_.add_arc(p, q, c); };
   for (int64_t a = 0; a < e.factors; ++a) {
     const int i = static_cast<int>(e.first(a)), j = static_cast<int>(e.second(a));
     const double* u = e.table_potential(potential, a);
@@ -128,22 +127,22 @@ HalfIntegralVertex BinaryLpOracle::maximise(const Dataset& data, int64_t n,
     linear_[j] += E11 - E10;
     const double K = E01 + E10 - E00 - E11;
     if (K >= 0) {
-      cut_term(i, j, K / 2);                // [x_i = 0, x_j = 1]
-      cut_term(vars + j, vars + i, K / 2);  // [x'_j = 0, x'_i = 1]
+      cut_.add_arc(i, j, K / 2);                // [x_i = 0, x_j = 1]
+      cut_.add_arc(vars + j, vars + i, K / 2);  // [x'_j = 0, x'_i = 1]
     } else {
       linear_[j] += K;
-      cut_term(vars + j, i, -K / 2);  // [x'_j = 0, x_i = 1]
-      cut_term(vars + i, j, -K / 2);  // [x'_i = 0, x_j = 1]
+      cut_.add_arc(vars + j, i, -K / 2);  // [x'_j = 0, x_i = 1]
+      cut_.add_arc(vars + i, j, -K / 2);  // [x'_i = 0, x_j = 1]
     }
   }
   for (int v = 0; v < vars; ++v) {
     const double c = linear_[v] / 2;  // c x_v + c (1 - x'_v), constants dropped
     if (c > 0) {
-      cut_term(cut_.source(), v, c);
-      cut_term(vars + v, cut_.sink(), c);
+      cut_.add_arc(cut_.source(), v, c);
+      cut_.add_arc(vars + v, cut_.sink(), c);
     } else {
-      cut_term(v, cut_.sink(), -c);
-      cut_term(cut_.source(), vars + v, -c);
+      cut_.add_arc(v, cut_.sink(), -c);
+      cut_.add_arc(cut_.source(), vars + v, -c);
     }
   }
   cut_.solve();

@@ -23,16 +23,18 @@ namespace {
 // gap in fewer passes than none (docs/benchmarks.md).
 constexpr int kMixtureSteps = 3;
 
-// An example's beliefs: a mixture of vertices of its local polytope, weights summing to one.
-// During a pass vertices only join (a weight may fall to 0); pruning happens between passes.
-struct Mixture {
-  std::vector<HalfIntegralVertex> vertices;
-  std::vector<double> weights;
-};
+}  // namespace
 
-class FrankWolfe {
+class SsvmFrankWolfe::Solver {
  public:
-  FrankWolfe(const Dataset& data, const SsvmConfig& config, Communicator& comm)
+  // An example's beliefs: a mixture of vertices of its local polytope, weights summing to one.
+  // During a pass vertices only join (a weight may fall to 0); pruning happens between passes.
+  struct Mixture {
+    std::vector<HalfIntegralVertex> vertices;
+    std::vector<double> weights;
+  };
+
+  Solver(const Dataset& data, const SsvmConfig& config, Communicator& comm)
       : data_(data),
         config_(config),
         comm_(comm),
@@ -93,9 +95,11 @@ class FrankWolfe {
       observer.on_iteration(record);
       result.state.iterations_done = pass;
       result.objective = best_primal;
-      result.stop_reason = stop_reason(record, observer);
-      if (!result.stop_reason.empty()) break;
-      result.stop_reason = "max-iters";
+      const std::string stop = stop_reason(record, observer);
+      if (!stop.empty()) {
+        result.stop_reason = stop;
+        break;
+      }
     }
     return result;
   }
@@ -145,16 +149,13 @@ class FrankWolfe {
     Mixture& m = mixtures_[n];
     features_.example_potentials(n, theta_, loss_, potential_);
     HalfIntegralVertex best = oracles_[0].maximise(data_, n, potential_);
-    const double best_score = vertex_score(data_, n, best, potential_);
     size_t to = std::find(m.vertices.begin(), m.vertices.end(), best) - m.vertices.begin();
     if (to == m.vertices.size()) {
       m.vertices.push_back(std::move(best));
       m.weights.push_back(0.0);
     }
     std::vector<double> scores = mixture_scores(n, m);
-    double current = 0;
-    for (size_t k = 0; k < scores.size(); ++k) current += m.weights[k] * scores[k];
-    const double gap = best_score - current;
+    const double gap = scores[to] - mixture_value(m, scores);
     for (int k = 0; k <= kMixtureSteps; ++k) {
       if (k > 0) {
         features_.example_potentials(n, theta_, loss_, potential_);
@@ -164,6 +165,13 @@ class FrankWolfe {
       if (!pairwise_step(n, m, to, scores)) break;
     }
     return gap;
+  }
+
+  // sum_k w_k scores[k]: the mixture's own score.
+  static double mixture_value(const Mixture& m, const std::vector<double>& scores) {
+    double value = 0;
+    for (size_t k = 0; k < scores.size(); ++k) value += m.weights[k] * scores[k];
+    return value;
   }
 
   std::vector<double> mixture_scores(int64_t n, const Mixture& m) const {
@@ -254,10 +262,7 @@ class FrankWolfe {
         features_.example_potentials(n, theta, loss_, potential_);
         best[n] = vertex_score(data_, n, oracle.maximise(data_, n, potential_), potential_);
         if (!record_gaps) continue;
-        const std::vector<double> scores = mixture_scores(n, mixtures_[n]);
-        double current = 0;
-        for (size_t k = 0; k < scores.size(); ++k) current += mixtures_[n].weights[k] * scores[k];
-        gaps_[n] = best[n] - current;
+        gaps_[n] = best[n] - mixture_value(mixtures_[n], mixture_scores(n, mixtures_[n]));
       }
     }
     double sums[1] = {std::accumulate(best.begin(), best.end(), 0.0)};
@@ -268,7 +273,7 @@ class FrankWolfe {
   }
 
   const Dataset& data_;
-  const SsvmConfig& config_;
+  const SsvmConfig config_;
   Communicator& comm_;
   FeatureIndex features_;
   std::vector<BinaryLpOracle> oracles_;  // one per thread
@@ -283,17 +288,24 @@ class FrankWolfe {
   std::vector<double> gaps_;  // per example, from its last step or evaluation
 };
 
-}  // namespace
-
-TrainResult train_ssvm_frank_wolfe(const Dataset& slice, const SsvmConfig& config,
-                                   Communicator& comm, TrainingObserver& observer) {
+SsvmFrankWolfe::SsvmFrankWolfe(const Dataset& slice, const SsvmConfig& config, Communicator& comm) {
   run_collectively(comm, [&] {
     if (!slice.has_labels())
       throw InputError(slice.source() + ": /vars/label: training needs ground-truth labels");
     require_binary_pairwise(slice, "--learner ssvm-fw");
   });
-  FrankWolfe solver(slice, config, comm);
-  return solver.run(observer);
+  solver_ = std::make_unique<Solver>(slice, config, comm);
+}
+
+SsvmFrankWolfe::~SsvmFrankWolfe() = default;
+
+TrainResult SsvmFrankWolfe::run(TrainingObserver& observer) {
+  return solver_->run(observer);
+}
+
+TrainResult train_ssvm_frank_wolfe(const Dataset& slice, const SsvmConfig& config,
+                                   Communicator& comm, TrainingObserver& observer) {
+  return SsvmFrankWolfe(slice, config, comm).run(observer);
 }
 
 }  // namespace pdsp

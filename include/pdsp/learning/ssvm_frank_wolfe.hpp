@@ -13,6 +13,7 @@
 // own examples from the same theta, its steps sized for a curvature P times the true one, and
 // the passes are added: D cannot fall (CoCoA+).
 #include <cstdint>
+#include <memory>
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/learning/trainer.hpp"
@@ -28,8 +29,22 @@ struct SsvmConfig {
   double max_seconds = 0;  // stop after this much training time (0: no limit)
 };
 
-// Collective over the ranks of `comm`, each with its slice of whole examples. An InputError
-// (on every rank) when the data is not binary pairwise or has no labels.
+// Collective over the ranks of `comm`, each with its slice of whole examples (which must
+// outlive it). The constructor checks the data, on every rank the lowest failing rank's error
+// (the data is not binary pairwise or has no labels), and sets up the features and the labels'
+// moments; run() trains.
+class SsvmFrankWolfe {
+ public:
+  SsvmFrankWolfe(const Dataset& slice, const SsvmConfig& config, Communicator& comm);
+  ~SsvmFrankWolfe();
+  TrainResult run(TrainingObserver& observer);
+
+ private:
+  class Solver;
+  std::unique_ptr<Solver> solver_;
+};
+
+// Both steps at once.
 TrainResult train_ssvm_frank_wolfe(const Dataset& slice, const SsvmConfig& config,
                                    Communicator& comm, TrainingObserver& observer);
 

@@ -333,13 +333,17 @@ TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, Tr
 TrainResult train_ssvm(const Dataset& slice, const DatasetLayout& layout, TrainOptions& o,
                        Communicator& comm) {
   const TrainConfig& config = o.config;
-  SsvmConfig ssvm{config.C, config.loss_weight, config.max_iters, config.tol, config.max_seconds};
+  const auto setup_start = Clock::now();
+  SsvmFrankWolfe learner(
+      slice, {config.C, config.loss_weight, config.max_iters, config.tol, config.max_seconds},
+      comm);
+  const double seconds_setup = largest_over_ranks(seconds_since(setup_start), comm);
   std::unique_ptr<RunLog> log;
   run_collectively(comm, [&] {
     log = std::make_unique<RunLog>(comm.is_root(), !o.quiet, config.metrics,
-                                   metadata_line(o, layout, 0.0, comm), -1, "");
+                                   metadata_line(o, layout, seconds_setup, comm), -1, "");
   });
-  const TrainResult result = train_ssvm_frank_wolfe(slice, ssvm, comm, *log);
+  const TrainResult result = learner.run(*log);
   log->finish(result, largest_peak_memory(comm), NAN);
   return result;
 }
