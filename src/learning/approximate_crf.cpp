@@ -30,6 +30,8 @@ constexpr double kPull = 8.0;
 constexpr int kPullSweeps = 5;
 // Approximate log Z of two fixed points closer than this (relative) count as the same point.
 constexpr double kSameFixedPoint = 1e-6;
+// The annealed start runs inference at theta scaled by k / kAnnealSteps, k = 1 .. kAnnealSteps.
+constexpr int kAnnealSteps = 10;
 
 }  // namespace
 
@@ -177,43 +179,103 @@ double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w) {
   return log_z;
 }
 
+std::array<std::pair<int64_t, int64_t>, 2> ApproximateCrf::potential_ranges(int64_t n) const {
+  const int64_t tables = data_.num_states();
+  return {{{data_.state_offset[data_.var_offset[n]], data_.state_offset[data_.var_offset[n + 1]]},
+           {tables + data_.table_offset[data_.factor_offset[n]],
+            tables + data_.table_offset[data_.factor_offset[n + 1]]}}};
+}
+
+double ApproximateCrf::infer_annealed(int64_t n, Workspace& w) {
+  const auto [first, last] = state_range(n);
+  if (inference_ == ApproximateInference::LoopyBp)
+    std::fill(lambda_.begin() + first, lambda_.begin() + last, 0.0);
+  else
+    mean_field_.reset(n, belief_.data());
+  // Potentials are linear in theta: scaling the example's potentials scales its theta.
+  const auto ranges = potential_ranges(n);
+  std::array<std::vector<double>, 2> full;
+  for (size_t r = 0; r < 2; ++r)
+    full[r].assign(potential_.begin() + ranges[r].first, potential_.begin() + ranges[r].second);
+  int sweeps = 0;
+  for (int k = 1; k < kAnnealSteps; ++k) {
+    const double scale = static_cast<double>(k) / kAnnealSteps;
+    for (size_t r = 0; r < 2; ++r)
+      for (int64_t i = ranges[r].first; i < ranges[r].second; ++i)
+        potential_[i] = scale * full[r][static_cast<size_t>(i - ranges[r].first)];
+    infer(n, w);
+    sweeps += sweeps_[n];
+  }
+  for (size_t r = 0; r < 2; ++r)
+    std::copy(full[r].begin(), full[r].end(), potential_.begin() + ranges[r].first);
+  const double log_z = infer(n, w);
+  sweeps_[n] += sweeps;
+  return log_z;
+}
+
 int ApproximateCrf::own_best_start() const {
   return 1 + (data_.card.empty() ? 0 : *std::max_element(data_.card.begin(), data_.card.end()));
 }
 
-InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_start) {
+double ApproximateCrf::infer_from_start(int64_t n, int start, Workspace& w) {
+  if (start == annealed_start()) return infer_annealed(n, w);
+  return infer_pulled(n, start == own_best_start() ? kOwnBest : start - 1, w);
+}
+
+int ApproximateCrf::keep_best_start(int64_t n, int incumbent, int first, int last, Workspace& w,
+                                    int64_t& sweeps) {
+  const auto [begin, end] = state_range(n);
+  std::vector<double>& mine = state();
+  double best = infer(n, w);
+  sweeps += sweeps_[n];
+  std::vector<double> best_state(mine.begin() + begin, mine.begin() + end);
+  char best_converged = converged_[n];
+  int chosen = incumbent;
+  for (int start = first; start <= last; ++start) {
+    const double log_z = infer_from_start(n, start, w);
+    sweeps += sweeps_[n];
+    // A converged fixed point beats an unconverged one; among equals a clearly larger log Z.
+    // Starts that reach the same fixed point differ by their tolerance and round-off only:
+    // the earlier start (the warm one first) keeps it, whatever the rank and thread count.
+    const bool clearly_larger = log_z > best + kSameFixedPoint * (1 + std::abs(best));
+    if ((converged_[n] && !best_converged) || (converged_[n] == best_converged && clearly_larger)) {
+      best = log_z;
+      best_converged = converged_[n];
+      best_state.assign(mine.begin() + begin, mine.begin() + end);
+      chosen = start;
+    }
+  }
+  std::copy(best_state.begin(), best_state.end(), mine.begin() + begin);
+  per_example_[n] = infer(n, w);  // from the chosen fixed point: its beliefs, in place
+  sweeps += sweeps_[n];
+  return chosen;
+}
+
+InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_start, bool anneal) {
   const int64_t examples = data_.num_examples();
   chosen_start.assign(static_cast<size_t>(examples), 0);
-  const int32_t states = own_best_start() - 1;
+  const int last = anneal ? annealed_start() : own_best_start();
   int64_t sweeps = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : sweeps)
-  for (int64_t n = 0; n < examples; ++n) {
-    Workspace& w = workspaces_[static_cast<size_t>(omp_get_thread_num())];
-    const auto [first, last] = state_range(n);
-    std::vector<double>& mine = state();
-    double best = infer(n, w);
-    sweeps += sweeps_[n];
-    std::vector<double> best_state(mine.begin() + first, mine.begin() + last);
-    char best_converged = converged_[n];
-    for (int start = 1; start <= states + 1; ++start) {
-      const double log_z = infer_pulled(n, start <= states ? start - 1 : kOwnBest, w);
-      sweeps += sweeps_[n];
-      // A converged fixed point beats an unconverged one; among equals a clearly larger log Z.
-      // Starts that reach the same fixed point differ by their tolerance and round-off only:
-      // the earlier start (the warm one first) keeps it, whatever the rank and thread count.
-      const bool clearly_larger = log_z > best + kSameFixedPoint * (1 + std::abs(best));
-      if ((converged_[n] && !best_converged) ||
-          (converged_[n] == best_converged && clearly_larger)) {
-        best = log_z;
-        best_converged = converged_[n];
-        best_state.assign(mine.begin() + first, mine.begin() + last);
-        chosen_start[static_cast<size_t>(n)] = start;
-      }
-    }
-    std::copy(best_state.begin(), best_state.end(), mine.begin() + first);
-    per_example_[n] = infer(n, w);  // from the chosen fixed point: its beliefs, in place
-    sweeps += sweeps_[n];
-  }
+  for (int64_t n = 0; n < examples; ++n)
+    chosen_start[static_cast<size_t>(n)] = keep_best_start(
+        n, 0, 1, last, workspaces_[static_cast<size_t>(omp_get_thread_num())], sweeps);
+  require_finite();
+  InferenceSummary totals = summary();
+  totals.sweeps = sweeps;
+  return totals;
+}
+
+InferenceSummary ApproximateCrf::anneal_where(std::span<const char> wanted,
+                                              std::vector<int>& chosen_start) {
+  const int64_t examples = data_.num_examples();
+  int64_t sweeps = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : sweeps)
+  for (int64_t n = 0; n < examples; ++n)
+    if (wanted[static_cast<size_t>(n)])
+      chosen_start[static_cast<size_t>(n)] = keep_best_start(
+          n, chosen_start[static_cast<size_t>(n)], annealed_start(), annealed_start(),
+          workspaces_[static_cast<size_t>(omp_get_thread_num())], sweeps);
   require_finite();
   InferenceSummary totals = summary();
   totals.sweeps = sweeps;
@@ -227,13 +289,8 @@ std::vector<double> ApproximateCrf::truth_scores() const {
   std::vector<double> scores(static_cast<size_t>(data_.num_examples()), 0.0);
   for (int64_t n = 0; n < data_.num_examples(); ++n) {
     double score = 0.0;
-    for (int64_t i = data_.state_offset[data_.var_offset[n]];
-         i < data_.state_offset[data_.var_offset[n + 1]]; ++i)
-      score += truth[i] * potential_[i];
-    const int64_t tables = data_.num_states();
-    for (int64_t i = tables + data_.table_offset[data_.factor_offset[n]];
-         i < tables + data_.table_offset[data_.factor_offset[n + 1]]; ++i)
-      score += truth[i] * potential_[i];
+    for (const auto& [begin, end] : potential_ranges(n))
+      for (int64_t i = begin; i < end; ++i) score += truth[i] * potential_[i];
     scores[static_cast<size_t>(n)] = score;
   }
   return scores;

@@ -157,7 +157,7 @@ class LbfgsBaseline {
       std::vector<double> taken(params_);
       for (size_t r = 0; r < params_; ++r) taken[r] = step * direction[r];
       memory_.remember_step(taken, gradient_before);
-      step_bound_ = kStepGrowth * norm(taken);
+      step_bound_ = std::max(step_bound_, kStepGrowth * norm(taken));
       memory_.complete_pair(grad_, kMemory);
     }
     IterationRecord record =
@@ -174,10 +174,18 @@ class LbfgsBaseline {
     if (norm(grad_) <= config_.tol * std::max(1.0, norm(theta_)))
       return "converged: gradient norm below tol";
     // Approximate inference solved to a tolerance leaves noise in L: below it no search
-    // makes progress, so a decrease that small ends training (it is not an optimality test).
-    if (before - current_.value <= config_.tol * std::max(1.0, std::abs(current_.value)))
+    // makes progress, so a decrease that small ends training (it is not an optimality test),
+    // unless it came along the L-BFGS direction: its curvature pairs, gathered where a start
+    // found another fixed point, can point into such a jump while -g does not, so the memory
+    // is dropped and the next iteration searches along -g.
+    if (before - current_.value <= config_.tol * std::max(1.0, std::abs(current_.value))) {
+      if (kind == "lbfgs") {
+        memory_.clear();
+        return "";
+      }
       return "relative decrease of L below tol (not certified: the gradient norm is " +
              number_text(norm(grad_)) + ")";
+    }
     return "";
   }
 
@@ -221,7 +229,7 @@ class LbfgsBaseline {
   std::vector<double> theta_, grad_, trial_theta_, trial_grad_;
   Evaluation current_, trial_;
   double last_trial_step_ = NAN;
-  // No step moves theta by more than twice the last accepted one (the first by at most 1):
+  // No step moves theta by more than twice the longest accepted one (the first by at most 1):
   // unit L-BFGS steps jumped into couplings where the approximate inference has several fixed
   // points and the search then stalled above SGD's L (docs/benchmarks.md, issue 17).
   double step_bound_ = 1.0;

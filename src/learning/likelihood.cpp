@@ -29,15 +29,21 @@ Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double>
   crf_.restore();
   crf_.set_theta(theta);
   std::vector<int> chosen;
-  const InferenceSummary summary = crf_.infer_all_best_start(chosen);
+  InferenceSummary summary = crf_.infer_all_best_start(chosen);
   const std::vector<double> truth = crf_.truth_scores();
   const std::span<const double> log_z = crf_.example_log_z();
+  const auto negative = [&](size_t n) {
+    return log_z[n] - truth[n] < -kNegativeNll * (1 + std::abs(log_z[n]));
+  };
+  std::vector<char> missed(truth.size());
+  for (size_t n = 0; n < truth.size(); ++n) missed[n] = negative(n);
+  if (std::find(missed.begin(), missed.end(), 1) != missed.end())
+    summary = crf_.anneal_where(missed, chosen);
   std::vector<double> sums(params_ + 3, 0.0);
   double lowest = INFINITY;
   for (size_t n = 0; n < truth.size(); ++n) {
-    const double nll = log_z[n] - truth[n];
-    lowest = std::min(lowest, nll);
-    if (nll < -kNegativeNll * (1 + std::abs(log_z[n]))) sums[params_ + 2] += 1;
+    lowest = std::min(lowest, log_z[n] - truth[n]);
+    if (negative(n)) sums[params_ + 2] += 1;
   }
   crf_.moments(std::span<double>(sums).first(params_));
   sums[params_] = summary.log_z;

@@ -3,6 +3,7 @@
 // convergence at fixed parameters: loopy belief propagation (the message update of
 // MessagePassing with Bethe counting numbers at eps = 1 is sum-product) or naive mean field.
 // It serves the likelihood baselines and their predictions; one rank's examples.
+#include <array>
 #include <span>
 #include <string>
 #include <utility>
@@ -66,10 +67,24 @@ class ApproximateCrf {
   // truth's score (a negative NLL), and the one near the pattern the observations show is
   // reached only from near it. No start reads the labels, so that training evaluates the
   // fixed points prediction finds. `chosen_start[n]` says which won: 0 the current state, 1 + s
-  // pulled towards s, 1 + states the observations' best states.
-  InferenceSummary infer_all_best_start(std::vector<int>& chosen_start);
-  // The `chosen_start` of the start pulled towards the variables' own best states.
+  // pulled towards s, 1 + states the observations' best states, 2 + states the annealed start.
+  //
+  // With `anneal`, one more start follows a fixed point from weak potentials to the true ones:
+  // inference to convergence at theta scaled by 0.1, 0.2, ..., 0.9, each from the last, then
+  // at theta. At small scales inference has one fixed point, and the one it follows is the
+  // branch the observations select as couplings grow, not a state frozen by a pull. It is
+  // prediction's substitute for training's warm start (a test example has no path of accepted
+  // iterates to follow), and costs about as much inference as the other starts together.
+  InferenceSummary infer_all_best_start(std::vector<int>& chosen_start, bool anneal = false);
+  // After infer_all_best_start without annealing: the examples where `wanted` is set also try
+  // the annealed start, which wins as there (`chosen_start` is updated). Training calls it
+  // where the best start left an approximate NLL below zero, a sure sign that inference missed
+  // the fixed points that matter (for mean field the labelling itself is a higher bound).
+  InferenceSummary anneal_where(std::span<const char> wanted, std::vector<int>& chosen_start);
+  // The `chosen_start` of the start pulled towards the variables' own best states, and of the
+  // annealed one.
   int own_best_start() const;
+  int annealed_start() const { return own_best_start() + 1; }
   // The approximate log Z of each example from the last inference.
   std::span<const double> example_log_z() const { return per_example_; }
   // The score of the ground truth of each example, sum of its potentials at the labels.
@@ -92,6 +107,15 @@ class ApproximateCrf {
   void pull_towards(int64_t n, int32_t state, double amount);
   // Inference on example n from zero messages (uniform beliefs) pulled towards `state`.
   double infer_pulled(int64_t n, int32_t state, Workspace& w);
+  // Inference on example n from zero messages (uniform beliefs) along the annealing schedule.
+  double infer_annealed(int64_t n, Workspace& w);
+  // Inference on example n from start `start` (numbered as chosen_start, not 0).
+  double infer_from_start(int64_t n, int start, Workspace& w);
+  // Example n's current state (start `incumbent`) against the starts first..last: keeps the best
+  // fixed point, leaves its beliefs and log Z in place, adds the sweeps and returns its start.
+  int keep_best_start(int64_t n, int incumbent, int first, int last, Workspace& w, int64_t& sweeps);
+  // The ranges of potential_ that hold example n's unaries and its factor tables.
+  std::array<std::pair<int64_t, int64_t>, 2> potential_ranges(int64_t n) const;
   // The example's range of the state it keeps: messages (BP) or beliefs (mean field).
   std::pair<int64_t, int64_t> state_range(int64_t n) const;
   std::vector<double>& state() {

@@ -35,7 +35,9 @@ class Likelihood {
   // The objective and its gradient (of L / V) at theta, each example's inference from the best
   // of several starts (ApproximateCrf::infer_all_best_start: the accepted iterate's state, one
   // pulled towards each state, one towards each variable's own best state), so that log Z is
-  // that of the lowest Bethe free energy found, from the starts prediction uses. Collective.
+  // that of the lowest Bethe free energy found, from the starts prediction uses; an example
+  // whose approximate NLL is then negative also tries the annealed start, as prediction does.
+  // Collective.
   Evaluation evaluate(std::span<const double> theta, std::span<double> grad);
   // The stochastic gradient of L (not divided by V) for example `global` (in file order) with
   // its 1/N share of the regulariser, inference from the example's current state. The rank that

@@ -115,34 +115,42 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
 }
 
 // The likelihood baselines predict with the inference they were trained with, each example
-// from the best of several starts (ApproximateCrf::infer_all_best_start); the line says which
-// fixed points were chosen and their approximate log Z (minus the Bethe free energy for BP).
+// from the best of several starts, the annealed one included (ApproximateCrf::
+// infer_all_best_start); the line says which fixed points were chosen and their approximate
+// log Z (minus the Bethe free energy for BP).
 std::string approximate_beliefs(const Dataset& slice, ApproximateInference inference,
                                 const ModelFile& model, const PredictFlags& f,
                                 std::vector<double>& beliefs, Communicator& comm) {
   ApproximateCrf crf(slice, inference, f.max_sweeps, f.tol);
   crf.set_theta(model.theta);
   std::vector<int> chosen;
-  const InferenceSummary summary = crf.infer_all_best_start(chosen);
+  const InferenceSummary summary = crf.infer_all_best_start(chosen, /*anneal=*/true);
   // Totals over the ranks: log Z, unconverged examples, examples whose best start was zero
-  // messages (uniform beliefs), pulled towards some state, pulled towards the own best states.
-  std::vector<double> totals = {summary.log_z, static_cast<double>(summary.unconverged), 0, 0, 0};
-  for (int start : chosen) totals[start == 0 ? 2 : start == crf.own_best_start() ? 4 : 3] += 1;
+  // messages (uniform beliefs), pulled towards some state, pulled towards the own best states,
+  // annealed.
+  std::vector<double> totals = {
+      summary.log_z, static_cast<double>(summary.unconverged), 0, 0, 0, 0};
+  for (int start : chosen)
+    totals[start == 0                      ? 2
+           : start == crf.own_best_start() ? 4
+           : start == crf.annealed_start() ? 5
+                                           : 3] += 1;
   comm.allreduce_sum(std::span<double>(totals));
   beliefs.assign(crf.beliefs().begin(), crf.beliefs().begin() + slice.num_states());
   char line[512];
   std::snprintf(line, sizeof line,
-                "%s to convergence (at most %d sweeps%s, per example and start), the best of 2 + "
+                "%s to convergence (at most %d sweeps%s, per example and start), the best of 3 + "
                 "states starts per example: approximate log Z %.10g (%s); best start: zero "
                 "messages in %.0f examples, pulled towards a state in %.0f, towards each "
-                "variable's own best state in %.0f; %.0f examples did not converge",
+                "variable's own best state in %.0f, annealed in %.0f; %.0f examples did not "
+                "converge",
                 inference_name(inference).c_str(), f.max_sweeps,
                 // Mean field's coordinate ascent raises its bound at every update: no damping.
                 inference == ApproximateInference::LoopyBp ? ", then as many damped ones" : "",
                 totals[0],
                 inference == ApproximateInference::LoopyBp ? "minus the Bethe free energy"
                                                            : "the mean-field bound",
-                totals[2], totals[3], totals[4], totals[1]);
+                totals[2], totals[3], totals[4], totals[5], totals[1]);
   return line;
 }
 
