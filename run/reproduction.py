@@ -374,13 +374,16 @@ def report():
         "for each of %d bins of the value, `pdsp gen denoise --unary-bins`; and the edge "
         "weight), the conditional likelihood per variable with loopy BP or mean "
         "field inside SGD (10 epochs) or L-BFGS (at most 30 iterations, strong Wolfe search, no "
-        "step longer than twice the last accepted one); "
+        "step longer than twice the longest accepted one, a search along -g after an L-BFGS "
+        "iteration that decreased L by less than the tolerance); "
         "inference in each evaluation runs to a change below 1e-6 (loopy BP: 200 sweeps, then up "
         "to 200 damped ones; mean field: 1000 sweeps), from the last accepted iterate's messages, "
         "from one start pulled towards each state and from one pulled towards each pixel's own "
-        "best state, keeping the fixed point with the largest log Z; an evaluation with an "
-        "unconverged example or a negative NLL is rejected. Predictions: the same starts (zero "
-        "messages instead of the warm one), the same sweeps.\n" % UNARY_BINS["bimodal"])
+        "best state, keeping the fixed point with the largest log Z, and where that leaves a "
+        "negative NLL also from the annealed start (inference at theta scaled by 0.1, 0.2, ..., "
+        "1, each from the last); an evaluation with an unconverged example or a negative NLL is "
+        "rejected. Predictions: the same starts (zero messages instead of the warm one) and the "
+        "annealed one for every image, the same sweeps.\n" % UNARY_BINS["bimodal"])
     def cells(name, field, fmt):
         """One row's cells; settings the study has not measured yet show as '-'."""
         return " | ".join(fmt % den[k][name][field] if k in den else "-" for k in keys)
