@@ -29,7 +29,7 @@ Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double>
   crf_.restore();
   crf_.set_theta(theta);
   std::vector<int> chosen;
-  InferenceSummary summary = crf_.infer_all_best_start(chosen);
+  crf_.infer_all_best_start(chosen);
   const std::vector<double> truth = crf_.truth_scores();
   const std::span<const double> log_z = crf_.example_log_z();
   const auto negative = [&](size_t n) {
@@ -37,8 +37,8 @@ Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double>
   };
   std::vector<char> missed(truth.size());
   for (size_t n = 0; n < truth.size(); ++n) missed[n] = negative(n);
-  if (std::find(missed.begin(), missed.end(), 1) != missed.end())
-    summary = crf_.anneal_where(missed, chosen);
+  // Every rank calls it, with or without examples to anneal: it checks the beliefs collectively.
+  const InferenceSummary summary = crf_.anneal_where(missed, chosen);
   std::vector<double> sums(params_ + 3, 0.0);
   double lowest = INFINITY;
   for (size_t n = 0; n < truth.size(); ++n) {

@@ -101,4 +101,27 @@ std::vector<double> normal_theta(int64_t params, double sd, uint64_t seed) {
   return theta;
 }
 
+Dataset denoising_grids(const std::vector<bool>& noisy) {
+  const double observed[2][16] = {{-0.01, -0.10, 0.50, 0.85, -1.16, -0.93, -0.43, -0.41, -1.21,
+                                   -0.68, 0.80, 0.77, 0.69, -0.70, 1.13, -0.05},
+                                  {-0.60, -0.50, 0.50, 0.70, -0.80, -0.70, 0.60, 0.50, -0.50, -0.90,
+                                   0.80, 0.70, -0.60, -0.70, 0.90, 0.60}};
+  DatasetBuilder builder(2);
+  const std::vector<FeatureRow> agree = {{{1, 1.0}}, {}, {}, {{1, 1.0}}};
+  for (const bool is_noisy : noisy) {
+    builder.begin_example();
+    int64_t first = 0;
+    for (int v = 0; v < 16; ++v) {
+      const int64_t id =
+          builder.add_variable(2, v % 4 < 2 ? 0 : 1, {{}, {{0, observed[is_noisy ? 0 : 1][v]}}});
+      if (v == 0) first = id;
+    }
+    for (int64_t v = first; v < first + 16; ++v) {
+      if ((v - first) % 4 < 3) builder.add_factor({v, v + 1}, agree);
+      if (v - first < 12) builder.add_factor({v, v + 4}, agree);
+    }
+  }
+  return builder.finish();
+}
+
 }  // namespace pdsp::testing

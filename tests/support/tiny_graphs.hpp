@@ -36,6 +36,13 @@ PlacedFactor place_factor(const GraphShape& shape, const std::vector<int64_t>& l
 // parameters (1 or 2 entries per row, values from N(0, 1)).
 Dataset random_dataset(const std::vector<GraphShape>& shapes, int32_t num_params, uint64_t seed);
 
+// 4x4 denoising grids of binary pixels, left half 0 and right half 1, one example each: a weight
+// on each pixel's observation (its state-1 feature, parameter 0) and an Ising agreement weight
+// (parameter 1). `noisy` examples observe a block of the right half as 0 (at theta (3, 2) mean
+// field's pulled starts miss the largest bound and its best bound is below the truth's score);
+// the others observe every pixel on its own side.
+Dataset denoising_grids(const std::vector<bool>& noisy);
+
 // `params` values drawn from N(0, sd^2) by a generator seeded with `seed`.
 std::vector<double> normal_theta(int64_t params, double sd, uint64_t seed);
 

@@ -196,24 +196,6 @@ TEST(ApproximateCrf, BestOfSeveralStartsFindsTheBetterFixedPoint) {
   EXPECT_GT(crf.beliefs()[1], 0.99);  // variable 0 now says 1
 }
 
-// A 4x4 denoising grid, left half 0 and right half 1, whose observations (the state-1
-// feature) disagree with the truth on a block of the right half: at a strong coupling the
-// pulled starts freeze mean field in states whose bound is below the one reached by following
-// the fixed point from weak potentials.
-Dataset noisy_grid() {
-  const double observed[16] = {-0.01, -0.10, 0.50, 0.85, -1.16, -0.93, -0.43, -0.41,
-                               -1.21, -0.68, 0.80, 0.77, 0.69,  -0.70, 1.13,  -0.05};
-  DatasetBuilder builder(2);
-  builder.begin_example();
-  for (int v = 0; v < 16; ++v) builder.add_variable(2, v % 4 < 2 ? 0 : 1, {{}, {{0, observed[v]}}});
-  const std::vector<FeatureRow> agree = {{{1, 1.0}}, {}, {}, {{1, 1.0}}};
-  for (int v = 0; v < 16; ++v) {
-    if (v % 4 < 3) builder.add_factor({v, v + 1}, agree);
-    if (v < 12) builder.add_factor({v, v + 4}, agree);
-  }
-  return builder.finish();
-}
-
 // Mean field's log Z on `data` at `theta` from the best of the starts without the annealed one.
 double best_without_annealing(const Dataset& data, const std::vector<double>& theta) {
   ApproximateCrf crf(data, ApproximateInference::MeanField, 500, 1e-12);
@@ -223,7 +205,7 @@ double best_without_annealing(const Dataset& data, const std::vector<double>& th
 }
 
 TEST(ApproximateCrf, TheAnnealedStartFindsABoundThePulledStartsMiss) {
-  const Dataset data = noisy_grid();
+  const Dataset data = testing::denoising_grids({true});
   const std::vector<double> theta = {3.0, 2.0};
   const double without = best_without_annealing(data, theta);
   std::vector<int> chosen;
@@ -243,7 +225,7 @@ TEST(ApproximateCrf, TheAnnealedStartFindsABoundThePulledStartsMiss) {
 // Without the annealed start the grid's best bound lies below the truth's score (a negative
 // NLL); the evaluation tries it there, and the NLL is a likelihood's again.
 TEST(Likelihood, AnnealsWhereTheBestStartLeftANegativeNll) {
-  const Dataset data = noisy_grid();
+  const Dataset data = testing::denoising_grids({true});
   const std::vector<double> theta = {3.0, 2.0};
   ApproximateCrf crf(data, ApproximateInference::MeanField, 500, 1e-12);
   crf.set_theta(theta);

@@ -77,9 +77,10 @@ class ApproximateCrf {
   // iterates to follow), and costs about as much inference as the other starts together.
   InferenceSummary infer_all_best_start(std::vector<int>& chosen_start, bool anneal = false);
   // After infer_all_best_start without annealing: the examples where `wanted` is set also try
-  // the annealed start, which wins as there (`chosen_start` is updated). Training calls it
+  // the annealed start, kept by the same rule (`chosen_start` is updated). Training calls it
   // where the best start left an approximate NLL below zero, a sure sign that inference missed
   // the fixed points that matter (for mean field the labelling itself is a higher bound).
+  // Collective like infer_all: every rank calls it, whether it has such examples or not.
   InferenceSummary anneal_where(std::span<const char> wanted, std::vector<int>& chosen_start);
   // The `chosen_start` of the start pulled towards the variables' own best states, and of the
   // annealed one.
