@@ -70,7 +70,11 @@ void ApproximateCrf::accept() {
 }
 
 void ApproximateCrf::restore() {
-  std::copy(accepted_.begin(), accepted_.end(), state().begin());
+  roll_back(accepted_);
+}
+
+void ApproximateCrf::roll_back(const std::vector<double>& snapshot) {
+  std::copy(snapshot.begin(), snapshot.end(), state().begin());
 }
 
 std::pair<int64_t, int64_t> ApproximateCrf::state_range(int64_t n) const {

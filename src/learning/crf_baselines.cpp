@@ -34,6 +34,10 @@ IterationRecord record_of(int iteration, double before, const Evaluation& after,
   return r;
 }
 
+// An epoch whose end point has unconverged inference or a negative NLL is repeated from its
+// start with half the step, at most this many times; then it is kept, and its record says so.
+constexpr int kSgdHalvings = 5;
+
 TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communicator& comm,
                       TrainingObserver& observer) {
   Likelihood likelihood(crf, config.C, comm);
@@ -51,16 +55,29 @@ TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communi
   result.stop_reason = "max-iters";
   for (int epoch = 1; epoch <= config.max_iters; ++epoch) {
     const auto epoch_start = Clock::now();
-    const double step = config.step / variables_per_example / epoch;
-    for (int64_t n = 0; n < data.file_examples; ++n) {
-      likelihood.example_gradient(n, theta, grad);
-      for (size_t r = 0; r < params; ++r) theta[r] -= step * grad[r];
+    double step = config.step / variables_per_example / epoch;
+    // SGD has no line search to reject a point, so an epoch that ends where the evaluation is
+    // not to be trusted is taken again from the same theta and messages with a shorter step.
+    const std::vector<double> theta_before = theta;
+    const std::vector<double> state_before = crf.state_snapshot();
+    int halvings = 0;
+    Evaluation e;
+    for (;; ++halvings) {
+      for (int64_t n = 0; n < data.file_examples; ++n) {
+        likelihood.example_gradient(n, theta, grad);
+        for (size_t r = 0; r < params; ++r) theta[r] -= step * grad[r];
+      }
+      // The evaluation starts where the epoch's example updates left the messages.
+      crf.accept();
+      e = likelihood.evaluate(theta, grad);
+      if (e.valid || halvings == kSgdHalvings) break;
+      theta = theta_before;
+      crf.roll_back(state_before);
+      step /= 2;
     }
-    // The evaluation starts where the epoch's example updates left the messages.
-    crf.accept();
-    const Evaluation e = likelihood.evaluate(theta, grad);
     IterationRecord record = record_of(epoch, previous, e, grad, step, started, epoch_start);
     record.unconverged_examples = e.unconverged;
+    record.step_trials = halvings;
     observer.on_iteration(record);
     result.state.iterations_done = epoch;
     result.objective = e.value;

@@ -370,6 +370,43 @@ TEST(CrfBaselines, LbfgsMovesThetaByAtMostTwiceItsLongestStep) {
   }
 }
 
+// SGD has no line search: an epoch that ends where inference did not converge is taken again
+// from the same theta and messages with half the step, at most 5 times, and then kept. With one
+// sweep per inference no evaluation away from theta = 0 converges.
+TEST(CrfBaselines, SgdRepeatsAnEpochEndingAtAnInvalidEvaluationWithHalfTheStep) {
+  const Dataset data =
+      testing::random_dataset({testing::loopy_shape(), testing::loopy_shape()}, 5, 9);
+  BaselineConfig config;
+  parse_baseline_learner("lbp-sgd", config);
+  config.max_iters = 1;
+  ApproximateCrf hasty(data, config.inference, 1, 1e-12);
+  Recorder recorder;
+  SerialCommunicator serial;
+  const TrainResult result = train_crf_baseline(hasty, config, serial, recorder);
+  ASSERT_EQ(recorder.records.size(), 1u);
+  const IterationRecord& epoch = recorder.records[0];
+  EXPECT_EQ(epoch.step_trials, 5);
+  EXPECT_GT(epoch.unconverged_examples, 0);  // kept after the last halving, and flagged
+  const double variables_per_example = static_cast<double>(data.num_vars()) / 2;
+  EXPECT_DOUBLE_EQ(epoch.step, config.step / variables_per_example / 32);
+  // The kept epoch is one epoch at that step from where the first try started.
+  ApproximateCrf again(data, config.inference, 1, 1e-12);
+  Likelihood likelihood(again, config.C, serial);
+  std::vector<double> theta(5, 0.0), grad(5);
+  likelihood.evaluate(theta, grad);
+  for (int64_t n = 0; n < 2; ++n) {
+    likelihood.example_gradient(n, theta, grad);
+    for (size_t r = 0; r < 5; ++r) theta[r] -= epoch.step * grad[r];
+  }
+  EXPECT_EQ(result.state.theta, theta);
+  // Inference that converges keeps every epoch at its first try.
+  ApproximateCrf converging(data, config.inference, 1000, 1e-12);
+  Recorder kept;
+  config.max_iters = 3;
+  train_crf_baseline(converging, config, serial, kept);
+  for (const IterationRecord& r : kept.records) EXPECT_EQ(r.step_trials, 0) << r.iteration;
+}
+
 TEST(CrfBaselines, TheObjectiveIsPerVariable) {
   // At theta = 0 every potential is 0: L = sum_v log |states of v|, divided by the variables.
   const Dataset data = tree_data();

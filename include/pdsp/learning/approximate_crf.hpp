@@ -44,6 +44,11 @@ class ApproximateCrf {
   // starts where the last accepted iterate's inference ended.
   void accept();
   void restore();
+  // The current state (messages or beliefs) of every example, and a return to such a copy.
+  std::vector<double> state_snapshot() const {
+    return inference_ == ApproximateInference::LoopyBp ? lambda_ : belief_;
+  }
+  void roll_back(const std::vector<double>& snapshot);
   void set_theta(std::span<const double> theta);
   void set_example_theta(int64_t n, std::span<const double> theta);
   // Inference on example n from its current state; returns its approximate log Z and leaves
