@@ -7,8 +7,10 @@
   reproduction.py denoising  # 4 base images x {gaussian, bimodal}: pdsp per-site and the baselines;
                              # saved per setting, a rerun measures only the missing ones
   reproduction.py denoising-fresh  # the same, measuring every setting again
-  reproduction.py denoising-baselines NAME...  # the named baselines (e.g. MF-SGD MF-BFGS)
-                             # measured again on every measured setting, the rest kept
+  reproduction.py denoising-baselines NAME... [--settings=KEY,...]
+                             # the named baselines (e.g. MF-SGD MF-BFGS) measured again on every
+                             # measured setting, or on those named (e.g. bimodal-I1) in that
+                             # order; the rest kept
   reproduction.py report     # figures and docs/reproduction.md from the results of the above
 
 Each experiment writes JSON results under out/reproduction/ (the report reads them back), so the
@@ -184,13 +186,19 @@ def shared_data(noise, image):
                     seed=100 + image, unary_bins=UNARY_BINS[noise])
 
 
-def denoising_baselines(names):
-    """Measures the named baselines again on every setting the study has measured, keeping the
-    rest; each baseline's entry records the build that measured it."""
+def denoising_baselines(args):
+    """Measures the named baselines again on every setting the study has measured (or on the
+    settings named by `--settings KEY,...`, in that order), keeping the rest; each baseline's
+    entry records the build that measured it."""
+    names = [a for a in args if not a.startswith("--settings")]
+    results = measured("denoising") or {}
+    chosen = [a.split("=", 1)[1].split(",") for a in args if a.startswith("--settings=")]
+    keys = chosen[0] if chosen else list(results)
     if not names or any(n not in BASELINES for n in names):
         sys.exit("name the baselines to measure again, of: " + " ".join(BASELINES))
-    results = measured("denoising") or {}
-    for key in list(results):
+    if any(k not in results for k in keys):
+        sys.exit("--settings: measured settings are " + ",".join(results))
+    for key in keys:
         noise, image = key.split("-I")
         shared = shared_data(noise, int(image))
         for name in names:
@@ -410,6 +418,14 @@ def report():
                      if "build" in den[k][n]})
     # The first two lines of `pdsp --version`: the version and the commit.
     add("\nMeasured by " + "; ".join("`%s`" % " ".join(b.splitlines()[:2]) for b in builds) + ".\n")
+    add("The commit that measured each baseline run (reruns replace one run at a time, so a table "
+        "can hold runs of several builds):\n")
+    add("| run | " + " | ".join(keys) + " |")
+    add("|---|" + "---|" * 8)
+    for name in BASELINES:
+        add(f"| {name} | " + " | ".join(
+            commit_of(den[k][name]["build"]) if k in den and "build" in den[k][name] else "-"
+            for k in keys) + " |")
     add("\nTraining time in seconds (2 MPI ranks x 1 thread):\n")
     add("| run | " + " | ".join(keys) + " |")
     add("|---|" + "---|" * 8)
@@ -435,6 +451,12 @@ def report():
     with open(os.path.join(DOCS, "reproduction.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote docs/reproduction.md")
+
+
+def commit_of(build):
+    """The commit named by a build's `pdsp --version` text."""
+    m = re.search(r"commit: (\S+)", build)
+    return m.group(1) if m else "?"
 
 
 def elapsed():
