@@ -390,7 +390,8 @@ def report():
         "best state, keeping the fixed point with the largest log Z, and where that leaves a "
         "negative NLL also from the annealed start (inference at theta scaled by 0.1, 0.2, ..., "
         "1, each from the last); an evaluation with an unconverged example or a negative NLL is "
-        "rejected. Predictions: the same starts (zero messages instead of the warm one) and the "
+        "rejected by L-BFGS, and SGD takes an epoch that ends at one again with half the step (at "
+        "most 5 times). Predictions: the same starts (zero messages instead of the warm one) and the "
         "annealed one for every image, the same sweeps.\n" % UNARY_BINS["bimodal"])
     def cells(name, field, fmt):
         """One row's cells; settings the study has not measured yet show as '-'."""
