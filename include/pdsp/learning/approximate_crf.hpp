@@ -45,9 +45,7 @@ class ApproximateCrf {
   void accept();
   void restore();
   // The current state (messages or beliefs) of every example, and a return to such a copy.
-  std::vector<double> state_snapshot() const {
-    return inference_ == ApproximateInference::LoopyBp ? lambda_ : belief_;
-  }
+  std::vector<double> state_snapshot() const { return state(); }
   void roll_back(const std::vector<double>& snapshot);
   void set_theta(std::span<const double> theta);
   void set_example_theta(int64_t n, std::span<const double> theta);
@@ -125,6 +123,9 @@ class ApproximateCrf {
   // The example's range of the state it keeps: messages (BP) or beliefs (mean field).
   std::pair<int64_t, int64_t> state_range(int64_t n) const;
   std::vector<double>& state() {
+    return inference_ == ApproximateInference::LoopyBp ? lambda_ : belief_;
+  }
+  const std::vector<double>& state() const {
     return inference_ == ApproximateInference::LoopyBp ? lambda_ : belief_;
   }
   void require_finite() const;
