@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <tuple>
 
 #include "pdsp/data/errors.hpp"
 #include "pdsp/learning/non_finite_report.hpp"
@@ -50,6 +52,8 @@ ApproximateCrf::ApproximateCrf(const Dataset& data, ApproximateInference inferen
       lambda_(static_cast<size_t>(graph_.num_message_entries()), 0.0),
       belief_(potential_.size(), 0.0),
       per_example_(static_cast<size_t>(data.num_examples()), 0.0),
+      cold_log_z_(static_cast<size_t>(data.num_examples()), 0.0),
+      cold_converged_(static_cast<size_t>(data.num_examples()), 0),
       converged_(static_cast<size_t>(data.num_examples()), 1),
       sweeps_(static_cast<size_t>(data.num_examples()), 0) {
   reset();
@@ -223,11 +227,32 @@ int ApproximateCrf::own_best_start() const {
 
 double ApproximateCrf::infer_from_start(int64_t n, int start, Workspace& w) {
   if (start == annealed_start()) return infer_annealed(n, w);
+  if (start == zero_start()) {
+    const auto [first, last] = state_range(n);
+    if (inference_ == ApproximateInference::LoopyBp)
+      std::fill(lambda_.begin() + first, lambda_.begin() + last, 0.0);
+    else
+      mean_field_.reset(n, belief_.data());
+    return infer(n, w);
+  }
   return infer_pulled(n, start == own_best_start() ? kOwnBest : start - 1, w);
 }
 
-int ApproximateCrf::keep_best_start(int64_t n, int incumbent, int first, int last, Workspace& w,
-                                    int64_t& sweeps) {
+namespace {
+
+// Whether a fixed point of `log_z` (`converged` or not) beats the best so far: a converged one
+// beats an unconverged one; among equals a clearly larger log Z wins. Starts that reach the
+// same fixed point differ by their tolerance and round-off only: the earlier start keeps it,
+// whatever the rank and thread count.
+bool beats(double log_z, char converged, double best, char best_converged) {
+  const bool clearly_larger = log_z > best + kSameFixedPoint * (1 + std::abs(best));
+  return (converged && !best_converged) || (converged == best_converged && clearly_larger);
+}
+
+}  // namespace
+
+int ApproximateCrf::keep_best_start(int64_t n, int incumbent, bool incumbent_is_cold,
+                                    std::span<const int> starts, Workspace& w, int64_t& sweeps) {
   const auto [begin, end] = state_range(n);
   std::vector<double>& mine = state();
   double best = infer(n, w);
@@ -235,14 +260,15 @@ int ApproximateCrf::keep_best_start(int64_t n, int incumbent, int first, int las
   std::vector<double> best_state(mine.begin() + begin, mine.begin() + end);
   char best_converged = converged_[n];
   int chosen = incumbent;
-  for (int start = first; start <= last; ++start) {
+  double& cold = cold_log_z_[static_cast<size_t>(n)];
+  char& cold_converged = cold_converged_[static_cast<size_t>(n)];
+  if (incumbent_is_cold) std::tie(cold, cold_converged) = std::tuple(best, best_converged);
+  for (const int start : starts) {
     const double log_z = infer_from_start(n, start, w);
     sweeps += sweeps_[n];
-    // A converged fixed point beats an unconverged one; among equals a clearly larger log Z.
-    // Starts that reach the same fixed point differ by their tolerance and round-off only:
-    // the earlier start (the warm one first) keeps it, whatever the rank and thread count.
-    const bool clearly_larger = log_z > best + kSameFixedPoint * (1 + std::abs(best));
-    if ((converged_[n] && !best_converged) || (converged_[n] == best_converged && clearly_larger)) {
+    if (beats(log_z, converged_[n], cold, cold_converged))
+      std::tie(cold, cold_converged) = std::tuple(log_z, converged_[n]);
+    if (beats(log_z, converged_[n], best, best_converged)) {
       best = log_z;
       best_converged = converged_[n];
       best_state.assign(mine.begin() + begin, mine.begin() + end);
@@ -255,15 +281,23 @@ int ApproximateCrf::keep_best_start(int64_t n, int incumbent, int first, int las
   return chosen;
 }
 
-InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_start, bool anneal) {
+InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_start, bool anneal,
+                                                      CurrentState current) {
   const int64_t examples = data_.num_examples();
   chosen_start.assign(static_cast<size_t>(examples), 0);
-  const int last = anneal ? annealed_start() : own_best_start();
+  std::vector<int> starts(static_cast<size_t>(own_best_start()));
+  std::iota(starts.begin(), starts.end(), 1);
+  if (current == CurrentState::Warm) starts.push_back(zero_start());
+  if (anneal) starts.push_back(annealed_start());
+  // A warm state is no start of prediction's: the cold best starts below any fixed point.
+  std::fill(cold_log_z_.begin(), cold_log_z_.end(), -INFINITY);
+  std::fill(cold_converged_.begin(), cold_converged_.end(), 0);
   int64_t sweeps = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : sweeps)
   for (int64_t n = 0; n < examples; ++n)
-    chosen_start[static_cast<size_t>(n)] = keep_best_start(
-        n, 0, 1, last, workspaces_[static_cast<size_t>(omp_get_thread_num())], sweeps);
+    chosen_start[static_cast<size_t>(n)] =
+        keep_best_start(n, 0, current == CurrentState::Cold, starts,
+                        workspaces_[static_cast<size_t>(omp_get_thread_num())], sweeps);
   require_finite();
   InferenceSummary totals = summary();
   totals.sweeps = sweeps;
@@ -273,13 +307,14 @@ InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_s
 InferenceSummary ApproximateCrf::anneal_where(std::span<const char> wanted,
                                               std::vector<int>& chosen_start) {
   const int64_t examples = data_.num_examples();
+  const int annealed[1] = {annealed_start()};
   int64_t sweeps = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : sweeps)
   for (int64_t n = 0; n < examples; ++n)
     if (wanted[static_cast<size_t>(n)])
-      chosen_start[static_cast<size_t>(n)] = keep_best_start(
-          n, chosen_start[static_cast<size_t>(n)], annealed_start(), annealed_start(),
-          workspaces_[static_cast<size_t>(omp_get_thread_num())], sweeps);
+      chosen_start[static_cast<size_t>(n)] =
+          keep_best_start(n, chosen_start[static_cast<size_t>(n)], false, annealed,
+                          workspaces_[static_cast<size_t>(omp_get_thread_num())], sweeps);
   require_finite();
   InferenceSummary totals = summary();
   totals.sweeps = sweeps;

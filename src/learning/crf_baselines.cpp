@@ -194,8 +194,13 @@ class LbfgsBaseline {
     // makes progress, so a decrease that small ends training (it is not an optimality test),
     // unless it came along the L-BFGS direction: its curvature pairs, gathered where a start
     // found another fixed point, can point into such a jump while -g does not, so the memory
-    // is dropped and the next iteration searches along -g.
+    // is dropped and the next iteration searches along -g. Nor does it end training when the
+    // annealed start raises the current point's value: see value_was_optimistic.
     if (before - current_.value <= config_.tol * std::max(1.0, std::abs(current_.value))) {
+      if (value_was_optimistic()) {
+        memory_.clear();
+        return "";
+      }
       if (kind == "lbfgs") {
         memory_.clear();
         return "";
@@ -204,6 +209,26 @@ class LbfgsBaseline {
              number_text(norm(grad_)) + ")";
     }
     return "";
+  }
+
+  // A stalled search may sit at a point whose value is optimistic: the warm start followed a
+  // branch of fixed points whose log Z lies below the one the annealed start finds there (as
+  // prediction would), and every trial, whose inference leaves that branch, looks worse.
+  // Re-evaluates the current point with the annealed start on every example; when that raises
+  // L by more than tol, training goes on from the raised value and its fixed points (true),
+  // else the point stays as it was (false).
+  bool value_was_optimistic() {
+    std::vector<double> grad(params_);
+    const Evaluation thorough = likelihood_.evaluate(theta_, grad, /*anneal_all=*/true);
+    const double raised = current_.value + config_.tol * std::max(1.0, std::abs(current_.value));
+    if (!thorough.valid || thorough.value <= raised) {
+      crf_.restore();
+      return false;
+    }
+    current_ = thorough;
+    grad_ = grad;
+    crf_.accept();
+    return true;
   }
 
   // The strong Wolfe search along `direction` (-g itself unless kind is "lbfgs").

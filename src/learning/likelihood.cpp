@@ -25,15 +25,17 @@ Likelihood::Likelihood(ApproximateCrf& crf, double C, Communicator& comm)
   variables_ = static_cast<double>(std::max<int64_t>(variables[0], 1));
 }
 
-Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double> grad) {
+Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double> grad,
+                                bool anneal_all) {
   crf_.restore();
   crf_.set_theta(theta);
   std::vector<int> chosen;
-  crf_.infer_all_best_start(chosen);
+  crf_.infer_all_best_start(chosen, anneal_all, ApproximateCrf::CurrentState::Warm);
   const std::vector<double> truth = crf_.truth_scores();
-  const std::span<const double> log_z = crf_.example_log_z();
+  const std::span<const double> cold = crf_.cold_log_z();
+  // The NLL that prediction's starts give: the warm start can only raise it.
   const auto negative = [&](size_t n) {
-    return log_z[n] - truth[n] < -kNegativeNll * (1 + std::abs(log_z[n]));
+    return cold[n] - truth[n] < -kNegativeNll * (1 + std::abs(cold[n]));
   };
   std::vector<char> missed(truth.size());
   for (size_t n = 0; n < truth.size(); ++n) missed[n] = negative(n);
@@ -42,7 +44,7 @@ Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double>
   std::vector<double> sums(params_ + 3, 0.0);
   double lowest = INFINITY;
   for (size_t n = 0; n < truth.size(); ++n) {
-    lowest = std::min(lowest, log_z[n] - truth[n]);
+    lowest = std::min(lowest, cold[n] - truth[n]);
     if (negative(n)) sums[params_ + 2] += 1;
   }
   crf_.moments(std::span<double>(sums).first(params_));

@@ -70,7 +70,8 @@ class ApproximateCrf {
   // truth's score (a negative NLL), and the one near the pattern the observations show is
   // reached only from near it. No start reads the labels, so that training evaluates the
   // fixed points prediction finds. `chosen_start[n]` says which won: 0 the current state, 1 + s
-  // pulled towards s, 1 + states the observations' best states, 2 + states the annealed start.
+  // pulled towards s, 1 + states the observations' best states, 2 + states the annealed start,
+  // 3 + states zero messages (uniform beliefs) when the current state is a warm one.
   //
   // With `anneal`, one more start follows a fixed point from weak potentials to the true ones:
   // inference to convergence at theta scaled by 0.1, 0.2, ..., 0.9, each from the last, then
@@ -78,17 +79,30 @@ class ApproximateCrf {
   // branch the observations select as couplings grow, not a state frozen by a pull. It is
   // prediction's substitute for training's warm start (a test example has no path of accepted
   // iterates to follow), and costs about as much inference as the other starts together.
-  InferenceSummary infer_all_best_start(std::vector<int>& chosen_start, bool anneal = false);
+  //
+  // With CurrentState::Warm (training: the accepted iterate's state), zero messages are one
+  // more start, so that the others are exactly prediction's, and cold_log_z() says what they
+  // found without the warm one.
+  enum class CurrentState { Cold, Warm };
+  InferenceSummary infer_all_best_start(std::vector<int>& chosen_start, bool anneal = false,
+                                        CurrentState current = CurrentState::Cold);
   // After infer_all_best_start without annealing: the examples where `wanted` is set also try
-  // the annealed start, kept by the same rule (`chosen_start` is updated). Training calls it
-  // where the best start left an approximate NLL below zero, a sure sign that inference missed
-  // the fixed points that matter (for mean field the labelling itself is a higher bound).
-  // Collective like infer_all: every rank calls it, whether it has such examples or not.
+  // the annealed start, kept by the same rule (`chosen_start` and cold_log_z() are updated).
+  // Training calls it where prediction's starts left an approximate NLL below zero, a sure sign
+  // that they missed the fixed points that matter (for mean field the labelling itself is a
+  // higher bound). Collective like infer_all: every rank calls it, whether it has such examples
+  // or not.
   InferenceSummary anneal_where(std::span<const char> wanted, std::vector<int>& chosen_start);
-  // The `chosen_start` of the start pulled towards the variables' own best states, and of the
-  // annealed one.
+  // The `chosen_start` of the start pulled towards the variables' own best states, of the
+  // annealed one, and of zero messages as a start besides a warm current state.
   int own_best_start() const;
   int annealed_start() const { return own_best_start() + 1; }
+  int zero_start() const { return own_best_start() + 2; }
+  // Per example, from the last infer_all_best_start and anneal_where: the approximate log Z of
+  // the fixed point that prediction's starts alone (all but a warm current state) would keep,
+  // by the same rule. The log Z the example kept is never below it, unless that one converged
+  // and this did not.
+  std::span<const double> cold_log_z() const { return cold_log_z_; }
   // The approximate log Z of each example from the last inference.
   std::span<const double> example_log_z() const { return per_example_; }
   // The score of the ground truth of each example, sum of its potentials at the labels.
@@ -115,9 +129,11 @@ class ApproximateCrf {
   double infer_annealed(int64_t n, Workspace& w);
   // Inference on example n from start `start` (numbered as chosen_start, not 0).
   double infer_from_start(int64_t n, int start, Workspace& w);
-  // Example n's current state (start `incumbent`) against the starts first..last: keeps the best
-  // fixed point, leaves its beliefs and log Z in place, adds the sweeps and returns its start.
-  int keep_best_start(int64_t n, int incumbent, int first, int last, Workspace& w, int64_t& sweeps);
+  // Example n's current state (start `incumbent`, one of prediction's when `incumbent_is_cold`)
+  // against `starts`: keeps the best fixed point, leaves its beliefs and log Z in place, updates
+  // the example's best cold fixed point, adds the sweeps and returns the start kept.
+  int keep_best_start(int64_t n, int incumbent, bool incumbent_is_cold, std::span<const int> starts,
+                      Workspace& w, int64_t& sweeps);
   // The ranges of potential_ that hold example n's unaries and its factor tables.
   std::array<std::pair<int64_t, int64_t>, 2> potential_ranges(int64_t n) const;
   // The example's range of the state it keeps: messages (BP) or beliefs (mean field).
@@ -142,7 +158,9 @@ class ApproximateCrf {
   FeatureIndex features_;
   std::vector<double> theta_;  // the theta of the potentials, for error messages
   std::vector<double> potential_, lambda_, belief_, per_example_;
-  std::vector<double> accepted_;  // the accepted state (messages or beliefs), see accept()
+  std::vector<double> cold_log_z_;    // see cold_log_z()
+  std::vector<char> cold_converged_;  // whether that fixed point converged
+  std::vector<double> accepted_;      // the accepted state (messages or beliefs), see accept()
   mutable std::vector<double> truth_weights_;  // 1 at the labels' entries, filled on first use
   std::vector<char> converged_;                // per example, from its last inference
   std::vector<int> sweeps_;                    // per example, sweeps of its last inference

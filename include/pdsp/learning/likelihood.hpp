@@ -13,15 +13,19 @@
 
 namespace pdsp {
 
-// L / V at one theta. `valid` is false when some example's inference did not converge, or its
-// approximate NLL is negative even at the best fixed point found: the value and gradient are then
-// not those of the objective, and a line search must not trust them.
+// L / V at one theta. `valid` is false when some example's inference did not converge, or when
+// the starts prediction uses leave its approximate NLL negative even at the best fixed point
+// they find: the value and gradient are then not those of the objective, or describe a theta
+// whose predictions come from fixed points that fit no likelihood, and a line search must not
+// trust them.
 struct Evaluation {
   double value = NAN;
   bool valid = false;
   int64_t unconverged = 0;  // examples, all ranks
-  // Examples whose approximate NLL log Z_n - <d_n, theta> is negative (a true likelihood cannot
-  // exceed 1: inference sits at a poor fixed point there), all ranks, and the smallest NLL.
+  // Examples whose approximate NLL log Z_n - <d_n, theta> is negative at the best fixed point of
+  // prediction's starts (a true likelihood cannot exceed 1: inference sits at a poor fixed point
+  // there; the warm start, when it found a better one, only raises the NLL), all ranks, and the
+  // smallest such NLL.
   int64_t negative = 0;
   double lowest_nll = NAN;
 };
@@ -33,12 +37,13 @@ class Likelihood {
 
   double variables() const { return variables_; }
   // The objective and its gradient (of L / V) at theta, each example's inference from the best
-  // of several starts (ApproximateCrf::infer_all_best_start: the accepted iterate's state, one
-  // pulled towards each state, one towards each variable's own best state), so that log Z is
-  // that of the lowest Bethe free energy found, from the starts prediction uses; an example
-  // whose approximate NLL is then negative also tries the annealed start, as prediction does.
-  // Collective.
-  Evaluation evaluate(std::span<const double> theta, std::span<double> grad);
+  // of several starts (ApproximateCrf::infer_all_best_start: the accepted iterate's state, zero
+  // messages, one pulled towards each state, one towards each variable's own best state), so
+  // that log Z is that of the lowest Bethe free energy found; an example whose approximate NLL
+  // at the best of prediction's starts (all but the accepted state) is negative also tries the
+  // annealed start, as prediction does. With `anneal_all`, every example tries it. Collective.
+  Evaluation evaluate(std::span<const double> theta, std::span<double> grad,
+                      bool anneal_all = false);
   // The stochastic gradient of L (not divided by V) for example `global` (in file order) with
   // its 1/N share of the regulariser, inference from the example's current state. The rank that
   // holds the example computes it and the allreduce hands it to all, so SGD visits the examples
