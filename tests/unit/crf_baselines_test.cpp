@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/learning/likelihood.hpp"
@@ -256,35 +257,36 @@ struct MissedLabelling {
       data.label[v] = p1 > 0.5 ? 1 : 0;
     }
   }
-  // Makes one-hot beliefs at the labels the state `crf` accepts.
-  void accept_the_labels(ApproximateCrf& crf) const {
-    std::vector<double> beliefs = crf.state_snapshot();
+  // Mean field on the grid at theta, one-hot beliefs at the labels its accepted state.
+  std::unique_ptr<ApproximateCrf> crf_at_the_labels() const {
+    auto crf = std::make_unique<ApproximateCrf>(data, ApproximateInference::MeanField, 2000, 1e-12);
+    crf->set_theta(theta);
+    std::vector<double> beliefs = crf->state_snapshot();
     for (int64_t v = 0; v < data.num_vars(); ++v)
       for (int32_t s = 0; s < 2; ++s)
         beliefs[static_cast<size_t>(data.state_offset[v] + s)] = data.label[v] == s ? 1.0 : 0.0;
-    crf.roll_back(beliefs);
-    crf.accept();
+    crf->roll_back(beliefs);
+    crf->accept();
+    return crf;
   }
 };
 
 TEST(ApproximateCrf, TheColdLogZLeavesTheWarmStateOut) {
   const MissedLabelling missed;
-  ApproximateCrf crf(missed.data, ApproximateInference::MeanField, 2000, 1e-12);
-  crf.set_theta(missed.theta);
-  const double truth = crf.truth_scores()[0];
-  missed.accept_the_labels(crf);
+  const std::unique_ptr<ApproximateCrf> crf = missed.crf_at_the_labels();
+  const double truth = crf->truth_scores()[0];
   std::vector<int> chosen;
   const InferenceSummary warm =
-      crf.infer_all_best_start(chosen, true, ApproximateCrf::CurrentState::Warm);
+      crf->infer_all_best_start(chosen, true, ApproximateCrf::CurrentState::Warm);
   EXPECT_EQ(chosen[0], 0);  // the warm state wins
   EXPECT_EQ(warm.unconverged, 0);
   EXPECT_GE(warm.log_z, truth);
-  EXPECT_LT(crf.cold_log_z()[0], truth - 1.0);
+  EXPECT_LT(crf->cold_log_z()[0], truth - 1.0);
   // The cold value is what a fresh object, as prediction has, finds from its starts.
   ApproximateCrf fresh(missed.data, ApproximateInference::MeanField, 2000, 1e-12);
   fresh.set_theta(missed.theta);
   const InferenceSummary cold = fresh.infer_all_best_start(chosen, true);
-  EXPECT_NEAR(crf.cold_log_z()[0], cold.log_z, 1e-9 * std::abs(cold.log_z));
+  EXPECT_NEAR(crf->cold_log_z()[0], cold.log_z, 1e-9 * std::abs(cold.log_z));
   EXPECT_NEAR(fresh.cold_log_z()[0], cold.log_z, 0.0);  // a cold current state counts as cold
 }
 
@@ -292,16 +294,14 @@ TEST(ApproximateCrf, TheColdLogZLeavesTheWarmStateOut) {
 // likelihood, even where its warm start found a good one.
 TEST(Likelihood, RejectsAThetaWherePredictionsStartsLeaveANegativeNll) {
   const MissedLabelling missed;
-  ApproximateCrf crf(missed.data, ApproximateInference::MeanField, 2000, 1e-12);
-  crf.set_theta(missed.theta);
-  const double truth = crf.truth_scores()[0];
-  missed.accept_the_labels(crf);
+  const std::unique_ptr<ApproximateCrf> crf = missed.crf_at_the_labels();
+  const double truth = crf->truth_scores()[0];
   SerialCommunicator serial;
-  Likelihood likelihood(crf, 0.0, serial);
+  Likelihood likelihood(*crf, 0.0, serial);
   std::vector<double> grad(5);
   const Evaluation e = likelihood.evaluate(missed.theta, grad);
   EXPECT_GE(16 * e.value, 0.0);  // the value is the warm fixed point's: C = 0, 16 variables
-  EXPECT_NEAR(16 * e.value, crf.example_log_z()[0] - truth, 1e-10);
+  EXPECT_NEAR(16 * e.value, crf->example_log_z()[0] - truth, 1e-10);
   EXPECT_EQ(e.unconverged, 0);
   EXPECT_EQ(e.negative, 1);
   EXPECT_LT(e.lowest_nll, -1.0);
