@@ -382,17 +382,19 @@ def report():
         "for each of %d bins of the value, `pdsp gen denoise --unary-bins`; and the edge "
         "weight), the conditional likelihood per variable with loopy BP or mean "
         "field inside SGD (10 epochs) or L-BFGS (at most 30 iterations, strong Wolfe search, no "
-        "step longer than twice the longest accepted one, a search along -g after an L-BFGS "
-        "iteration that decreased L by less than the tolerance); "
+        "step longer than twice the longest accepted one; an iteration that decreased L by less "
+        "than the tolerance evaluates its point again with the annealed start on every image and "
+        "goes on along -g, from the raised value if that raised L, or after an L-BFGS step); "
         "inference in each evaluation runs to a change below 1e-6 (loopy BP: 200 sweeps, then up "
         "to 200 damped ones; mean field: 1000 sweeps), from the last accepted iterate's messages, "
-        "from one start pulled towards each state and from one pulled towards each pixel's own "
-        "best state, keeping the fixed point with the largest log Z, and where that leaves a "
-        "negative NLL also from the annealed start (inference at theta scaled by 0.1, 0.2, ..., "
-        "1, each from the last); an evaluation with an unconverged example or a negative NLL is "
+        "from zero messages, from one start pulled towards each state and from one pulled towards "
+        "each pixel's own best state, keeping the fixed point with the largest log Z; where the "
+        "starts other than the warm one leave a negative NLL, also from the annealed start "
+        "(inference at theta scaled by 0.1, 0.2, ..., 1, each from the last); an evaluation with "
+        "an unconverged example, or a negative NLL from the starts other than the warm one, is "
         "rejected by L-BFGS, and SGD takes an epoch that ends at one again with half the step (at "
-        "most 5 times). Predictions: the same starts (zero messages instead of the warm one) and the "
-        "annealed one for every image, the same sweeps.\n" % UNARY_BINS["bimodal"])
+        "most 5 times). Predictions: the same starts but the warm one, and the annealed one for "
+        "every image, the same sweeps.\n" % UNARY_BINS["bimodal"])
     def cells(name, field, fmt):
         """One row's cells; settings the study has not measured yet show as '-'."""
         return " | ".join(fmt % den[k][name][field] if k in den else "-" for k in keys)
@@ -433,7 +435,9 @@ def report():
     for name in ["ours"] + list(BASELINES):
         add(f"| {name} | " + cells(name, "seconds", "%.1f") + " |")
     add("\nHow each baseline run ended: iterations, accepted iterates with a negative NLL on some "
-        "example, evaluations with unconverged inference, and the stop reason:\n")
+        "example (from the starts prediction uses, for runs by d1ec654 and later; before, at the "
+        "fixed point training kept), evaluations with unconverged inference, and the stop "
+        "reason:\n")
     add("| run | iterations | negative-NLL iterates | unconverged evaluations | stop |")
     add("|---|---|---|---|---|")
     for k in [k for k in keys if k in den]:
