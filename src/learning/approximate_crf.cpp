@@ -170,12 +170,16 @@ void ApproximateCrf::pull_towards(int64_t n, int32_t state, double amount) {
   }
 }
 
-double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w) {
+void ApproximateCrf::start_from_zero(int64_t n) {
   const auto [first, last] = state_range(n);
   if (inference_ == ApproximateInference::LoopyBp)
     std::fill(lambda_.begin() + first, lambda_.begin() + last, 0.0);
   else
     mean_field_.reset(n, belief_.data());
+}
+
+double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w) {
+  start_from_zero(n);
   pull_towards(n, state, kPull);
   for (int sweep = 0; sweep < kPullSweeps; ++sweep)
     inference_ == ApproximateInference::LoopyBp
@@ -195,11 +199,7 @@ std::array<std::pair<int64_t, int64_t>, 2> ApproximateCrf::potential_ranges(int6
 }
 
 double ApproximateCrf::infer_annealed(int64_t n, Workspace& w) {
-  const auto [first, last] = state_range(n);
-  if (inference_ == ApproximateInference::LoopyBp)
-    std::fill(lambda_.begin() + first, lambda_.begin() + last, 0.0);
-  else
-    mean_field_.reset(n, belief_.data());
+  start_from_zero(n);
   // Potentials are linear in theta: scaling the example's potentials scales its theta.
   const auto ranges = potential_ranges(n);
   std::array<std::vector<double>, 2> full;
@@ -228,11 +228,7 @@ int ApproximateCrf::own_best_start() const {
 double ApproximateCrf::infer_from_start(int64_t n, int start, Workspace& w) {
   if (start == annealed_start()) return infer_annealed(n, w);
   if (start == zero_start()) {
-    const auto [first, last] = state_range(n);
-    if (inference_ == ApproximateInference::LoopyBp)
-      std::fill(lambda_.begin() + first, lambda_.begin() + last, 0.0);
-    else
-      mean_field_.reset(n, belief_.data());
+    start_from_zero(n);
     return infer(n, w);
   }
   return infer_pulled(n, start == own_best_start() ? kOwnBest : start - 1, w);

@@ -197,11 +197,8 @@ class LbfgsBaseline {
     // is dropped and the next iteration searches along -g. Nor does it end training when the
     // annealed start raises the current point's value: see value_was_optimistic.
     if (before - current_.value <= config_.tol * std::max(1.0, std::abs(current_.value))) {
-      if (value_was_optimistic()) {
-        memory_.clear();
-        return "";
-      }
-      if (kind == "lbfgs") {
+      // The recheck first: it may raise the value whatever the direction was.
+      if (value_was_optimistic() || kind == "lbfgs") {
         memory_.clear();
         return "";
       }

@@ -37,8 +37,9 @@ Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double>
   const auto negative = [&](size_t n) {
     return cold[n] - truth[n] < -kNegativeNll * (1 + std::abs(cold[n]));
   };
+  // With anneal_all every example has tried the annealed start already.
   std::vector<char> missed(truth.size());
-  for (size_t n = 0; n < truth.size(); ++n) missed[n] = negative(n);
+  for (size_t n = 0; n < truth.size(); ++n) missed[n] = !anneal_all && negative(n);
   // Every rank calls it, with or without examples to anneal: it checks the beliefs collectively.
   const InferenceSummary summary = crf_.anneal_where(missed, chosen);
   std::vector<double> sums(params_ + 3, 0.0);

@@ -123,6 +123,8 @@ class ApproximateCrf {
   // `state` kOwnBest: each variable's state of largest potential.
   static constexpr int32_t kOwnBest = -1;
   void pull_towards(int64_t n, int32_t state, double amount);
+  // Example n's state back to zero messages (uniform beliefs).
+  void start_from_zero(int64_t n);
   // Inference on example n from zero messages (uniform beliefs) pulled towards `state`.
   double infer_pulled(int64_t n, int32_t state, Workspace& w);
   // Inference on example n from zero messages (uniform beliefs) along the annealing schedule.
