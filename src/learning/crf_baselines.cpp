@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 
 #include "pdsp/data/errors.hpp"
 #include "pdsp/learning/lbfgs_memory.hpp"
@@ -35,8 +36,21 @@ IterationRecord record_of(int iteration, double before, const Evaluation& after,
 }
 
 // An epoch whose end point has unconverged inference or a negative NLL is repeated from its
-// start with half the step, at most this many times; then it is kept, and its record says so.
+// start with half the step, at most this many times; if the last try is not valid either, the
+// epoch is undone and training stops at its start, the last point whose evaluation held.
 constexpr int kSgdHalvings = 5;
+
+std::string invalid_start(const Evaluation& e) {
+  return "inference did not converge at theta = 0 in " + std::to_string(e.unconverged) +
+         " examples";
+}
+
+std::string sgd_stop_after_halvings(int epoch, const Evaluation& e) {
+  return "epoch " + std::to_string(epoch) + " ended at a point that is not valid after " +
+         std::to_string(kSgdHalvings) + " halvings of its step (" + std::to_string(e.unconverged) +
+         " examples unconverged, " + std::to_string(e.negative) +
+         " with a negative NLL); the model is the last valid point, where the epoch started";
+}
 
 TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communicator& comm,
                       TrainingObserver& observer) {
@@ -51,9 +65,10 @@ TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communi
   std::vector<double>& theta = result.state.theta;
   std::vector<double> grad(params);
   const auto started = Clock::now();
-  double previous = likelihood.evaluate(theta, grad).value;
-  result.stop_reason = "max-iters";
-  for (int epoch = 1; epoch <= config.max_iters; ++epoch) {
+  const Evaluation first = likelihood.evaluate(theta, grad);
+  double previous = result.objective = first.value;
+  result.stop_reason = first.valid ? "max-iters" : invalid_start(first);
+  for (int epoch = 1; first.valid && epoch <= config.max_iters; ++epoch) {
     const auto epoch_start = Clock::now();
     double step = config.step / variables_per_example / epoch;
     // SGD has no line search to reject a point, so an epoch that ends where the evaluation is
@@ -70,15 +85,22 @@ TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communi
       // The evaluation starts where the epoch's example updates left the messages.
       crf.accept();
       e = likelihood.evaluate(theta, grad);
-      if (e.valid || halvings == kSgdHalvings) break;
+      if (e.valid) break;
       theta = theta_before;
       crf.roll_back(state_before);
+      if (halvings == kSgdHalvings) break;
       step /= 2;
     }
     IterationRecord record = record_of(epoch, previous, e, grad, step, started, epoch_start);
     record.unconverged_examples = e.unconverged;
     record.step_trials = halvings;
     observer.on_iteration(record);
+    if (!e.valid) {
+      // A model no likelihood can describe is worse than one epoch fewer, and the next epoch's
+      // step would be longer than every step this one tried.
+      result.stop_reason = sgd_stop_after_halvings(epoch, e);
+      break;
+    }
     result.state.iterations_done = epoch;
     result.objective = e.value;
     if (std::abs(previous - e.value) <= config.tol * std::max(1.0, std::abs(e.value))) {
@@ -120,8 +142,7 @@ class LbfgsBaseline {
     current_ = likelihood_.evaluate(theta_, grad_);
     result.stop_reason = "max-iters";
     if (!current_.valid) {
-      result.stop_reason = "inference did not converge at theta = 0 in " +
-                           std::to_string(current_.unconverged) + " examples";
+      result.stop_reason = invalid_start(current_);
     } else {
       crf_.accept();
       for (int k = 1; k <= config_.max_iters; ++k) {

@@ -472,38 +472,39 @@ TEST(CrfBaselines, LbfgsMovesThetaByAtMostTwiceItsLongestStep) {
 }
 
 // SGD has no line search: an epoch that ends where inference did not converge is taken again
-// from the same theta and messages with half the step, at most 5 times, and then kept. With one
-// sweep per inference no evaluation away from theta = 0 converges.
-TEST(CrfBaselines, SgdRepeatsAnEpochEndingAtAnInvalidEvaluationWithHalfTheStep) {
+// from the same theta and messages with half the step, at most 5 times; if the last try is not
+// valid either, the epoch is undone and training stops. With one sweep per inference no
+// evaluation away from theta = 0 converges.
+TEST(CrfBaselines, SgdUndoesAnEpochThatHalvingsLeaveAtAnInvalidEvaluationAndStops) {
   const Dataset data =
       testing::random_dataset({testing::loopy_shape(), testing::loopy_shape()}, 5, 9);
   BaselineConfig config;
   parse_baseline_learner("lbp-sgd", config);
-  config.max_iters = 1;
+  config.max_iters = 3;
   ApproximateCrf hasty(data, config.inference, 1, 1e-12);
   Recorder recorder;
   SerialCommunicator serial;
   const TrainResult result = train_crf_baseline(hasty, config, serial, recorder);
-  ASSERT_EQ(recorder.records.size(), 1u);
+  ASSERT_EQ(recorder.records.size(), 1u);  // no epoch after the undone one
   const IterationRecord& epoch = recorder.records[0];
   EXPECT_EQ(epoch.step_trials, 5);
-  EXPECT_GT(epoch.unconverged_examples, 0);  // kept after the last halving, and flagged
+  EXPECT_GT(epoch.unconverged_examples, 0);
   const double variables_per_example = static_cast<double>(data.num_vars()) / 2;
   EXPECT_DOUBLE_EQ(epoch.step, config.step / variables_per_example / 32);
-  // The kept epoch is one epoch at that step from where the first try started.
-  ApproximateCrf again(data, config.inference, 1, 1e-12);
-  Likelihood likelihood(again, config.C, serial);
+  EXPECT_NE(result.stop_reason.find("not valid after 5 halvings"), std::string::npos)
+      << result.stop_reason;
+  // The model is where the epoch started, with the messages and objective of that point.
+  EXPECT_EQ(result.state.theta, std::vector<double>(5, 0.0));
+  EXPECT_EQ(result.state.iterations_done, 0);
+  ApproximateCrf fresh(data, config.inference, 1, 1e-12);
+  Likelihood likelihood(fresh, config.C, serial);
   std::vector<double> theta(5, 0.0), grad(5);
-  likelihood.evaluate(theta, grad);
-  for (int64_t n = 0; n < 2; ++n) {
-    likelihood.example_gradient(n, theta, grad);
-    for (size_t r = 0; r < 5; ++r) theta[r] -= epoch.step * grad[r];
-  }
-  EXPECT_EQ(result.state.theta, theta);
+  EXPECT_EQ(result.objective, likelihood.evaluate(theta, grad).value);
+  fresh.accept();
+  EXPECT_EQ(hasty.state_snapshot(), fresh.state_snapshot());
   // Inference that converges keeps every epoch at its first try.
   ApproximateCrf converging(data, config.inference, 1000, 1e-12);
   Recorder kept;
-  config.max_iters = 3;
   train_crf_baseline(converging, config, serial, kept);
   for (const IterationRecord& r : kept.records) EXPECT_EQ(r.step_trials, 0) << r.iteration;
 }
