@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One experiment of Hazan & Urtasun section 5 (see run/reproduction.py epsilon); results go to
-# out/reproduction/epsilon.json, and run/reproduce_all.sh turns them into docs/reproduction.md.
+# docs/reproduction-results/epsilon.json (committed), and run/reproduce_all.sh turns them into
+# docs/reproduction.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/release/pdsp ] || bash run/build.sh

@@ -5,16 +5,18 @@
                              # tested on I3, I4; eps in {1, 0.1, 0.01, 0.001, 0}: gap, errors
   reproduction.py parameters # 5x5: per-site parameters against 3 shared ones
   reproduction.py denoising  # 4 base images x {gaussian, bimodal}: pdsp per-site and the baselines;
-                             # saved per setting, a rerun measures only the missing ones
-  reproduction.py denoising-fresh  # the same, measuring every setting again
+                             # saved run by run, a rerun measures only the missing runs
+  reproduction.py denoising-fresh  # the same, measuring every run again
   reproduction.py denoising-baselines NAME... [--settings=KEY,...]
                              # the named baselines (e.g. MF-SGD MF-BFGS) measured again on every
                              # measured setting, or on those named (e.g. bimodal-I1) in that
                              # order; the rest kept
   reproduction.py report     # figures and docs/reproduction.md from the results of the above
 
-Each experiment writes JSON results under out/reproduction/ (the report reads them back), so the
-experiments can be rerun one at a time. Uses Debian's python3 with h5py and matplotlib.
+Each experiment writes its results as JSON to docs/reproduction-results/, which is committed: the
+report reads them back, so the experiments can be rerun one at a time, in different sessions. The
+data, models, predictions and metrics behind them go to out/reproduction/, which is not; a figure
+whose inputs are not there is kept as it is. Uses Debian's python3 with h5py and matplotlib.
 """
 import json
 import os
@@ -28,6 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PDSP = os.environ.get("PDSP") or os.path.join(ROOT, "build", "release", "pdsp")
 OUT = os.path.join(ROOT, "out", "reproduction")
 DOCS = os.path.join(ROOT, "docs")
+RESULTS = os.path.join(DOCS, "reproduction-results")
 FIGURES = os.path.join(DOCS, "figures")
 MPIRUN = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2"]
 THREADS = ["--threads", "1"]
@@ -85,8 +88,9 @@ def generate(name, **flags):
 
 
 def save(name, results):
-    with open(f"{OUT}/{name}.json", "w") as f:
+    with open(f"{RESULTS}/{name}.json", "w") as f:
         json.dump(results, f, indent=1)
+        f.write("\n")
 
 
 # The epsilon study: 3 shared parameters trained on base images I1 and I2 and tested on I3 and
@@ -168,11 +172,19 @@ def baseline_run(key, learner, shared):
     p, _ = run(["predict", "--data", shared[1], "--model", model, "--out", f"{OUT}/den-pred.h5",
                 "--max-sweeps", sweeps, "--tol", "1e-6"] + THREADS)
     wrong, total = errors_of(p)
-    rows = last_metrics(metrics)
     return {"build": build_identity(), "error": 100.0 * wrong / total, "seconds": seconds,
-            "iterations": rows[-1]["iteration"] if rows else 0,
-            "stop": end_record(metrics)["stop_reason"],
-            "negative_nll_iterates": sum(1 for r in rows if (r.get("negative_nll_examples") or 0) > 0),
+            **run_summary(metrics)}
+
+
+def run_summary(metrics):
+    """How a baseline run ended, from its metrics: the iterations its model counts, the stop
+    reason, its accepted iterates with a negative NLL on some example (an SGD epoch it undid is
+    recorded after the last accepted one) and its evaluations with unconverged inference."""
+    rows, end = last_metrics(metrics), end_record(metrics)
+    accepted = [r for r in rows if r["iteration"] <= end["iterations"]]
+    return {"iterations": end["iterations"], "stop": end["stop_reason"],
+            "negative_nll_iterates": sum(1 for r in accepted
+                                         if (r.get("negative_nll_examples") or 0) > 0),
             "unconverged_evaluations": sum(r.get("unconverged_examples") or 0 for r in rows)}
 
 
@@ -209,34 +221,38 @@ def denoising_baselines(args):
 
 
 def denoising_study(fresh=False):
-    """Per base image and noise model, saved after each one: a rerun goes on where the last one
-    stopped (the whole study takes hours on 2 cores), unless `fresh`. Each setting records the
-    build that measured it, and the report names them."""
-    path = f"{OUT}/denoising.json"
-    results = json.load(open(path)) if os.path.exists(path) and not fresh else {}
-    build = build_identity()
+    """Per base image and noise model, pdsp's per-site model and the four baselines, each saved
+    as soon as it is measured with the build that measured it: a rerun measures only the runs
+    that are missing (the whole study takes hours on 2 cores), unless `fresh`."""
+    results = {} if fresh else measured("denoising") or {}
     for noise in ["gaussian", "bimodal"]:
         for image in [1, 2, 3, 4]:
             key = f"{noise}-I{image}"
-            if key in results:
-                print(key, "measured before by", " ".join(results[key]["build"].splitlines()[:2]))
-                continue
-            per_site = generate(f"den-{key}", height=64, width=64, images=image, train_copies=40,
-                                test_copies=10, noise=noise, sigma=0.3, params="per-site", seed=100 + image)
-            model = f"{OUT}/den-{key}.h5"
-            _, seconds = run(["train", "--data", per_site[0], "--out", model, "--max-iters", "200",
-                              "--tol", "1e-7", "--metrics", f"{OUT}/den-{key}.jsonl"] + THREADS)
-            p, _ = run(["predict", "--data", per_site[1], "--model", model,
-                        "--out", f"{OUT}/den-{key}-pred.h5"] + THREADS)
-            wrong, total = errors_of(p)
-            entry = {"build": build, "ours": {"error": 100.0 * wrong / total, "seconds": seconds}}
-            shared = shared_data(noise, image)
-            for name, learner in BASELINES.items():
-                entry[name] = baseline_run(key, learner, shared)
-            results[key] = entry
-            save("denoising", results)
+            entry = results.setdefault(key, {})
+            if "ours" not in entry:
+                entry["ours"] = per_site_run(key, noise, image)
+                save("denoising", results)
+            missing = [name for name in BASELINES if name not in entry]
+            shared = shared_data(noise, image) if missing else None
+            for name in missing:
+                entry[name] = baseline_run(key, BASELINES[name], shared)
+                save("denoising", results)
             print(key, " ".join("%s %.3f%% (%.0f s)" % (n, entry[n]["error"], entry[n]["seconds"])
                                 for n in ["ours"] + list(BASELINES)), flush=True)
+
+
+def per_site_run(key, noise, image):
+    """Trains and tests pdsp's per-site model on one setting; its metrics and predictions stay in
+    out/reproduction for the figures."""
+    per_site = generate(f"den-{key}", height=64, width=64, images=image, train_copies=40,
+                        test_copies=10, noise=noise, sigma=0.3, params="per-site", seed=100 + image)
+    model = f"{OUT}/den-{key}.h5"
+    _, seconds = run(["train", "--data", per_site[0], "--out", model, "--max-iters", "200",
+                      "--tol", "1e-7", "--metrics", f"{OUT}/den-{key}.jsonl"] + THREADS)
+    p, _ = run(["predict", "--data", per_site[1], "--model", model,
+                "--out", f"{OUT}/den-{key}-pred.h5"] + THREADS)
+    wrong, total = errors_of(p)
+    return {"build": build_identity(), "error": 100.0 * wrong / total, "seconds": seconds}
 
 
 def epsilon_figure(eps, plt):
@@ -257,19 +273,32 @@ def epsilon_figure(eps, plt):
 
 
 def figures():
-    import h5py
+    """Draws each figure whose inputs are all in out/reproduction; the others are kept as the
+    run that had them drew them (the report says which)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
     os.makedirs(FIGURES, exist_ok=True)
-    # Figure 4: primal and dual objectives per iteration, image I1, both noise models.
+    eps = measured("epsilon")
+    if eps is not None:
+        epsilon_figure(eps, plt)
+    keys = [f"{n}-I{i}" for n in ["gaussian", "bimodal"] for i in range(1, 5)]
+    drawn = {"convergence.png": (convergence_figure, [f"{OUT}/den-{n}-I1.jsonl"
+                                                      for n in ["gaussian", "bimodal"]]),
+             "denoising.png": (denoising_figure, [f"{OUT}/den-{k}-{part}.h5" for k in keys
+                                                  for part in ["test", "pred"]])}
+    for name, (draw, inputs) in drawn.items():
+        if all(os.path.exists(i) for i in inputs):
+            draw(plt)
+        else:
+            print(f"kept docs/figures/{name}: its inputs are not all in out/reproduction")
+
+
+def convergence_figure(plt):
+    """The paper's Figure 4: primal and dual objectives per iteration, image I1, both noises."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for ax, noise in zip(axes, ["gaussian", "bimodal"]):
-        if f"{noise}-I1" not in (measured("denoising") or {}):
-            ax.set_title(f"I1, {noise} noise: not measured yet")
-            continue
         rows = last_metrics(f"{OUT}/den-{noise}-I1.jsonl")
         it = [r["iteration"] for r in rows]
         ax.plot(it, [r["F"] for r in rows], label="primal F")
@@ -283,20 +312,17 @@ def figures():
     fig.savefig(f"{FIGURES}/convergence.png", dpi=110)
     plt.close(fig)
 
-    # The epsilon study: test error and relative gap per eps (eps = 0 drawn at the left end).
-    eps = measured("epsilon")
-    if eps is not None:
-        epsilon_figure(eps, plt)
 
-    # Figure 3: noisy input, ground truth and prediction of the first test image of each setting.
+def denoising_figure(plt):
+    """The paper's Figure 3: noisy input, truth and prediction of each setting's first test
+    image."""
+    import h5py
+    import numpy as np
+
     fig, axes = plt.subplots(4, 6, figsize=(9, 6.4))
     for col, noise in enumerate(["gaussian", "bimodal"]):
         for image in range(1, 5):
             key = f"{noise}-I{image}"
-            if key not in (measured("denoising") or {}):
-                for k in range(3):
-                    axes[image - 1][3 * col + k].axis("off")
-                continue
             with h5py.File(f"{OUT}/den-{key}-test.h5", "r") as f:
                 ptr = f["/vars/feat_ptr"][:]
                 value = f["/vars/feat_value"][:]
@@ -319,7 +345,7 @@ def figures():
 
 def measured(name):
     """An experiment's saved results, or None when it has not been run."""
-    path = f"{OUT}/{name}.json"
+    path = f"{RESULTS}/{name}.json"
     return json.load(open(path)) if os.path.exists(path) else None
 
 
@@ -393,11 +419,12 @@ def report():
         "(inference at theta scaled by 0.1, 0.2, ..., 1, each from the last); an evaluation with "
         "an unconverged example, or a negative NLL from the starts other than the warm one, is "
         "rejected by L-BFGS, and SGD takes an epoch that ends at one again with half the step (at "
-        "most 5 times). Predictions: the same starts but the warm one, and the annealed one for "
+        "most 5 times; then it undoes the epoch and stops). Predictions: the same starts but the warm one, and the annealed one for "
         "every image, the same sweeps.\n" % UNARY_BINS["bimodal"])
     def cells(name, field, fmt):
-        """One row's cells; settings the study has not measured yet show as '-'."""
-        return " | ".join(fmt % den[k][name][field] if k in den else "-" for k in keys)
+        """One row's cells; runs the study has not measured yet show as '-'."""
+        return " | ".join(fmt % den[k][name][field] if name in den.get(k, {}) else "-"
+                          for k in keys)
 
     add("| method | " + " | ".join(f"G I{i}" for i in range(1, 5)) + " | " + " | ".join(f"B I{i}" for i in range(1, 5)) + " |")
     add("|---|" + "---|" * 8)
@@ -406,42 +433,43 @@ def report():
         add(f"| {name} *paper* | " + " | ".join("%.4f" % v for v in PAPER_DENOISING[name]) + " |")
     add("| Ours (pdsp) | " + cells("ours", "error", "%.4f") + " |")
     add("| Ours *paper* | " + " | ".join("%.4f" % v for v in PAPER_DENOISING["Ours"]) + " |")
-    if any(k not in den for k in keys):
+    if any(n not in den.get(k, {}) for k in keys for n in ["ours"] + list(BASELINES)):
         add("\n\"-\": not measured yet; `python3 run/reproduction.py denoising` measures the "
-            "missing settings and keeps the others.")
+            "missing runs and keeps the others.")
     add("\nThe L-BFGS baselines against LBP-SGD (test error ratio; issue 17 asks for at most 2):\n")
     add("| ratio | " + " | ".join(keys) + " |")
     add("|---|" + "---|" * 8)
     for name in ["LBP-BFGS", "MF-BFGS"]:
         add(f"| {name} / LBP-SGD | " + " | ".join(
             "%.2f" % (den[k][name]["error"] / den[k]["LBP-SGD"]["error"])
-            if k in den and den[k]["LBP-SGD"]["error"] > 0 else "-" for k in keys) + " |")
-    builds = sorted({den[k]["build"] for k in keys if k in den} |
-                    {den[k][n]["build"] for k in keys if k in den for n in BASELINES
-                     if "build" in den[k][n]})
+            if {name, "LBP-SGD"} <= den.get(k, {}).keys() and den[k]["LBP-SGD"]["error"] > 0
+            else "-" for k in keys) + " |")
+    runs = [r for k in keys for r in den.get(k, {}).values()]
     # The first two lines of `pdsp --version`: the version and the commit.
-    add("\nMeasured by " + "; ".join("`%s`" % " ".join(b.splitlines()[:2]) for b in builds) + ".\n")
-    add("The commit that measured each baseline run (reruns replace one run at a time, so a table "
-        "can hold runs of several builds):\n")
+    add("\nMeasured by " + "; ".join("`%s`" % " ".join(b.splitlines()[:2])
+                                     for b in sorted({r["build"] for r in runs})) + ".\n")
+    add("The commit that measured each run (reruns replace one run at a time, so a table can hold "
+        "runs of several builds):\n")
     add("| run | " + " | ".join(keys) + " |")
     add("|---|" + "---|" * 8)
-    for name in BASELINES:
+    for name in ["ours"] + list(BASELINES):
         add(f"| {name} | " + " | ".join(
-            commit_of(den[k][name]["build"]) if k in den and "build" in den[k][name] else "-"
-            for k in keys) + " |")
+            commit_of(den[k][name]) if name in den.get(k, {}) else "-" for k in keys) + " |")
+    recovered = sorted({r["recovered"] for r in runs if "recovered" in r})
+    if recovered:
+        add("\n\\*: the run's numbers were recovered from " + "; ".join(recovered) + ".")
     add("\nTraining time in seconds (2 MPI ranks x 1 thread):\n")
     add("| run | " + " | ".join(keys) + " |")
     add("|---|" + "---|" * 8)
     for name in ["ours"] + list(BASELINES):
         add(f"| {name} | " + cells(name, "seconds", "%.1f") + " |")
-    add("\nHow each baseline run ended: iterations, accepted iterates with a negative NLL on some "
-        "example (from the starts prediction uses, for runs by d1ec654 and later; before, at the "
-        "fixed point training kept), evaluations with unconverged inference, and the stop "
-        "reason:\n")
+    add("\nHow each baseline run ended: the iterations its model counts, accepted iterates with a "
+        "negative NLL on some example from the starts prediction uses, evaluations with "
+        "unconverged inference, and the stop reason:\n")
     add("| run | iterations | negative-NLL iterates | unconverged evaluations | stop |")
     add("|---|---|---|---|---|")
-    for k in [k for k in keys if k in den]:
-        for name in BASELINES:
+    for k in keys:
+        for name in [n for n in BASELINES if n in den.get(k, {})]:
             r = den[k][name]
             add(f"| {name} {k} | {r['iterations']} | {r['negative_nll_iterates']} | "
                 f"{r['unconverged_evaluations']} | {r['stop']} |")
@@ -458,10 +486,11 @@ def report():
     print("wrote docs/reproduction.md")
 
 
-def commit_of(build):
-    """The commit named by a build's `pdsp --version` text."""
-    m = re.search(r"commit: (\S+)", build)
-    return m.group(1) if m else "?"
+def commit_of(run):
+    """The commit named by a run's `pdsp --version` text; marked * where its numbers were
+    recovered rather than saved when it was measured."""
+    m = re.search(r"commit: (\S+)", run["build"])
+    return (m.group(1) if m else "?") + ("\\*" if "recovered" in run else "")
 
 
 def elapsed():
@@ -482,6 +511,7 @@ def machine():
 
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
+    os.makedirs(RESULTS, exist_ok=True)
     steps = {"epsilon": epsilon_study, "parameters": parameter_study,
              "denoising": lambda: denoising_study(fresh=False),
              "denoising-fresh": lambda: denoising_study(fresh=True), "report": report}
