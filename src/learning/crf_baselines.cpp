@@ -208,7 +208,7 @@ class LbfgsBaseline {
     if (!search.decreased)
       return "stopped: no step along -g decreased L with converged inference (" +
              std::to_string(search.invalid_trials) + " of " + std::to_string(search.trials) +
-             " trials had unconverged inference)";
+             " trials were not valid: unconverged inference or a negative NLL)";
     if (norm(grad_) <= config_.tol * std::max(1.0, norm(theta_)))
       return "converged: gradient norm below tol";
     // Approximate inference solved to a tolerance leaves noise in L: below it no search
@@ -289,7 +289,7 @@ class LbfgsBaseline {
   std::vector<double> theta_, grad_, trial_theta_, trial_grad_;
   Evaluation current_, trial_;
   double last_trial_step_ = NAN;
-  // No step moves theta by more than twice the longest accepted one (the first by at most 1):
+  // No step moves theta by more than 1 or twice the longest accepted one, whichever is larger:
   // unit L-BFGS steps jumped into couplings where the approximate inference has several fixed
   // points and the search then stalled above SGD's L (docs/benchmarks.md, issue 17).
   double step_bound_ = 1.0;

@@ -22,7 +22,7 @@ struct BaselineConfig {
   int max_iters = 100;  // L-BFGS iterations, or SGD epochs
   double tol = 1e-6;    // L-BFGS: gradient norm of L / V relative to max(1, |theta|), or a
                         // decrease of L / V below tol * max(1, |L / V|); SGD: relative change
-  double step = 1.0;    // SGD: the step is step / (variables per example) / (1 + epoch)
+  double step = 1.0;    // SGD: the step is step / (variables per example) / epoch (from 1)
   int inference_sweeps = 200;
   double inference_tol = 1e-8;
 };
