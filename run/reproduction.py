@@ -51,6 +51,8 @@ PAPER_DENOISING = {
     "MF-BFGS": [3.0005, 2.7783, 3.6157, 2.4780, 5.2661, 4.6167, 6.4624, 7.2510],
     "Ours": [0.0488, 0.0073, 0.1294, 0.1318, 0.0537, 0.0244, 0.1221, 0.9277],
 }
+# The denoising study's settings, in the order of the paper's Figure 2.
+DENOISING_SETTINGS = [f"{n}-I{i}" for n in ["gaussian", "bimodal"] for i in range(1, 5)]
 BASELINES = {"LBP-SGD": "lbp-sgd", "LBP-BFGS": "lbp-lbfgs", "MF-SGD": "mf-sgd", "MF-BFGS": "mf-lbfgs"}
 
 
@@ -284,7 +286,7 @@ def figures():
     eps = measured("epsilon")
     if eps is not None:
         epsilon_figure(eps, plt)
-    keys = [f"{n}-I{i}" for n in ["gaussian", "bimodal"] for i in range(1, 5)]
+    keys = DENOISING_SETTINGS
     drawn = {"convergence.png": (convergence_figure, [f"{OUT}/den-{n}-I1.jsonl"
                                                       for n in ["gaussian", "bimodal"]]),
              "denoising.png": (denoising_figure, [f"{OUT}/den-{k}-{part}.h5" for k in keys
@@ -358,7 +360,7 @@ def report():
     eps = measured("epsilon")
     params = measured("parameters")
     den = measured("denoising") or {}
-    keys = [f"{n}-I{i}" for n in ["gaussian", "bimodal"] for i in range(1, 5)]
+    keys = DENOISING_SETTINGS
     lines = []
     add = lines.append
     add("# Reproduction of Hazan & Urtasun (NIPS 2010), section 5\n")
