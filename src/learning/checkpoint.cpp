@@ -109,7 +109,7 @@ std::string header_text(const Checkpoint& c, int64_t version, int64_t num_params
                         int64_t dual_next = 0) {
   return "iteration=" + std::to_string(c.state.iterations_done) + "\nstep=" + bits(c.state.step) +
          "\nprevious=" + bits(c.state.previous_objective) +
-         "\nseconds=" + bits(c.state.seconds_trained) + "\nstop=" + c.state.stop_reason +
+         "\nseconds=" + bits(c.state.seconds_trained) + "\nstop=" + c.state.stop.text +
          "\nmetrics_bytes=" + std::to_string(c.metrics_bytes) +
          "\nmetrics_checksum=" + c.metrics_checksum + "\nconfig=" + c.config_line +
          "\nsettings=" + settings_line(c) + "\ndata=" + c.data_fingerprint +
@@ -241,7 +241,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write_attribute("dual_best", c.state.dual_bundle.best);
     file.write_attribute("dual_next", int64_t{0});
     file.write_attribute("seconds_trained", c.state.seconds_trained);
-    file.write_attribute("stop_reason", c.state.stop_reason);
+    file.write_attribute("stop_reason", c.state.stop.text);
     file.write_attribute("metrics_bytes", c.metrics_bytes);
     file.write_attribute("metrics_checksum", c.metrics_checksum);
     file.write_attribute("config", c.config_line);
@@ -293,7 +293,7 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
   c.state.previous_objective = file.read_double_attribute("previous_objective");
 
   c.state.seconds_trained = file.read_double_attribute("seconds_trained");
-  c.state.stop_reason = file.read_string_attribute("stop_reason");
+  c.state.stop = final_stop_from_text(file.read_string_attribute("stop_reason"));
   c.metrics_bytes = file.read_int_attribute("metrics_bytes");
   c.metrics_checksum = file.read_string_attribute("metrics_checksum");
   c.config_line = file.read_string_attribute("config");

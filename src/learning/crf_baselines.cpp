@@ -40,16 +40,17 @@ IterationRecord record_of(int iteration, double before, const Evaluation& after,
 // epoch is undone and training stops at its start, the last point whose evaluation held.
 constexpr int kSgdHalvings = 5;
 
-std::string invalid_start(const Evaluation& e) {
-  return "inference did not converge at theta = 0 in " + std::to_string(e.unconverged) +
-         " examples";
+StopReason invalid_start(const Evaluation& e) {
+  return stop_no_progress("inference did not converge at theta = 0 in " +
+                          std::to_string(e.unconverged) + " examples");
 }
 
-std::string sgd_stop_after_halvings(int epoch, const Evaluation& e) {
-  return "epoch " + std::to_string(epoch) + " ended at a point that is not valid after " +
-         std::to_string(kSgdHalvings) + " halvings of its step (" + std::to_string(e.unconverged) +
-         " examples unconverged, " + std::to_string(e.negative) +
-         " with a negative NLL); the model is the last valid point, where the epoch started";
+StopReason sgd_stop_after_halvings(int epoch, const Evaluation& e) {
+  return stop_no_progress(
+      "epoch " + std::to_string(epoch) + " ended at a point that is not valid after " +
+      std::to_string(kSgdHalvings) + " halvings of its step (" + std::to_string(e.unconverged) +
+      " examples unconverged, " + std::to_string(e.negative) +
+      " with a negative NLL); the model is the last valid point, where the epoch started");
 }
 
 TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communicator& comm,
@@ -67,7 +68,7 @@ TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communi
   const auto started = Clock::now();
   const Evaluation first = likelihood.evaluate(theta, grad);
   double previous = result.objective = first.value;
-  result.stop_reason = first.valid ? "max-iters" : invalid_start(first);
+  result.stop = first.valid ? stop_iteration_limit() : invalid_start(first);
   for (int epoch = 1; first.valid && epoch <= config.max_iters; ++epoch) {
     const auto epoch_start = Clock::now();
     double step = config.step / variables_per_example / epoch;
@@ -98,15 +99,15 @@ TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communi
     if (!e.valid) {
       // A model no likelihood can describe is worse than one epoch fewer, and the next epoch's
       // step would be longer than every step this one tried.
-      result.stop_reason = sgd_stop_after_halvings(epoch, e);
+      result.stop = sgd_stop_after_halvings(epoch, e);
       break;
     }
     result.state.iterations_done = epoch;
     result.objective = e.value;
     if (std::abs(previous - e.value) <= config.tol * std::max(1.0, std::abs(e.value))) {
-      result.stop_reason =
+      result.stop = stop_small_change(
           "relative change of the likelihood below tol (not certified: SGD "
-          "has no optimality test)";
+          "has no optimality test)");
       break;
     }
     previous = e.value;
@@ -140,17 +141,17 @@ class LbfgsBaseline {
     crf_.reset();
     crf_.accept();
     current_ = likelihood_.evaluate(theta_, grad_);
-    result.stop_reason = "max-iters";
+    result.stop = stop_iteration_limit();
     if (!current_.valid) {
-      result.stop_reason = invalid_start(current_);
+      result.stop = invalid_start(current_);
     } else {
       crf_.accept();
       for (int k = 1; k <= config_.max_iters; ++k) {
         const auto iteration_start = Clock::now();
-        const std::string stop = iterate(k, started, iteration_start);
+        const StopReason stop = iterate(k, started, iteration_start);
         result.state.iterations_done = k;
-        if (!stop.empty()) {
-          result.stop_reason = stop;
+        if (stop.stops()) {
+          result.stop = stop;
           break;
         }
       }
@@ -165,8 +166,8 @@ class LbfgsBaseline {
   static constexpr double kStepGrowth = 2.0;
 
   // One iteration: a direction, the search, the accepted point. Returns why training stops
-  // after it ("" to go on).
-  std::string iterate(int k, Clock::time_point started, Clock::time_point iteration_start) {
+  // after it (no stop to go on).
+  StopReason iterate(int k, Clock::time_point started, Clock::time_point iteration_start) {
     std::vector<double> direction(params_);
     memory_.direction(grad_, direction);
     std::string kind = memory_.pairs(params_) > 0 ? "lbfgs" : "gradient";
@@ -206,11 +207,12 @@ class LbfgsBaseline {
     record.unconverged_examples = unconverged_in_search_;
     observer_.on_iteration(record);
     if (!search.decreased)
-      return "stopped: no step along -g decreased L with converged inference (" +
-             std::to_string(search.invalid_trials) + " of " + std::to_string(search.trials) +
-             " trials were not valid: unconverged inference or a negative NLL)";
+      return stop_no_progress("stopped: no step along -g decreased L with converged inference (" +
+                              std::to_string(search.invalid_trials) + " of " +
+                              std::to_string(search.trials) +
+                              " trials were not valid: unconverged inference or a negative NLL)");
     if (norm(grad_) <= config_.tol * std::max(1.0, norm(theta_)))
-      return "converged: gradient norm below tol";
+      return stop_converged("converged: gradient norm below tol");
     // Approximate inference solved to a tolerance leaves noise in L: below it no search
     // makes progress, so a decrease that small ends training (it is not an optimality test),
     // unless it came along the L-BFGS direction: its curvature pairs, gathered where a start
@@ -221,12 +223,13 @@ class LbfgsBaseline {
       // The recheck first: it may raise the value whatever the direction was.
       if (value_was_optimistic() || kind == "lbfgs") {
         memory_.clear();
-        return "";
+        return no_stop();
       }
-      return "relative decrease of L below tol (not certified: the gradient norm is " +
-             number_text(norm(grad_)) + ")";
+      return stop_small_change(
+          "relative decrease of L below tol (not certified: the gradient norm is " +
+          number_text(norm(grad_)) + ")");
     }
-    return "";
+    return no_stop();
   }
 
   // A stalled search may sit at a point whose value is optimistic: the warm start followed a

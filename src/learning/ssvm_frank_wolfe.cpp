@@ -59,7 +59,7 @@ class SsvmFrankWolfe::Solver {
 
   TrainResult run(TrainingObserver& observer) {
     TrainResult result;
-    result.stop_reason = "max-iters";
+    result.stop = stop_iteration_limit();
     const auto started = Clock::now();
     refresh_theta();
     std::vector<double> average = theta_;
@@ -95,9 +95,9 @@ class SsvmFrankWolfe::Solver {
       observer.on_iteration(record);
       result.state.iterations_done = pass;
       result.objective = best_primal;
-      const std::string stop = stop_reason(record, observer);
-      if (!stop.empty()) {
-        result.stop_reason = stop;
+      const StopReason stop = stop_reason(record, observer);
+      if (stop.stops()) {
+        result.stop = stop;
         break;
       }
     }
@@ -111,15 +111,15 @@ class SsvmFrankWolfe::Solver {
     return sum;
   }
 
-  // "" to go on. The same on every rank: the gap is global and the stop flags are reduced.
-  std::string stop_reason(const IterationRecord& record, TrainingObserver& observer) {
+  // No stop to go on. The same on every rank: the gap is global and the stop flags are reduced.
+  StopReason stop_reason(const IterationRecord& record, TrainingObserver& observer) {
     if (record.gap <= config_.tol * std::max(1.0, std::abs(record.objective)))
-      return "converged: primal-dual gap at eps = 0 below tol (exact LP oracle)";
+      return stop_converged("converged: primal-dual gap at eps = 0 below tol (exact LP oracle)");
     double flags[2] = {observer.stop_requested() ? 1.0 : 0.0, record.elapsed};
     comm_.allreduce({}, flags);
-    if (flags[0] > 0) return "signal";
-    if (config_.max_seconds > 0 && flags[1] >= config_.max_seconds) return "time limit";
-    return "";
+    if (flags[0] > 0) return stop_signal();
+    if (config_.max_seconds > 0 && flags[1] >= config_.max_seconds) return stop_time_limit();
+    return no_stop();
   }
 
   // One block step per example of this rank: on the first pass each example once in a shuffled

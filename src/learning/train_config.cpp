@@ -39,17 +39,11 @@ void TrainConfig::validate() const {
   require(kernels == "auto" || kernels == "general", "--kernels", "must be auto or general");
   require(message_precision == "double" || message_precision == "single", "--message-precision",
           "must be double or single");
-  if (message_precision == "single") {
+  if (message_precision == "single")
     require(kernels == "auto", "--message-precision",
             "single needs --kernels auto (the general kernels keep double messages)");
-    require(learner == "primal-dual", "--message-precision",
-            "single applies to the primal-dual learner only");
-  }
   require(inference_sweeps >= 1, "--inference-sweeps", "must be >= 1");
   require(std::isfinite(inference_tol) && inference_tol >= 0, "--inference-tol", "must be >= 0");
-  if (learner != "primal-dual") require(p == 2.0, "--p", "--learner " + learner + " uses p = 2");
-  if (learner == "ssvm-fw")
-    require(epsilon == 0, "--epsilon", "--learner ssvm-fw solves the structured SVM (eps = 0)");
 }
 
 Fields TrainConfig::fields() const {

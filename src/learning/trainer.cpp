@@ -39,9 +39,6 @@ double interpolated_step(double f0, double slope, double eta, double f_eta) {
   return std::exp2(std::round(std::log2(std::clamp(step, eta / 16, eta / 2))));
 }
 
-// The stop reason of a relative decrease of F below --tol (followed by why it is not certified).
-constexpr const char* kSmallDecrease = "relative decrease of F below tol";
-
 // The outer loop, one method per phase of design.md §5.
 class Trainer {
  public:
@@ -71,7 +68,7 @@ class Trainer {
   // by quadratic interpolation), at most --max-step-trials evaluations of F; moves theta and
   // returns true at the first sufficient decrease.
   bool line_search(IterationRecord& record, double first_step, bool interpolate);
-  std::string convergence(const IterationRecord& record) const;
+  StopReason convergence(const IterationRecord& record) const;
   // eps > 0 with no negative counting number: replaces D by the dual at this iteration's beliefs
   // made consistent, a bound at any messages, where the gap decides or reports a stop. Its pass
   // costs several gradients (64x64 denoising: 105 ms against 10), so other iterations keep the
@@ -89,7 +86,7 @@ class Trainer {
   double& consistent_entropy() { return reduced_[2 * params_ + 4]; }
   // eps = 0: lowers the temperature when smoothing.hpp's rule says so (a stop on a small
   // decrease of F_w then becomes a move to the next temperature); returns the stop reason left.
-  std::string continue_smoothing(const IterationRecord& record, const std::string& stop);
+  StopReason continue_smoothing(const IterationRecord& record, const StopReason& stop);
 
   LocalProblem& problem_;
   const TrainConfig& config_;
@@ -327,7 +324,7 @@ void Trainer::take_step(IterationRecord& record) {
   record.seconds_step = seconds_since(start);
 }
 
-std::string Trainer::convergence(const IterationRecord& record) const {
+StopReason Trainer::convergence(const IterationRecord& record) const {
   const double accepted = record.objective_after_step;
   const double scale = std::max(1.0, std::abs(accepted));
   // "converged" only where an optimality test says so: the primal-dual gap, which bounds the
@@ -336,7 +333,7 @@ std::string Trainer::convergence(const IterationRecord& record) const {
   const std::string at_zero =
       smoothing_ ? " at eps = 0 (temperature " + number_text(record.temperature) + ")" : "";
   if (record.gap_certified && record.gap >= 0 && record.gap < config_.tol * scale)
-    return "converged: primal-dual gap" + at_zero + " below tol";
+    return stop_converged("converged: primal-dual gap" + at_zero + " below tol");
   // At eps = 0 a decrease of F_w below tol is no sign that the gap is: the smoothed problem must
   // be solved finer than the certificate asks (the tests' trees and loops: a hundredth of tol
   // gives a certified gap below tol, tol itself leaves it tens of times above).
@@ -345,21 +342,23 @@ std::string Trainer::convergence(const IterationRecord& record) const {
       std::abs(state_.previous_objective - accepted) < decrease_tol * scale)
     // A small decrease is a reason to stop, not a proof of optimality (a slow step on an
     // ill-conditioned problem decreases F slowly far from its minimum).
-    return std::string(kSmallDecrease) + (smoothing_ ? " / 100" : "") + " (not certified: " +
-           (dual_bounds_primal_ ? "primal-dual gap " + number_text(record.gap) + at_zero
-                                : "no gap test with negative counting numbers") +
-           ")";
-  if (config_.max_seconds > 0 && maxima_[1] >= config_.max_seconds) return "time limit";
-  if (maxima_[2] > 0) return "stop requested by a signal";
-  if (record.iteration >= config_.max_iters) return "max-iters";
-  return "";
+    return stop_small_change(std::string("relative decrease of F below tol") +
+                             (smoothing_ ? " / 100" : "") + " (not certified: " +
+                             (dual_bounds_primal_
+                                  ? "primal-dual gap " + number_text(record.gap) + at_zero
+                                  : "no gap test with negative counting numbers") +
+                             ")");
+  if (config_.max_seconds > 0 && maxima_[1] >= config_.max_seconds) return stop_time_limit();
+  if (maxima_[2] > 0) return stop_signal();
+  if (record.iteration >= config_.max_iters) return stop_iteration_limit();
+  return no_stop();
 }
 
 void Trainer::certify_where_it_counts(IterationRecord& record) {
   if (!dual_bounds_primal_ || smoothing_) return;
   const double scale = std::max(1.0, std::abs(record.objective_after_step));
   // A raw gap below zero only says that the beliefs are not consistent yet: no reason to pay.
-  if (!(std::abs(record.gap) < config_.tol * scale) && convergence(record).empty()) return;
+  if (!(std::abs(record.gap) < config_.tol * scale) && !convergence(record).stops()) return;
   // The step search left the beliefs of this iteration's evaluation as they were, and every
   // rank decides alike from reduced values.
   const auto start = Clock::now();
@@ -377,9 +376,9 @@ double Trainer::certified_dual() {
                                 dual_bundle_capacity(static_cast<int64_t>(params_)));
 }
 
-std::string Trainer::continue_smoothing(const IterationRecord& record, const std::string& stop) {
-  const bool small_decrease = stop.rfind(kSmallDecrease, 0) == 0;
-  if (!stop.empty() && !small_decrease) return stop;
+StopReason Trainer::continue_smoothing(const IterationRecord& record, const StopReason& stop) {
+  const bool small_decrease = stop.kind == StopKind::SmallChange;
+  if (stop.stops() && !small_decrease) return stop;
   const double scale = std::max(1.0, std::abs(record.objective_after_step));
   const double next = next_temperature({.temperature = state_.smoothing,
                                         .smoothed_gap = record.smoothed_gap,
@@ -392,7 +391,7 @@ std::string Trainer::continue_smoothing(const IterationRecord& record, const std
   problem_.set_temperature(next);
   state_.lbfgs.clear();
   state_.previous_objective = NAN;
-  return "";
+  return no_stop();
 }
 
 TrainResult Trainer::run() {
@@ -401,8 +400,8 @@ TrainResult Trainer::run() {
   problem_.set_theta(state_.theta);
   TrainResult result;
   result.objective = state_.previous_objective;
-  result.stop_reason = state_.stop_reason.empty() ? "max-iters" : state_.stop_reason;
-  while (state_.stop_reason.empty() && state_.iterations_done < config_.max_iters) {
+  result.stop = state_.stop.stops() ? state_.stop : stop_iteration_limit();
+  while (!state_.stop.stops() && state_.iterations_done < config_.max_iters) {
     IterationRecord record;
     record.iteration = state_.iterations_done + 1;
     const auto start = Clock::now();
@@ -416,22 +415,20 @@ TrainResult Trainer::run() {
                                     : 0.0;
     observer_.on_iteration(record);
 
-    std::string stop = convergence(record);
+    StopReason stop = convergence(record);
     state_.previous_objective = record.objective_after_step;
     if (smoothing_) stop = continue_smoothing(record, stop);
     state_.iterations_done = record.iteration;
     result.objective = record.objective_after_step;
-    const bool final_stop = stop.rfind("converged", 0) == 0 || stop.rfind(kSmallDecrease, 0) == 0 ||
-                            stop == "time limit";
-    if (final_stop) state_.stop_reason = stop;
+    if (stop.is_final()) state_.stop = stop;
     // The state that resumes after this iteration, without a copy of the L-BFGS memory.
     const double trained_before = state_.seconds_trained;
     state_.seconds_trained = record.elapsed;
-    const std::string hook = observer_.after_iteration(state_, problem_, record, stop);
+    const StopReason hook = observer_.after_iteration(state_, record, stop);
     state_.seconds_trained = trained_before;
-    if (stop.empty()) stop = hook;
-    if (!stop.empty()) {
-      result.stop_reason = stop;
+    if (!stop.stops()) stop = hook;
+    if (stop.stops()) {
+      result.stop = stop;
       break;
     }
   }

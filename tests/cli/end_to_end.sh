@@ -18,6 +18,14 @@ common=(--data "$work/train.h5" --max-iters 15 --tol 0 --threads 1)
 run2 "$pdsp" train "${common[@]}" --out "$work/m2.h5" --metrics "$work/m2.jsonl" \
   --checkpoint-dir "$work/ckpt" --checkpoint-every 1 > "$work/log2"
 h5diff --relative=1e-9 "$work/m1.h5" "$work/m2.h5" /theta
+# --quiet: on the console only why training stopped and where the model went, on 1 and 2 ranks.
+for launch in "" run2; do
+  $launch "$pdsp" train --data "$work/train.h5" --max-iters 2 --threads 1 --out "$work/mq.h5" \
+    --quiet > "$work/logq"
+  [ "$(wc -l < "$work/logq")" -eq 2 ] || { echo "FAIL: train --quiet printed:"; cat "$work/logq"; exit 1; }
+  grep '^stopped after 2 iterations: max-iters' "$work/logq" > /dev/null
+  grep '^model written to' "$work/logq" > /dev/null
+done
 # The metrics file: a run line, one line per iteration, an end line.
 head -1 "$work/m1.jsonl" | grep '"type":"run"' > /dev/null
 [ "$(grep -c '"type":"iteration"' "$work/m1.jsonl")" -eq 15 ]

@@ -46,6 +46,6 @@ kill -TERM "$pid"
 code=0
 wait "$pid" || code=$?
 [ "$code" -eq 130 ] || { echo "FAIL (ssvm-fw): exit $code after SIGTERM, wanted 130"; cat "$work/log"; exit 1; }
-grep -q "stopped after [0-9]* iterations: signal" "$work/log"
+grep -q "stopped after [0-9]* iterations: stop requested by a signal" "$work/log"
 h5dump -d /theta "$work/fw.h5" > /dev/null
 echo "ok (ssvm-fw): SIGTERM -> model written, exit 130"

@@ -166,7 +166,7 @@ TEST(Distributed, RegimeDecisionsAreTheSameOnEveryRank) {
   SerialCommunicator serial;
   const TrainResult reference = train(whole, config, serial, silent);
   EXPECT_EQ(distributed.state.iterations_done, reference.state.iterations_done);
-  EXPECT_EQ(distributed.stop_reason, reference.stop_reason);
+  EXPECT_EQ(distributed.stop, reference.stop);
   testing::world().barrier();
   if (testing::world().is_root()) std::filesystem::remove(path);
 }

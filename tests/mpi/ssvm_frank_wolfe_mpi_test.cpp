@@ -37,8 +37,8 @@ TEST(SsvmFrankWolfeMpi, TwoRanksReachTheOptimumOfOneRank) {
   SerialCommunicator serial;
   Records one;
   const TrainResult whole = train_ssvm_frank_wolfe(data, config, serial, one);
-  ASSERT_EQ(distributed.stop_reason.rfind("converged", 0), 0u) << distributed.stop_reason;
-  ASSERT_EQ(whole.stop_reason.rfind("converged", 0), 0u) << whole.stop_reason;
+  ASSERT_EQ(distributed.stop.kind, StopKind::Converged) << distributed.stop.text;
+  ASSERT_EQ(whole.stop.kind, StopKind::Converged) << whole.stop.text;
 
   const double gaps = two.all.back().gap + one.all.back().gap;
   EXPECT_NEAR(two.all.back().objective, one.all.back().objective, gaps + 1e-12);

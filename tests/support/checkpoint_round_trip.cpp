@@ -8,13 +8,13 @@
 
 namespace pdsp::testing {
 
-std::string Snapshot::after_iteration(const TrainingState& now, LocalProblem& problem,
-                                      const IterationRecord&, const std::string&) {
+StopReason Snapshot::after_iteration(const TrainingState& now, const IterationRecord&,
+                                     const StopReason&) {
   if (now.iterations_done == at_) {
     state = now;
-    messages = problem.messages();
+    messages = problem_->messages();
   }
-  return "";
+  return no_stop();
 }
 
 std::pair<TrainingState, std::vector<double>> through_checkpoint(const Snapshot& snapshot,

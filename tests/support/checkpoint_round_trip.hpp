@@ -8,22 +8,25 @@
 #include <utility>
 #include <vector>
 
+#include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/trainer.hpp"
 
 namespace pdsp::testing {
 
 class Snapshot final : public TrainingObserver {
  public:
-  explicit Snapshot(int at) : at_(at) {}  // at < 0: keep only the records
+  // at < 0: keep only the records; else the state and `problem`'s messages after iteration `at`.
+  explicit Snapshot(int at, const LocalProblem* problem = nullptr) : at_(at), problem_(problem) {}
   void on_iteration(const IterationRecord& record) override { records.push_back(record); }
-  std::string after_iteration(const TrainingState& now, LocalProblem& problem,
-                              const IterationRecord&, const std::string&) override;
+  StopReason after_iteration(const TrainingState& now, const IterationRecord&,
+                             const StopReason&) override;
   std::vector<IterationRecord> records;
   TrainingState state;
   std::vector<double> messages;
 
  private:
   int at_;
+  const LocalProblem* problem_;
 };
 
 // Writes the snapshot's state and messages to a temporary checkpoint file and reads them back.

@@ -88,7 +88,7 @@ TEST(CrfBaselines, LbpLbfgsReachesTheExactCrfOptimumOnATree) {
   Recorder recorder;
   const TrainResult result = train_lbfgs(crf, 200, 1e-10, recorder);
   const std::vector<double> optimum = testing::exact_optimum(data, 1.0, 0.0, 1.0, 2.0);
-  EXPECT_LT(max_abs_difference(result.state.theta, optimum), 1e-6) << result.stop_reason;
+  EXPECT_LT(max_abs_difference(result.state.theta, optimum), 1e-6) << result.stop.text;
 }
 
 TEST(CrfBaselines, EveryLearnerDecreasesTheLikelihood) {
@@ -403,9 +403,8 @@ TEST(CrfBaselines, LbfgsKeepsOnlyAcceptedPoints) {
   const TrainResult result = train_lbfgs(crf, 30, 1e-8, recorder);
   ASSERT_GE(recorder.records.size(), 5u);
   // It ends on one of its tests, not on a failed search.
-  EXPECT_TRUE(result.stop_reason == "converged: gradient norm below tol" ||
-              result.stop_reason.starts_with("relative decrease of L below tol"))
-      << result.stop_reason;
+  EXPECT_TRUE(result.stop.kind == StopKind::Converged || result.stop.kind == StopKind::SmallChange)
+      << result.stop.text;
   // Every iteration searches along the L-BFGS direction except the first and those after an
   // L-BFGS iteration that decreased L by less than tol: they restart along -g.
   bool restart = true;
@@ -416,7 +415,7 @@ TEST(CrfBaselines, LbfgsKeepsOnlyAcceptedPoints) {
     restart = r.objective - r.objective_after_step <=
               1e-8 * std::max(1.0, std::abs(r.objective_after_step));
   }
-  if (result.stop_reason.starts_with("relative decrease")) {
+  if (result.stop.kind == StopKind::SmallChange) {
     EXPECT_EQ(recorder.records.back().direction, "gradient");
   }
   // The returned theta is the last accepted point: evaluated afresh, it gives the last value.
@@ -491,8 +490,9 @@ TEST(CrfBaselines, SgdUndoesAnEpochThatHalvingsLeaveAtAnInvalidEvaluationAndStop
   EXPECT_GT(epoch.unconverged_examples, 0);
   const double variables_per_example = static_cast<double>(data.num_vars()) / 2;
   EXPECT_DOUBLE_EQ(epoch.step, config.step / variables_per_example / 32);
-  EXPECT_NE(result.stop_reason.find("not valid after 5 halvings"), std::string::npos)
-      << result.stop_reason;
+  EXPECT_EQ(result.stop.kind, StopKind::NoProgress);
+  EXPECT_NE(result.stop.text.find("not valid after 5 halvings"), std::string::npos)
+      << result.stop.text;
   // The model is where the epoch started, with the messages and objective of that point.
   EXPECT_EQ(result.state.theta, std::vector<double>(5, 0.0));
   EXPECT_EQ(result.state.iterations_done, 0);
@@ -530,15 +530,15 @@ TEST(CrfBaselines, SgdUndoingAnEpochKeepsTheLastValidEpoch) {
   EXPECT_EQ(recorder.records[4].step_trials, 5);
   EXPECT_GT(recorder.records[4].unconverged_examples, 0);
   EXPECT_EQ(result.state.iterations_done, 4);
-  EXPECT_NE(result.stop_reason.find("epoch 5 ended at a point that is not valid"),
-            std::string::npos)
-      << result.stop_reason;
+  EXPECT_EQ(result.stop.kind, StopKind::NoProgress);
+  EXPECT_NE(result.stop.text.find("epoch 5 ended at a point that is not valid"), std::string::npos)
+      << result.stop.text;
 
   config.max_iters = 4;
   ApproximateCrf four(data, config.inference, 5, 1e-12);
   Recorder four_records;
   const TrainResult four_epochs = train_crf_baseline(four, config, serial, four_records);
-  EXPECT_EQ(four_epochs.stop_reason, "max-iters");
+  EXPECT_EQ(four_epochs.stop, stop_iteration_limit());
   EXPECT_EQ(result.state.theta, four_epochs.state.theta);
   EXPECT_EQ(result.objective, four_epochs.objective);
   EXPECT_EQ(undone.state_snapshot(), four.state_snapshot());

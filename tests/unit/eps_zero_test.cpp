@@ -46,8 +46,9 @@ Trained train_at_zero(const Dataset& data, double C, double tol) {
 void expect_certified_optimum(const Dataset& data, double C, double tol, SsvmPoints points) {
   const testing::SsvmReference reference = testing::solve_ssvm(data, 1.0, C, points);
   const Trained run = train_at_zero(data, C, tol);
-  ASSERT_EQ(run.result.stop_reason.rfind("converged: primal-dual gap at eps = 0", 0), 0u)
-      << run.result.stop_reason;
+  ASSERT_EQ(run.result.stop.kind, StopKind::Converged) << run.result.stop.text;
+  ASSERT_TRUE(run.result.stop.text.starts_with("converged: primal-dual gap at eps = 0"))
+      << run.result.stop.text;
   const IterationRecord& last = run.records.back();
   const double scale = std::max(1.0, std::abs(reference.primal));
   EXPECT_LE(last.gap, tol * std::max(1.0, std::abs(last.objective_after_step)));
@@ -97,7 +98,7 @@ TEST(EpsZero, ResumeFromACheckpointContinuesBitwise) {
   const ProblemSettings settings{0.0, CountingMode::Auto, 1.0, true, "tiny"};
   SerialCommunicator serial;
   LocalProblem whole(data, settings);
-  Snapshot uninterrupted(25);
+  Snapshot uninterrupted(25, &whole);
   const TrainResult straight = train(whole, config, serial, uninterrupted);
   ASSERT_EQ(uninterrupted.state.iterations_done, 25);
   ASSERT_LT(uninterrupted.state.smoothing, config.smoothing_start) << "the temperature must move";

@@ -44,8 +44,9 @@ const testing::GraphShape kStar{{2, 2, 2, 2}, {{0, 1}, {0, 2}, {0, 3}}};
 void expect_certified_optimum(const Dataset& data, double C, double tol, SsvmPoints points) {
   const testing::SsvmReference reference = testing::solve_ssvm(data, 1.0, C, points);
   const Trained run = train_fw(data, C, tol);
-  ASSERT_EQ(run.result.stop_reason.rfind("converged: primal-dual gap at eps = 0", 0), 0u)
-      << run.result.stop_reason;
+  ASSERT_EQ(run.result.stop.kind, StopKind::Converged) << run.result.stop.text;
+  ASSERT_TRUE(run.result.stop.text.starts_with("converged: primal-dual gap at eps = 0"))
+      << run.result.stop.text;
   const IterationRecord& last = run.records.back();
   const double scale = std::max(1.0, std::abs(reference.primal));
   EXPECT_TRUE(last.gap_certified);
@@ -85,8 +86,8 @@ TEST(SsvmFrankWolfe, CompactFeaturesReachTheOptimumOfTheirRowForm) {
   const double C = 0.5;
   const Trained a = train_fw(compact, C, 1e-8);
   const Trained b = train_fw(rows, C, 1e-8);
-  ASSERT_EQ(a.result.stop_reason.rfind("converged", 0), 0u) << a.result.stop_reason;
-  ASSERT_EQ(b.result.stop_reason.rfind("converged", 0), 0u) << b.result.stop_reason;
+  ASSERT_EQ(a.result.stop.kind, StopKind::Converged) << a.result.stop.text;
+  ASSERT_EQ(b.result.stop.kind, StopKind::Converged) << b.result.stop.text;
   const double gaps = a.records.back().gap + b.records.back().gap;
   EXPECT_NEAR(a.records.back().objective, b.records.back().objective, gaps + 1e-12);
   EXPECT_LE(testing::max_abs_difference(a.result.state.theta, b.result.state.theta),
@@ -96,7 +97,7 @@ TEST(SsvmFrankWolfe, CompactFeaturesReachTheOptimumOfTheirRowForm) {
 TEST(SsvmFrankWolfe, StopsAtItsPassLimitWithoutClaimingConvergence) {
   const Dataset data = testing::random_dataset({kTriangle, testing::grid_shape(2, 3)}, 4, 3);
   const Trained run = train_fw(data, 0.01, 1e-12, 3);
-  EXPECT_EQ(run.result.stop_reason, "max-iters");
+  EXPECT_EQ(run.result.stop, stop_iteration_limit());
   EXPECT_EQ(run.records.size(), 3u);
   EXPECT_GT(run.records.back().gap, 0.0);
 }

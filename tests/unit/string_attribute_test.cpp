@@ -72,7 +72,7 @@ TEST(StringAttributes, DataSetsAndCheckpointsHoldNoVariableLengthText) {
   write_dataset(dataset, data);
   Checkpoint c;
   c.state.theta = {0.5, 0.25, 0.0, -1.0};
-  c.state.stop_reason = "max-iters";
+  c.state.stop = stop_iteration_limit();
   c.metrics_checksum = "0123";
   c.config_line = "epsilon=1";
   c.compatibility = {{"epsilon", "1"}};

@@ -117,7 +117,7 @@ TEST(Training, TheCertifiedDualBoundsTheOptimumAtAnyMessages) {
     const TrainResult result = train(converged, config, serial, full);
     // At eps = 0.1 F decreases by less than tol before the gap is below it.
     if (epsilon == 1.0) {
-      EXPECT_EQ(result.stop_reason, "converged: primal-dual gap below tol");
+      EXPECT_EQ(result.stop, stop_converged("converged: primal-dual gap below tol"));
     }
     const IterationRecord& last = full.records.back();
     EXPECT_TRUE(last.gap_certified);

@@ -39,10 +39,10 @@ CheckpointView look_at_checkpoints(const CheckpointOptions& options);
 // `problem`. Returns nothing for a fresh start. Collective.
 std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
                                           const CheckpointView& view, const Checkpoint& current,
-                                          LocalProblem& problem, Communicator& comm);
+                                          CheckpointedMessages& problem, Communicator& comm);
 // The same, with rank 0 looking at the directory first.
 std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
-                                          const Checkpoint& current, LocalProblem& problem,
+                                          const Checkpoint& current, CheckpointedMessages& problem,
                                           Communicator& comm);
 
 // The observer of a checkpointed run: logs through RunLog and writes checkpoints.
@@ -50,13 +50,15 @@ class CheckpointingObserver final : public TrainingObserver {
  public:
   // `identity` carries the configuration line, the trajectory settings and the data fingerprint
   // that every checkpoint of this run records.
+  // `messages`: the learner's per-rank state that every checkpoint stores (it must outlive
+  // the observer).
   CheckpointingObserver(RunLog& log, const CheckpointOptions& options, Checkpoint identity,
-                        Communicator& comm);
+                        CheckpointedMessages& messages, Communicator& comm);
 
   void on_iteration(const IterationRecord& record) override;
   bool stop_requested() const override;
-  std::string after_iteration(const TrainingState& state, LocalProblem& problem,
-                              const IterationRecord& record, const std::string& stopping) override;
+  StopReason after_iteration(const TrainingState& state, const IterationRecord& record,
+                             const StopReason& stopping) override;
   // True when the run stopped early with a checkpoint to continue from (exit kExitRequeue).
   bool requeue() const { return requeue_; }
   // Seconds spent writing checkpoints in this process.
@@ -64,11 +66,12 @@ class CheckpointingObserver final : public TrainingObserver {
 
  private:
   // Writes and publishes a checkpoint. Returns why it failed (a warning is printed), or "".
-  std::string write(const TrainingState& state, LocalProblem& problem);
+  std::string write(const TrainingState& state);
 
   RunLog& log_;
   const CheckpointOptions& options_;
   Checkpoint identity_;
+  CheckpointedMessages& messages_;
   Communicator& comm_;
   std::unique_ptr<CheckpointStore> store_;
   Clock::time_point last_write_ = Clock::now();

@@ -47,9 +47,14 @@ void serialize(Archive& archive, pdsp::LbfgsMemory& m, unsigned) {
 }
 
 template <class Archive>
+void serialize(Archive& archive, pdsp::StopReason& s, unsigned) {
+  archive& s.kind& s.text;
+}
+
+template <class Archive>
 void serialize(Archive& archive, pdsp::TrainingState& s, unsigned) {
-  archive& s.theta& s.step& s.previous_objective& s.iterations_done& s.seconds_trained& s
-      .stop_reason& s.lbfgs;
+  archive& s.theta& s.step& s.previous_objective& s.iterations_done& s.seconds_trained& s.stop& s
+      .lbfgs;
 }
 
 template <class Archive>

@@ -2,11 +2,10 @@
 // SIGTERM, SIGINT and SIGUSR1 (what schedulers send before preempting a job) ask training to
 // stop: the request travels in the next allreduce, every rank checkpoints at the same iteration
 // and pdsp exits with kExitRequeue. A second signal (two seconds or more after the first) ends
-// the process at once.
-namespace pdsp {
+// the process at once. The exit codes are in learning/stop_reason.hpp.
+#include "pdsp/learning/stop_reason.hpp"
 
-inline constexpr int kExitRequeue = 75;       // checkpointed: run the same command to continue
-inline constexpr int kExitInterrupted = 130;  // stopped by a signal without a checkpoint
+namespace pdsp {
 
 // `announce`: whether this process prints the first request (rank 0 only).
 void install_stop_signals(bool announce);

@@ -21,6 +21,7 @@
 #include "pdsp/inference/message_passing.hpp"
 #include "pdsp/inference/work_plan.hpp"
 #include "pdsp/learning/feature_index.hpp"
+#include "pdsp/learning/training_state.hpp"
 
 namespace pdsp {
 
@@ -50,14 +51,16 @@ struct LocalEvaluation {
 // loss_weight times /vars/loss, or times the Hamming loss [s != label] without it.
 std::vector<double> loss_augmentation(const Dataset& data, double loss_weight);
 
-class LocalProblem {
+// `final`, so that calls through a LocalProblem& need no virtual dispatch; through
+// CheckpointedMessages the checkpoints read and write its messages.
+class LocalProblem final : public CheckpointedMessages {
  public:
   LocalProblem(const Dataset& data, const ProblemSettings& settings);
 
-  const Dataset& data() const { return data_; }
+  const Dataset& data() const override { return data_; }
   const FactorGraph& graph() const { return graph_; }
   const CountingNumbers& counting() const { return counting_; }
-  int64_t num_params() const { return data_.num_params; }
+  int64_t num_params() const override { return data_.num_params; }
   // eps > 0 with a negative counting number: F is not convex in the messages and the sweeps
   // converge to a saddle point (design.md §5, Claim 3).
   bool is_saddle_problem() const;
@@ -99,10 +102,10 @@ class LocalProblem {
   std::span<const double> beliefs() const { return belief_; }
   // The messages in FactorGraph's arena layout (what checkpoints store), converted from and to
   // the form the kernels keep them in.
-  int64_t num_message_entries() const { return graph_.num_message_entries(); }
-  std::vector<double> messages() const;
+  int64_t num_message_entries() const override { return graph_.num_message_entries(); }
+  std::vector<double> messages() const override;
   void save_messages(std::vector<double>& arena) const;  // reuses arena's memory
-  void set_messages(std::span<const double> arena);
+  void set_messages(std::span<const double> arena) override;
   // A copy of the messages in the kernels' own form, and the return to it (the trainer's step
   // search runs sweeps at each trial theta from the same messages).
   void keep_messages();

@@ -46,12 +46,13 @@ struct TrainConfig {
   // "double", or "single": the binary pairwise kernels keep their messages in float (half their
   // memory traffic; F and the beliefs agree with double to about 1e-9 and 1e-7).
   std::string message_precision = "double";
-  // "primal-dual" (this algorithm) or a likelihood baseline: lbp-sgd, lbp-lbfgs, mf-sgd, mf-lbfgs.
+  // The learner's name in learners/registry.cpp (which also checks the settings it refuses).
   std::string learner = "primal-dual";
   int inference_sweeps = 200;  // baselines: sweeps of approximate inference per evaluation
   double inference_tol = 1e-8;
 
-  // Throws InputError naming the flag of an impossible value.
+  // Throws InputError naming the flag of an impossible value (the learner's own restrictions
+  // are check_learner_settings').
   void validate() const;
   // (name, typed value) pairs in a fixed order: the one source for the log line, the metrics
   // header and the model attributes.

@@ -22,9 +22,7 @@
 #include "pdsp/data/output_checks.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/inference/slice_loading.hpp"
-#include "pdsp/learning/crf_baselines.hpp"
-#include "pdsp/learning/ssvm_frank_wolfe.hpp"
-#include "pdsp/learning/trainer.hpp"
+#include "pdsp/learners/learner.hpp"
 #include "pdsp/parallel/share_from_root.hpp"
 #include "pdsp/util/clock.hpp"
 
@@ -54,13 +52,15 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--out", c.out, "model file to write (HDF5)")->required()->group(files);
   app.add_option("--metrics", c.metrics, "JSONL metrics file (first line: run metadata)")
       ->group(files);
-  app.add_flag("--quiet", o.quiet, "no settings, progress lines or iteration table on the console")
+  app.add_flag("--quiet", o.quiet,
+               "on the console only why training stopped, where the model went, warnings and "
+               "errors: no settings, set-up, progress lines or iteration table")
       ->group(files);
-  app.add_option("--learner", c.learner,
-                 "primal-dual; ssvm-fw (eps = 0 on binary pairwise data: block Frank-Wolfe on "
-                 "the structured SVM dual with an exact LP oracle); or a likelihood baseline")
-      ->check(
-          CLI::IsMember({"primal-dual", "ssvm-fw", "lbp-sgd", "lbp-lbfgs", "mf-sgd", "mf-lbfgs"}))
+  std::string learners;
+  for (const LearnerEntry& entry : learner_registry())
+    learners += "\n  " + entry.name + ": " + entry.summary;
+  app.add_option("--learner", c.learner, "the learner:" + learners)
+      ->check(CLI::IsMember(learner_names()))
       ->group(model);
   app.add_option("--epsilon", c.epsilon, "entropy temperature: 1 = CRF, 0 = structured SVM")
       ->check(finite_at_least(0))
@@ -160,14 +160,13 @@ void check_before_work(TrainOptions& o) {
   TrainConfig& config = o.config;
   config.counting = parse_counting_mode(o.counting);
   config.validate();
+  const LearnerEntry& learner = find_learner(config.learner);
+  check_learner_settings(learner, config,
+                         !o.checkpoints.directory.empty() || !o.checkpoints.resume.empty());
   o.checkpoints.validate();
-  if (config.learner != "primal-dual" &&
-      (!o.checkpoints.directory.empty() || !o.checkpoints.resume.empty()))
-    throw InputError("--learner " + config.learner +
-                     ": checkpoints are for the primal-dual learner");
-  // The other learners run their own inference on whole examples: they keep every example whole
-  // (auto), and refuse a forced split.
-  if (config.learner != "primal-dual") {
+  // Learners that run their own inference on whole examples keep every example whole (auto),
+  // and refuse a forced split.
+  if (!learner.traits.split_examples) {
     if (parse_shard_count(o.shards) > 1)
       throw InputError("--shards " + o.shards + ": --learner " + config.learner +
                        " needs whole examples; use --shards 1 or auto");
@@ -219,23 +218,6 @@ std::string describe_layout(const Dataset& slice, const std::vector<RankSlice>& 
   return text;
 }
 
-// The halo exchanges of split examples over the run: values sent (all ranks), the slowest rank's
-// seconds in them, sweeps; printed on rank 0 and returned for the metrics' end record (empty when
-// no example was split). Collective.
-Fields halo_summary(const LocalProblem& problem, Communicator& comm) {
-  const HaloExchange* halo = problem.halo();
-  double sums[2] = {halo ? static_cast<double>(halo->values_sent()) : 0.0, halo ? 1.0 : 0.0};
-  double maxima[2] = {halo ? halo->seconds() : 0.0, halo ? static_cast<double>(halo->sweeps()) : 0};
-  comm.allreduce(sums, maxima);
-  if (sums[1] == 0) return {};
-  if (comm.is_root())
-    std::printf(
-        "halo exchanges: %.3f MB sent by %g shard(s) in %g sweeps, at most %.3f s on one "
-        "rank\n",
-        8e-6 * sums[0], sums[1], maxima[1], maxima[0]);
-  return {{"halo_values_sent", sums[0]}, {"halo_seconds", maxima[0]}, {"halo_sweeps", maxima[1]}};
-}
-
 double largest_over_ranks(double value, Communicator& comm) {
   double largest[1] = {value};
   comm.allreduce({}, largest);
@@ -246,105 +228,46 @@ double largest_peak_memory(Communicator& comm) {
   return largest_over_ranks(static_cast<double>(peak_resident_bytes()), comm);
 }
 
-// The primal-dual trainer with checkpoints. Sets `requeue` when it stopped to be run again.
-TrainResult train_primal_dual(const Dataset& slice, const DatasetLayout& layout, TrainOptions& o,
-                              const CheckpointView& checkpoints, Communicator& comm,
-                              bool& requeue) {
+// Sets up the learner on this rank's slice and trains it: with checkpoints (resuming from one
+// when asked) where the learner keeps them. Sets `requeue` when it stopped to be run again.
+TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const Dataset& slice,
+                          const DatasetLayout& layout, TrainOptions& o,
+                          const CheckpointView& checkpoints, Communicator& comm, bool& requeue) {
   TrainConfig& config = o.config;
-  std::unique_ptr<LocalProblem> problem;
   const auto setup_start = Clock::now();
-  run_collectively(comm, [&] {
-    ProblemSettings settings{.epsilon = config.epsilon,
-                             .counting = config.counting,
-                             .loss_weight = config.loss_weight,
-                             .loss_augmented = true,
-                             .source = config.data,
-                             .specialised_kernels = config.kernels == "auto",
-                             .message_precision = config.message_precision == "single"
-                                                      ? MessagePrecision::Single
-                                                      : MessagePrecision::Double,
-                             .smoothing = config.epsilon == 0 ? config.smoothing_start : 0.0};
-    problem = std::make_unique<LocalProblem>(slice, settings);
-    config.counting = problem->counting().mode;
-  });
+  learner.set_up(slice, config, comm);
   const double seconds_setup = largest_over_ranks(seconds_since(setup_start), comm);
-  if (comm.is_root())
-    std::printf("kernels (rank 0): %s; set up in %.2f s\n", problem->kernel_name().c_str(),
-                seconds_setup);
+  const std::string summary = learner.set_up_summary();
+  if (comm.is_root() && !o.quiet && !summary.empty())
+    std::printf("%s; set up in %.2f s\n", summary.c_str(), seconds_setup);
 
   Checkpoint identity;
-  identity.config_line = config.to_line();
-  identity.compatibility = config.trajectory_fields();
-  identity.data_fingerprint = o.provenance.data_fingerprint;
-  identity.provenance = o.provenance;
-  const std::optional<Checkpoint> resumed =
-      resume_training(o.checkpoints, checkpoints, identity, *problem, comm);
-
-  std::unique_ptr<RunLog> log;
-  run_collectively(comm, [&] {
-    log = std::make_unique<RunLog>(
-        comm.is_root(), !o.quiet, config.metrics, metadata_line(o, layout, seconds_setup, comm),
-        resumed ? resumed->metrics_bytes : -1, resumed ? resumed->metrics_checksum : "");
-  });
-  CheckpointingObserver observer(*log, o.checkpoints, identity, comm);
-  const TrainResult result =
-      train(*problem, config, comm, observer, resumed ? resumed->state : TrainingState{});
-  const Fields halo = halo_summary(*problem, comm);
-  log->finish(result, largest_peak_memory(comm), observer.seconds_writing(), halo);
-  requeue = observer.requeue();
-  return result;
-}
-
-// A likelihood baseline (Hazan & Urtasun's Figure 2 rows).
-TrainResult train_baseline(const Dataset& slice, const DatasetLayout& layout, TrainOptions& o,
-                           Communicator& comm) {
-  const TrainConfig& config = o.config;
-  BaselineConfig baseline;
-  std::unique_ptr<ApproximateCrf> crf;
-  const auto setup_start = Clock::now();
-  run_collectively(comm, [&] {
-    parse_baseline_learner(config.learner, baseline);
-    if (!slice.has_labels())
-      throw InputError(config.data + ": /vars/label: training needs ground-truth labels");
-    crf = std::make_unique<ApproximateCrf>(slice, baseline.inference, config.inference_sweeps,
-                                           config.inference_tol);
-  });
-  const double seconds_setup = largest_over_ranks(seconds_since(setup_start), comm);
-  baseline.C = config.C;
-  baseline.max_iters = config.max_iters;
-  baseline.tol = config.tol;
-  baseline.step = config.initial_step;
-  baseline.inference_sweeps = config.inference_sweeps;
-  baseline.inference_tol = config.inference_tol;
-  std::unique_ptr<RunLog> log;
-  run_collectively(comm, [&] {
-    // The baselines minimise the regularised negative conditional log-likelihood under their
-    // approximate inference, not the primal-dual F.
-    log = std::make_unique<RunLog>(comm.is_root(), !o.quiet, config.metrics,
-                                   metadata_line(o, layout, seconds_setup, comm), -1, "",
-                                   "neg_log_likelihood");
-  });
-  const TrainResult result = train_crf_baseline(*crf, baseline, comm, *log);
-  log->finish(result, largest_peak_memory(comm), NAN);
-  return result;
-}
-
-// The structured SVM by block Frank-Wolfe (eps = 0, binary pairwise data).
-TrainResult train_ssvm(const Dataset& slice, const DatasetLayout& layout, TrainOptions& o,
-                       Communicator& comm) {
-  const TrainConfig& config = o.config;
-  const auto setup_start = Clock::now();
-  SsvmFrankWolfe learner(
-      slice, {config.C, config.loss_weight, config.max_iters, config.tol, config.max_seconds},
-      comm);
-  const double seconds_setup = largest_over_ranks(seconds_since(setup_start), comm);
+  std::optional<Checkpoint> resumed;
+  if (traits.checkpoints) {
+    identity.config_line = config.to_line();
+    identity.compatibility = config.trajectory_fields();
+    identity.data_fingerprint = o.provenance.data_fingerprint;
+    identity.provenance = o.provenance;
+    resumed = resume_training(o.checkpoints, checkpoints, identity, *learner.checkpointed(), comm);
+  }
   std::unique_ptr<RunLog> log;
   run_collectively(comm, [&] {
     log = std::make_unique<RunLog>(comm.is_root(), !o.quiet, config.metrics,
-                                   metadata_line(o, layout, seconds_setup, comm), -1, "");
+                                   metadata_line(o, layout, seconds_setup, comm),
+                                   resumed ? resumed->metrics_bytes : -1,
+                                   resumed ? resumed->metrics_checksum : "", traits.objective);
   });
-  const TrainResult result = learner.run(*log);
-  log->finish(result, largest_peak_memory(comm), NAN);
+  std::optional<CheckpointingObserver> checkpointing;
+  if (traits.checkpoints)
+    checkpointing.emplace(*log, o.checkpoints, identity, *learner.checkpointed(), comm);
+  TrainingObserver& observer =
+      checkpointing ? static_cast<TrainingObserver&>(*checkpointing) : *log;
+  const TrainResult result = learner.run(observer, resumed ? resumed->state : TrainingState{});
+  const Learner::Summary after = learner.run_summary(comm);
+  if (comm.is_root() && !o.quiet && !after.line.empty()) std::printf("%s\n", after.line.c_str());
+  log->finish(result, largest_peak_memory(comm),
+              checkpointing ? checkpointing->seconds_writing() : NAN, after.fields);
+  requeue = checkpointing && checkpointing->requeue();
   return result;
 }
 
@@ -391,7 +314,7 @@ int run_train(const Invocation& invocation, Communicator& comm) {
   o.seconds_load = largest_over_ranks(seconds_since(started), comm);
   o.provenance = describe_run(invocation, command_line.effective_config(),
                               dataset_fingerprint(slice, comm), comm);
-  if (comm.is_root())
+  if (comm.is_root() && !o.quiet)
     std::printf(
         "pdsp train: %lld examples, %lld variables, %lld factors, %lld parameters on "
         "%d rank(s) x %d thread(s), read in %.2f s\nlayout: %s\n%s\n",
@@ -400,13 +323,11 @@ int run_train(const Invocation& invocation, Communicator& comm) {
         comm.size(), omp_get_max_threads(), o.seconds_load, o.layout.c_str(),
         config.to_line().c_str());
 
-  const bool primal_dual = config.learner == "primal-dual";
-  const bool likelihood = !primal_dual && config.learner != "ssvm-fw";
+  const LearnerEntry& entry = find_learner(config.learner);
+  const std::unique_ptr<Learner> learner = entry.make();
   bool requeue = false;
   const TrainResult result =
-      primal_dual  ? train_primal_dual(slice, layout, o, view.checkpoints, comm, requeue)
-      : likelihood ? train_baseline(slice, layout, o, comm)
-                   : train_ssvm(slice, layout, o, comm);
+      train_learner(*learner, entry.traits, slice, layout, o, view.checkpoints, comm, requeue);
   if (requeue) {
     if (comm.is_root())
       std::printf("checkpoint written to %s; run the same command to continue (exit %d)\n",
@@ -415,22 +336,16 @@ int run_train(const Invocation& invocation, Communicator& comm) {
   }
   run_collectively(comm, [&] {
     if (!comm.is_root()) return;
-    // A likelihood baseline's model predicts with the learner's own inference, a CRF at eps = 1.
-    TrainConfig recorded = config;
-    if (likelihood) recorded.epsilon = 1.0;
-    Fields attributes = recorded.fields();
-    if (likelihood)
-      attributes.emplace_back("inference",
-                              config.learner.rfind("lbp", 0) == 0 ? "lbp" : "mean-field");
+    Fields attributes = learner->model_attributes(config);
     attributes.emplace_back("iterations", int64_t{result.state.iterations_done});
-    attributes.emplace_back("stop_reason", result.stop_reason);
+    attributes.emplace_back("stop_reason", result.stop.text);
     write_model(config.out, result.state.theta, attributes, o.provenance);
     std::printf("model written to %s (this process ran %.3f s)\n", config.out.c_str(),
                 seconds_since(started));
   });
   // The stop reason is the same on every rank (it came through the allreduce); the local signal
   // flag is not.
-  return result.stop_reason.find("signal") != std::string::npos ? kExitInterrupted : 0;
+  return result.stop.exit_code();
 }
 
 }  // namespace pdsp

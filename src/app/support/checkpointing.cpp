@@ -43,11 +43,11 @@ std::string field_of(const std::string& line, const std::string& name) {
 
 // A run that had converged stays finished unless the setting that ended it changed.
 void reopen_if_settings_changed(Checkpoint& loaded, const Checkpoint& current) {
-  std::string& reason = loaded.state.stop_reason;
-  const char* setting = reason == "time limit" ? "max_seconds" : "tol";
-  if (!reason.empty() &&
+  StopReason& reason = loaded.state.stop;
+  const char* setting = reason.kind == StopKind::TimeLimit ? "max_seconds" : "tol";
+  if (reason.stops() &&
       field_of(loaded.config_line, setting) != field_of(current.config_line, setting))
-    reason.clear();
+    reason = no_stop();
 }
 
 }  // namespace
@@ -94,7 +94,7 @@ CheckpointView look_at_checkpoints(const CheckpointOptions& options) {
 
 std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
                                           const CheckpointView& view, const Checkpoint& current,
-                                          LocalProblem& problem, Communicator& comm) {
+                                          CheckpointedMessages& problem, Communicator& comm) {
   if (options.resume.empty()) {
     // A fresh run would prune the checkpoints already in the directory: refuse to lose them.
     run_collectively(comm, [&] {
@@ -154,7 +154,7 @@ std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
 }
 
 std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
-                                          const Checkpoint& current, LocalProblem& problem,
+                                          const Checkpoint& current, CheckpointedMessages& problem,
                                           Communicator& comm) {
   const CheckpointView view = share_from_root<CheckpointView>(
       comm, [&](CheckpointView& v) { v = look_at_checkpoints(options); });
@@ -162,8 +162,13 @@ std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
 }
 
 CheckpointingObserver::CheckpointingObserver(RunLog& log, const CheckpointOptions& options,
-                                             Checkpoint identity, Communicator& comm)
-    : log_(log), options_(options), identity_(std::move(identity)), comm_(comm) {
+                                             Checkpoint identity, CheckpointedMessages& messages,
+                                             Communicator& comm)
+    : log_(log),
+      options_(options),
+      identity_(std::move(identity)),
+      messages_(messages),
+      comm_(comm) {
   if (options_.directory.empty()) return;
   run_collectively(comm_, [&] {
     store_ = std::make_unique<CheckpointStore>(options_.directory, options_.keep);
@@ -184,7 +189,7 @@ void CheckpointingObserver::on_iteration(const IterationRecord& record) {
   log_.on_iteration(logged);
 }
 
-std::string CheckpointingObserver::write(const TrainingState& state, LocalProblem& problem) {
+std::string CheckpointingObserver::write(const TrainingState& state) {
   const auto start = Clock::now();
   Checkpoint checkpoint = identity_;
   checkpoint.state = state;
@@ -193,8 +198,8 @@ std::string CheckpointingObserver::write(const TrainingState& state, LocalProble
   checkpoint.metrics_checksum = log_.checksum();
   const std::string path = store_->path_for(state.iterations_done);
   try {
-    write_checkpoint(path, checkpoint, problem.messages(), comm_,
-                     message_runs(problem.data(), problem.num_message_entries(), comm_));
+    write_checkpoint(path, checkpoint, messages_.messages(), comm_,
+                     message_runs(messages_.data(), messages_.num_message_entries(), comm_));
     run_collectively(comm_, [&] {
       if (comm_.is_root()) store_->publish(path);
     });
@@ -220,33 +225,33 @@ std::string CheckpointingObserver::write(const TrainingState& state, LocalProble
   return "";
 }
 
-std::string CheckpointingObserver::after_iteration(const TrainingState& state,
-                                                   LocalProblem& problem,
-                                                   const IterationRecord& record,
-                                                   const std::string& stopping) {
-  if (!store_) return "";
+StopReason CheckpointingObserver::after_iteration(const TrainingState& state,
+                                                  const IterationRecord& record,
+                                                  const StopReason& stopping) {
+  if (!store_) return no_stop();
   // Time-based decisions use the slowest rank's clocks, so every rank decides alike.
   // Before the first write, assume 200 MB/s for the messages of all ranks written in turn.
   const double write_estimate =
-      std::max(last_write_seconds_, static_cast<double>(problem.num_message_entries()) *
+      std::max(last_write_seconds_, static_cast<double>(messages_.num_message_entries()) *
                                         sizeof(double) * comm_.size() / 2e8);
   double clocks[3] = {seconds_between(last_write_, Clock::now()), seconds_since_process_start(),
                       record.seconds + write_estimate};
   if (options_.interval_seconds() > 0 || options_.max_walltime > 0) comm_.allreduce({}, clocks);
 
-  std::string stop;
-  if (options_.max_walltime > 0 && stopping.empty() &&
+  StopReason stop;
+  if (options_.max_walltime > 0 && !stopping.stops() &&
       clocks[1] + 2.0 * clocks[2] >= options_.max_walltime)
-    stop = "wall-time limit ahead: checkpointed to continue";
-  const bool signalled = stopping.find("signal") != std::string::npos;
-  const bool due = !stopping.empty() || !stop.empty() ||
+    stop = stop_by_observer("wall-time limit ahead: checkpointed to continue");
+  const bool signalled = stopping.kind == StopKind::Signal;
+  const bool due = stopping.stops() || stop.stops() ||
                    (options_.every > 0 && state.iterations_done % options_.every == 0) ||
                    (options_.interval_seconds() > 0 && clocks[0] >= options_.interval_seconds());
   const bool written =
-      !(due && last_written_iteration_ != state.iterations_done) || write(state, problem).empty();
+      !(due && last_written_iteration_ != state.iterations_done) || write(state).empty();
   // Without a checkpoint to continue from, the run ends here and writes its model.
-  if (!written && !stop.empty()) stop = "wall-time limit ahead, and the checkpoint failed";
-  requeue_ = written && (signalled || !stop.empty());
+  if (!written && stop.stops())
+    stop = stop_by_observer("wall-time limit ahead, and the checkpoint failed");
+  requeue_ = written && (signalled || stop.stops());
   return stop;
 }
 

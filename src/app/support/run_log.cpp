@@ -142,13 +142,13 @@ void RunLog::finish(const TrainResult& result, double peak_bytes, double seconds
                     const Fields& extra) {
   if (!root_) return;
   std::printf("stopped after %d iterations: %s (F = %.12g); peak memory %.1f MiB per rank\n",
-              result.state.iterations_done, result.stop_reason.c_str(), result.objective,
+              result.state.iterations_done, result.stop.text.c_str(), result.objective,
               peak_bytes / (1 << 20));
   if (metrics_.is_open())
     write_line(JsonLine()
                    .add("type", "end")
                    .add("iterations", result.state.iterations_done)
-                   .add("stop_reason", result.stop_reason)
+                   .add("stop_reason", result.stop.text)
                    .add(objective_, result.objective)
                    .add("peak_resident_bytes", peak_bytes)
                    .add("seconds_io", seconds_io)

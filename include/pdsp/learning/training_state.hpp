@@ -1,0 +1,113 @@
+#pragma once
+// What every learner reports and keeps: one record per iteration (for the log, the metrics and
+// the observers), the state a checkpoint stores to continue exactly, and the result of a run.
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pdsp/data/dataset.hpp"
+#include "pdsp/learning/dual_bundle.hpp"
+#include "pdsp/learning/lbfgs_memory.hpp"
+#include "pdsp/learning/stop_reason.hpp"
+
+namespace pdsp {
+
+struct IterationRecord {
+  int iteration = 0;
+  double objective = 0;  // F at the beliefs of this iteration (before the step)
+  double dual = 0;       // D at the same beliefs
+  double gap = 0;        // F - D
+  // D was taken at beliefs of the local polytope (made consistent; every iteration at eps = 0,
+  // else where the gap decides or reports a stop), so gap bounds F - min F. Elsewhere D is that
+  // of the beliefs as they are, a bound only once the messages have converged.
+  bool gap_certified = false;
+  // The temperature the sweeps ran at (eps, or at eps = 0 the smoothing temperature w, with D
+  // the eps = 0 dual and gap the certificate F_w - D_0) and, at eps = 0, the gap F_w - D_w of the
+  // problem at w (NaN elsewhere, and both NaN for the likelihood baselines; see smoothing.hpp).
+  double temperature = NAN;
+  double smoothed_gap = NAN;
+  double violation = 0;  // largest marginalisation violation
+  double grad_norm = 0;  // ||grad F||_2
+  double step = 0;       // accepted step size, 0 when no step decreased F
+  int step_trials = 0;   // objective evaluations of the step search
+  // The direction searched last: "lbfgs" (-H g), "gradient" (-g: --theta-step gradient, or no
+  // curvature pair yet) or "restart" (-g after -H g was no descent direction or no step along it
+  // decreased F; the memory was dropped). Empty for the likelihood baselines.
+  std::string direction;
+  int lbfgs_pairs = 0;                    // curvature pairs in the memory after this iteration
+  double objective_after_step = 0;        // F after the step
+  double seconds = 0;                     // wall time of this iteration
+  double elapsed = 0;                     // training time so far (including runs before a resume)
+  double message_updates_per_second = 0;  // lambda blocks per second over all ranks
+  double seconds_messages = 0, seconds_gradient = 0, seconds_allreduce = 0, seconds_step = 0;
+  // Largest local compute time (messages and gradient) of any rank over the mean of all ranks:
+  // 1 is perfect balance; the rest of the slowest rank's time is spent waiting in the allreduce.
+  // NaN (null in the metrics) where it is not measured: the likelihood baselines.
+  double load_imbalance = NAN;
+  // Checkpoint writing since the previous record; filled in by the observer that writes them.
+  double seconds_io = 0;
+  // The likelihood baselines only (-1 and NaN, null in the metrics, elsewhere): examples whose
+  // inference did not converge, summed over the iteration's evaluations (L-BFGS rejects each such
+  // evaluation); examples of the accepted point whose approximate NLL is negative, and the
+  // smallest example NLL there.
+  int64_t unconverged_examples = -1;
+  int64_t negative_nll_examples = -1;
+  double lowest_nll = NAN;
+};
+
+// Everything besides the messages that the next iteration depends on: a checkpoint stores it
+// and train() continues from it exactly.
+struct TrainingState {
+  std::vector<double> theta;        // empty: start from zero
+  double step = NAN;                // first trial step of the next search (NaN: --step)
+  double previous_objective = NAN;  // F after the last iteration (NaN: none yet)
+  int iterations_done = 0;
+  double seconds_trained = 0;  // training time spent before this process
+  // Why training ended at iterations_done, when it ended for good (StopReason::is_final); no
+  // stop while it goes on. A learner started from such a state returns at once.
+  StopReason stop;
+  LbfgsMemory lbfgs;  // --theta-step lbfgs: the curvature pairs and the pending step
+  // eps = 0: the temperature of the next iteration (NaN: --smoothing-start, smoothing.hpp) and
+  // the dual side of the certificate (dual_bundle.hpp).
+  double smoothing = NAN;
+  DualBundle dual_bundle;
+};
+
+class TrainingObserver {
+ public:
+  virtual ~TrainingObserver() = default;
+  virtual void on_iteration(const IterationRecord& record) = 0;
+  // A request to stop raised on this rank (a signal); it travels in the allreduce.
+  virtual bool stop_requested() const { return false; }
+  // Called on every rank after each iteration with the state that would resume after it;
+  // `stopping` is why training is about to end (no stop when it goes on). Returns a reason to
+  // stop now (no stop to go on); every rank must return the same.
+  virtual StopReason after_iteration(const TrainingState&, const IterationRecord&,
+                                     const StopReason& stopping) {
+    (void)stopping;
+    return no_stop();
+  }
+};
+
+struct TrainResult {
+  TrainingState state;
+  double objective = 0;
+  StopReason stop;
+};
+
+// What a checkpoint stores of a learner's per-rank state besides the TrainingState: one arena
+// of doubles per rank, in the file order of the rank's slice (message_runs), so that a run
+// resumes on another rank count.
+class CheckpointedMessages {
+ public:
+  virtual ~CheckpointedMessages() = default;
+  virtual const Dataset& data() const = 0;
+  virtual int64_t num_params() const = 0;
+  virtual int64_t num_message_entries() const = 0;
+  virtual std::vector<double> messages() const = 0;
+  virtual void set_messages(std::span<const double> arena) = 0;
+};
+
+}  // namespace pdsp

@@ -1,0 +1,72 @@
+#include <algorithm>
+
+#include "pdsp/data/errors.hpp"
+#include "pdsp/learners/learner.hpp"
+
+namespace pdsp {
+
+// Each learner's file defines its entry.
+LearnerEntry primal_dual_learner();
+LearnerEntry ssvm_fw_learner();
+LearnerEntry likelihood_learner(const std::string& name);
+
+const std::vector<LearnerEntry>& learner_registry() {
+  static const std::vector<LearnerEntry> learners = {
+      primal_dual_learner(),         ssvm_fw_learner(),
+      likelihood_learner("lbp-sgd"), likelihood_learner("lbp-lbfgs"),
+      likelihood_learner("mf-sgd"),  likelihood_learner("mf-lbfgs"),
+  };
+  return learners;
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& names, const std::string& separator) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : separator) + name;
+  return text;
+}
+
+// "the primal-dual learner", "the a and b learners": those whose traits allow something.
+std::string learners_with(bool LearnerTraits::*allows) {
+  std::vector<std::string> names;
+  for (const LearnerEntry& entry : learner_registry())
+    if (entry.traits.*allows) names.push_back(entry.name);
+  return "the " + joined(names, " and ") + (names.size() == 1 ? " learner" : " learners");
+}
+
+void require(bool ok, const std::string& flag, const std::string& rule) {
+  if (!ok) throw InputError(flag + ": " + rule);
+}
+
+}  // namespace
+
+std::vector<std::string> learner_names() {
+  std::vector<std::string> names;
+  for (const LearnerEntry& entry : learner_registry()) names.push_back(entry.name);
+  return names;
+}
+
+const LearnerEntry& find_learner(const std::string& name) {
+  const std::vector<LearnerEntry>& learners = learner_registry();
+  const auto found = std::find_if(learners.begin(), learners.end(),
+                                  [&](const LearnerEntry& entry) { return entry.name == name; });
+  if (found == learners.end())
+    throw InputError("--learner: " + name + " is not one of " + joined(learner_names(), ", "));
+  return *found;
+}
+
+void check_learner_settings(const LearnerEntry& learner, const TrainConfig& config,
+                            bool checkpoints) {
+  const LearnerTraits& traits = learner.traits;
+  const std::string which = "--learner " + learner.name;
+  require(config.epsilon >= traits.epsilon_low && config.epsilon <= traits.epsilon_high,
+          "--epsilon", which + " " + traits.epsilon_rule);
+  require(traits.any_p || config.p == 2.0, "--p", which + " uses p = 2");
+  require(traits.single_precision || config.message_precision != "single", "--message-precision",
+          "single applies to " + learners_with(&LearnerTraits::single_precision) + " only");
+  require(traits.checkpoints || !checkpoints, which,
+          "checkpoints are for " + learners_with(&LearnerTraits::checkpoints));
+}
+
+}  // namespace pdsp
