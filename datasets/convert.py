@@ -125,7 +125,7 @@ def write(path, examples, arrays, num_params, inputs, seconds):
 
 
 def write_model(path, theta, inputs, command_line):
-    """A model file (README "Files") holding `theta`, for prediction at epsilon 1 with Bethe
+    """A model file (docs/file-format.md) holding `theta`, for prediction at epsilon 1 with Bethe
     numbers; written atomically."""
     with atomic_output(path, inputs) as temporary, h5py.File(temporary, "w") as file:
         file.attrs["format"] = np.bytes_("pdsp-model")

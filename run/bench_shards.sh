@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One large example split across ranks (README "Shards"): a SIZE x SIZE denoising grid with
+# One large example split across ranks (docs/guide.md "Shards"): a SIZE x SIZE denoising grid with
 # shared parameters, trained for ITERATIONS outer iterations whole on 1 rank and split on 2 and 4
 # ranks (4 oversubscribed on a 2-core machine, said so), then predicted. run/bench_shards.py
 # prints the table: load and training seconds, ms per iteration, peak memory per rank against

@@ -109,7 +109,7 @@ def epsilon_study():
     results = {"epsilons": EPSILONS, "runs": {}}
     for eps in EPSILONS:
         model = f"{OUT}/eps-{eps}.h5"
-        # At eps = 0 ten sweeps per iteration keep the certificate's bounds tight (README).
+        # At eps = 0 ten sweeps per iteration keep the certificate's bounds tight (docs/guide.md).
         sweeps = ["--sweeps", "10"] if eps == "0" else []
         out, seconds = run(["train", "--data", train, "--out", model, "--epsilon", eps,
                             "--max-iters", "2000", "--tol", "1e-9", "--max-seconds", "300",

@@ -5,7 +5,7 @@
 #   weak    PER_RANK training images per rank, 1 2 4 8 ranks x 1 thread;
 #   uneven  many small and a few large images (gen denoise --sizes, --params shared) on 1x1, 2x1
 #           and 1x2: the load imbalance between ranks (a large image may be split into shards);
-#   split   one example split across ranks (README "Shards"), shared parameters, 1 thread per
+#   split   one example split across ranks (docs/guide.md "Shards"), shared parameters, 1 thread per
 #           rank: strong, one SPLIT_SIZE^2 grid on 1 2 4 ranks; weak, SPLIT_PER_RANK^2 pixels per
 #           rank (SxS on 1 rank, Sx2S on 2, 2Sx2S on 4).
 # Every run trains a fixed number of outer iterations (--tol 0) with --metrics; the first WARMUP

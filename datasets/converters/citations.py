@@ -10,7 +10,7 @@ sorted order; a test tag that never occurs in training is an error. A line whose
 do not match its opening ones (9 of training.docs's 1,457 lines) cannot be labelled: it is left
 out and counted on stderr, or with --strict it is an error.
 
-Encoding (v2_spec.md "Standard maps"): one binary observation row per token, its lexical
+Encoding (docs/file-format.md "Standard maps"): one binary observation row per token, its lexical
 features hashed (CRC-32 of the feature's text, modulo 2^B, --hash-bits B, default 14) and a bias
 at 2^B: the lower-cased word; its shape (X upper, x lower, d digit, others kept, runs of one
 kind shortened to one); prefixes and suffixes of 1-3 characters; flags (all digits, has a digit,

@@ -4,7 +4,7 @@ instance, a binary variable per label and a pairwise factor between every pair o
 --input is either train.svm test.svm (LIBSVM multi-label text, `l1,l2 idx:val ...`, labels
 0-based, feature indices 1-based) or train.arff test.arff labels.xml (MULAN: dense ARFF, the
 label attributes named in the XML; label l is the l-th label attribute in the ARFF's order).
-Encoding (v2_spec.md "Standard maps"): one observation row per instance, its D features at
+Encoding (docs/file-format.md "Standard maps"): one observation row per instance, its D features at
 0..D-1 (zeros left out) and a bias of 1 at D; label l has variable type l (offset l * 2 * (D + 1),
 dim D + 1); the pair (i, j), i < j, in the order (0,1), (0,2), ..., has factor type p, a 2 x 2
 table (t = s_i * 2 + s_j) at offset L * 2 * (D + 1) + 4 p.

@@ -2,10 +2,10 @@
 
 --input is ocr_taskar.mat (patterns_train/labels_train and patterns_test/labels_test, 626 and
 6,251 words) or the derived ocr_taskar_letters.tsv[.gz] (the same words a letter a line). Both
-give the same file. Encoding (v2_spec.md "Standard maps"): one binary observation row per letter,
-its 128 pixels in the .mat's column-major order (pixel (r, c) at c * 16 + r) and a bias at 128;
-one variable type (offset 0, dim 129) and one factor type, the 26 x 26 transition table
-(t = previous * 26 + next) at offset 3354; 4030 parameters.
+give the same file. Encoding (docs/file-format.md "Standard maps"): one binary observation row
+per letter, its 128 pixels in the .mat's column-major order (pixel (r, c) at c * 16 + r) and a
+bias at 128; one variable type (offset 0, dim 129) and one factor type, the 26 x 26 transition
+table (t = previous * 26 + next) at offset 3354; 4030 parameters.
 """
 import numpy as np
 

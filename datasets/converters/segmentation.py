@@ -9,18 +9,18 @@ last --test-fraction of them (0.5 by default) form the test set; images are shru
 longer side is at most --max-side pixels (64 by default; 0 keeps them), the image by area
 averaging and the mask by its nearest pixel.
 
-Encoding (v2_spec.md "Standard maps"): one observation row per pixel with, from the intensities
-in [0, 1] (the mean of the channels, and each channel of a colour image): the value, its square,
-the means over 3 x 3 and 7 x 7 windows, the standard deviation over 7 x 7, the gradient
-magnitude (Sobel, divided by 8), the pixel's row and column scaled to [0, 1], and a bias of 1;
-for colour images also the four neighbours' channels (zero outside the image); then 16
-Gaussian bumps of the position (`position_bumps`), 16 oriented-gradient energies
-(`orientation_energies`) and 7 intensities relative to the image's frame (`image_relative`):
-48 features for gray images, 63 for colour ones. One variable type (offset 0). Every edge
-(right and down neighbours, row-major) has an observation row (1, exp(-beta |I_p - I_q|^2)),
-with beta = 1 / (2 * mean |I_p - I_q|^2) over the image's edges: a factor type of dim 2 whose
-K x K table per feature lies after the variable type (contrast-sensitive: the pairwise
-parameters can favour equal labels where the image is flat).
+Encoding (docs/file-format.md "Standard maps"): one observation row per pixel with, from the
+intensities in [0, 1] (the mean of the channels, and each channel of a colour image): the value,
+its square, the means over 3 x 3 and 7 x 7 windows, the standard deviation over 7 x 7, the
+gradient magnitude (Sobel, divided by 8), the pixel's row and column scaled to [0, 1], and a
+bias of 1; for colour images also the four neighbours' channels (zero outside the image); then
+16 Gaussian bumps of the position (`position_bumps`), 16 oriented-gradient energies
+(`orientation_energies`) and 7 intensities relative to the image's frame (`image_relative`): 48
+features for gray images, 63 for colour ones. One variable type (offset 0). Every edge (right
+and down neighbours, row-major) has an observation row (1, exp(-beta |I_p - I_q|^2)), with beta
+= 1 / (2 * mean |I_p - I_q|^2) over the image's edges: a factor type of dim 2 whose K x K table
+per feature lies after the variable type (contrast-sensitive: the pairwise parameters can favour
+equal labels where the image is flat).
 """
 import os
 

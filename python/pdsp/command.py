@@ -1,5 +1,5 @@
 """Running the pdsp executable from Python: finding it, wrapping it in `mpirun -np N` the way
-README "Running on a cluster" says, following a run while it goes, and turning a failure into a
+docs/guide.md "Clusters and MPI" says, following a run while it goes, and turning a failure into a
 `PdspError` that carries pdsp's one-line message."""
 import os
 import shutil

@@ -5,8 +5,8 @@ observation rows 0..R-1); `write_dataset` lays a list of them out as the file's 
 checks them with the reader's rules (`dataset_rules`) and writes the file atomically.
 `write_arrays` does the last two steps for arrays built some other way.
 
-The file is version 1 (README "Files") unless it uses observation rows or typed regions, then
-version 2 (v2_spec.md), where row features are optional.
+The file is version 1 (docs/file-format.md) unless it uses observation rows or typed regions,
+then version 2 (docs/file-format.md, format 2), where row features are optional.
 """
 import dataclasses
 from typing import Optional, Sequence
@@ -19,7 +19,7 @@ from .output_file import atomic_output
 
 FORMAT = "pdsp-dataset"
 
-# The contract's width of every array (README "Files", v2_spec.md).
+# The contract's width of every array (docs/file-format.md, formats 1 and 2).
 ARRAY_TYPES = {
     "/examples/var_offset": np.int64, "/examples/factor_offset": np.int64,
     "/examples/obs_offset": np.int64,

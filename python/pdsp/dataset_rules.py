@@ -1,4 +1,4 @@
-"""The checks pdsp's reader applies to a data set (README "Files" for version 1, v2_spec.md for the
+"""The checks pdsp's reader applies to a data set (docs/file-format.md for version 1 and for the
 compact parts of version 2), run on the arrays before they are written, so that a file this
 package writes is one pdsp accepts. Every violation is a DatasetError of one line naming the
 file, the dataset and the first bad index, in the reader's words where it has them."""

@@ -31,7 +31,7 @@ class Estimator:
     """Trains with `pdsp train` and predicts with `pdsp predict`.
 
     verbose: 0 silent, 1 a progress line (iteration, F, gap, seconds) while training, 2 pdsp's
-    own log. ranks > 1 runs pdsp under `mpirun` (ranks not bound to cores; see README).
+    own log. ranks > 1 runs pdsp under `mpirun` (ranks not bound to cores; docs/guide.md).
     model_path: where fit writes the model (default: a temporary file kept while the estimator
     lives). extra_args: more `pdsp train` flags, e.g. ["--checkpoint-dir", "ck"]."""
 

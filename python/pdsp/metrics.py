@@ -1,4 +1,4 @@
-"""Reading a `--metrics` JSON-lines file (README "Files", Metrics): the run header, one record
+"""Reading a `--metrics` JSON-lines file (docs/file-format.md, Metrics): the run header, one record
 per outer iteration as columns of numpy arrays, and the end record.
 
 A file still being written (a run in progress) reads as far as its last complete line, so the

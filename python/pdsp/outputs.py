@@ -1,4 +1,4 @@
-"""Reading what pdsp writes (README "Files", "Checkpoints"): models, predictions and the
+"""Reading what pdsp writes (docs/file-format.md): models, predictions and the
 progress a checkpoint records, as numpy arrays and plain dicts of Python values.
 
 Each reader checks the file's `format` attribute first, so a data set passed as a model is one

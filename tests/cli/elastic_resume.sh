@@ -2,7 +2,7 @@
 # Resume on another rank count: the messages are stored in global example order, so a run
 # checkpointed on R ranks continues on R' ranks and ends within 1e-9 (relative) of the
 # uninterrupted run. Cases 1->2, 2->1 and 2->3 (oversubscribed on a 2-core machine); then the
-# same with one example that 2 and 3 ranks split into shards (README "Shards"), and 2->2 split,
+# same with one example that 2 and 3 ranks split (docs/guide.md "Shards"), and 2->2 split,
 # which must end bitwise where the uninterrupted split run ends.
 set -euo pipefail
 pdsp=$1

@@ -1,5 +1,5 @@
 """The typed part of the potentials of a written data set, read back from the file with the
-formula of v2_spec.md, one region at a time (no vectorisation to share a mistake with the
+formula of docs/file-format.md, one region at a time (no vectorisation to share a mistake with the
 writer): u_r(t) += theta[offset + t * dim + j] * x_j over the region's observation row, or
 theta[offset + t] when dim = 0."""
 import h5py

@@ -117,7 +117,7 @@ def make_base_files(pdsp, work, env, timeout):
 
 
 def write_compact(path):
-    """A format 2 data set written with h5py to the README's contract, as an outside tool would:
+    """A format 2 data set written with h5py to docs/file-format.md, as an outside tool would:
     chains of 3-state variables reading real-valued observation rows (dim 4), a shared
     transition table, and one variable per chain with a per-state table instead."""
     rng = np.random.default_rng(5)
@@ -185,7 +185,7 @@ def overwrite_run(path, rng):
 
 # Bytes are only ever changed in files pdsp wrote, and pdsp writes every string attribute
 # fixed-length: no mutant damages a variable-length string's heap, which crashes libhdf5 1.10
-# itself (h5dump and h5py too) and is outside what pdsp can check (README, Files). Structured
+# itself (h5dump and h5py too) and is outside what pdsp can check (docs/file-format.md). Structured
 # mutants may store variable-length strings through h5py, but their bytes are never flipped.
 BYTE_MUTATIONS = [flip_bytes, flip_bytes, truncate, overwrite_run]
 

@@ -1,5 +1,5 @@
 // One InputError per kind of damage to format 2's compact part, naming the file, the dataset and
-// the index (README "Files", format 2).
+// the index (docs/file-format.md, format 2).
 #include <gtest/gtest.h>
 #include <hdf5.h>
 

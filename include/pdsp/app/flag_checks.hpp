@@ -45,7 +45,7 @@ inline CLI::Validator shard_count() {
       },
       "auto|N");
 }
-// --shards on `app`, in `group`: how examples are split across ranks (README "Shards").
+// --shards on `app`, in `group`: how examples are split across ranks (docs/guide.md "Shards").
 inline void add_shards_option(CLI::App& app, std::string& shards, const std::string& group) {
   app.add_option("--shards", shards,
                  "split an example across ranks: auto (where it would leave a rank idle or "

@@ -1,5 +1,5 @@
 #pragma once
-// One shard of an example that is split across ranks (README "Shards"; in the hybrid layout, of
+// One shard of an example split across ranks (docs/guide.md "Shards"; in the hybrid layout, of
 // several consecutive examples split as one, which this text then calls "the example"). The
 // rank's Dataset holds it as one example, laid out so that code which walks examples sees only
 // what this rank owns:

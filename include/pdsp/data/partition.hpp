@@ -23,7 +23,7 @@ struct RankSlice {
   int shard = 0, shards = 1, first_rank = 0;
 };
 
-// Which examples are split, and over how many ranks (README "Shards"). `shards` 0 is auto: an
+// Which examples are split and over how many ranks (docs/guide.md "Shards"). `shards` 0 is auto: an
 // example is large when its cost exceeds a rank's share (total / ranks) by more than 10% (or at
 // all, when there are fewer examples than ranks); large examples get ranks in proportion to their
 // cost, runs of small examples between them at least one rank each, split by cost as today.

@@ -1,5 +1,5 @@
 #pragma once
-// The compact features of a data set (format_version 2, README "Files"): sparse observation rows
+// The compact features of a data set (format 2, docs/file-format.md): sparse observation rows
 // that variables and factors read, and typed parameter blocks indexed by a region's state and an
 // observation position. A region r (a variable with states t < card, or a factor with joint
 // states t < table size) of type k that reads observation row x adds

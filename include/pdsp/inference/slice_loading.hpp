@@ -1,6 +1,6 @@
 #pragma once
 // Loading a rank's slice of a data set: contiguous examples, or a shard of an example split
-// across ranks (README "Shards").
+// across ranks (docs/guide.md "Shards").
 #include <functional>
 #include <string>
 #include <vector>
