@@ -9,8 +9,8 @@
 #include "pdsp/app/build_info.hpp"
 #include "pdsp/app/commands.hpp"
 #include "pdsp/app/stop_signals.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/parallel/mpi_communicator.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace {
 

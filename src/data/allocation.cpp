@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

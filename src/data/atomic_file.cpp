@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace fs = std::filesystem;

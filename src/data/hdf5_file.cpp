@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "pdsp/data/allocation.hpp"
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp::h5 {
 namespace {

@@ -3,9 +3,9 @@
 #include <cmath>
 
 #include "pdsp/data/atomic_file.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 #include "pdsp/util/counting_mode.hpp"
+#include "pdsp/util/errors.hpp"
 #include "pdsp/util/temperature.hpp"
 
 namespace pdsp {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 

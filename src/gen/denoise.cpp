@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "pdsp/data/dataset_builder.hpp"
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

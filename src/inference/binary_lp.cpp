@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 

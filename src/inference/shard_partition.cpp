@@ -6,7 +6,7 @@
 #include <array>
 #include <limits>
 
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

@@ -3,9 +3,9 @@
 // loopy BP or mean field run to a tolerance, trained by SGD or L-BFGS.
 #include <memory>
 
-#include "pdsp/data/errors.hpp"
 #include "pdsp/learners/learner.hpp"
 #include "pdsp/learning/crf_baselines.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "pdsp/data/errors.hpp"
 #include "pdsp/learners/learner.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 

@@ -7,8 +7,8 @@
 #include <numeric>
 #include <tuple>
 
-#include "pdsp/data/errors.hpp"
 #include "pdsp/learning/non_finite_report.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 

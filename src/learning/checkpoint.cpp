@@ -8,9 +8,9 @@
 
 #include "pdsp/data/checksum.hpp"
 #include "pdsp/data/collective_output.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 #include "pdsp/data/provenance.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "pdsp/data/atomic_file.hpp"
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace fs = std::filesystem;

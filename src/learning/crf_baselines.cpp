@@ -5,11 +5,11 @@
 #include <numeric>
 #include <string>
 
-#include "pdsp/data/errors.hpp"
 #include "pdsp/learning/lbfgs_memory.hpp"
 #include "pdsp/learning/likelihood.hpp"
 #include "pdsp/learning/wolfe_line_search.hpp"
 #include "pdsp/util/clock.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

@@ -6,10 +6,10 @@
 #include <cmath>
 
 #include "pdsp/data/allocation.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/inference/local_polytope.hpp"
 #include "pdsp/inference/smax.hpp"
 #include "pdsp/learning/non_finite_report.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

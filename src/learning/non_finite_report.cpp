@@ -4,7 +4,7 @@
 #include <cmath>
 #include <functional>
 
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

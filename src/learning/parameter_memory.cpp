@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "pdsp/data/allocation.hpp"
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

@@ -8,12 +8,12 @@
 #include <numeric>
 #include <random>
 
-#include "pdsp/data/errors.hpp"
 #include "pdsp/inference/binary_lp.hpp"
 #include "pdsp/learning/feature_index.hpp"
 #include "pdsp/learning/gap_sampler.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/util/clock.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

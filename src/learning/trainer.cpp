@@ -4,11 +4,11 @@
 #include <optional>
 
 #include "pdsp/data/allocation.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/learning/kronecker_curvature.hpp"
 #include "pdsp/learning/regularizer.hpp"
 #include "pdsp/learning/smoothing.hpp"
 #include "pdsp/util/clock.hpp"
+#include "pdsp/util/errors.hpp"
 #include "pdsp/util/vector_ops.hpp"
 
 namespace pdsp {

@@ -22,10 +22,10 @@
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/data/dataset_io.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 #include "pdsp/data/model_file.hpp"
 #include "pdsp/parallel/communicator.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp::testing::files {
 

@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "pdsp/data/dataset_builder.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/learning/feature_index.hpp"
+#include "pdsp/util/errors.hpp"
 #include "support/test_helpers.hpp"
 
 namespace pdsp {

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <random>
 
-#include "pdsp/data/errors.hpp"
 #include "pdsp/inference/min_cut.hpp"
+#include "pdsp/util/errors.hpp"
 #include "support/compact_data.hpp"
 #include "support/tiny_graphs.hpp"
 

@@ -2,8 +2,8 @@
 // data is read; typed stop reasons and their round trip through a checkpoint's text.
 #include <gtest/gtest.h>
 
-#include "pdsp/data/errors.hpp"
 #include "pdsp/learners/learner.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

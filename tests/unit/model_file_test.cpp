@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <functional>
 
-#include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
+#include "pdsp/util/errors.hpp"
 #include "support/test_helpers.hpp"
 
 namespace pdsp {

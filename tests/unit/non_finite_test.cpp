@@ -8,9 +8,9 @@
 #include <functional>
 
 #include "pdsp/data/dataset_builder.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/inference/smax.hpp"
 #include "pdsp/learning/local_problem.hpp"
+#include "pdsp/util/errors.hpp"
 #include "support/test_helpers.hpp"
 
 namespace pdsp {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

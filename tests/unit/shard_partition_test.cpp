@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <random>
 
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 #include "support/tiny_graphs.hpp"
 
 namespace pdsp {

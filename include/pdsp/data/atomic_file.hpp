@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 

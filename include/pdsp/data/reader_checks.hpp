@@ -10,9 +10,9 @@
 
 #include "pdsp/data/allocation.hpp"
 #include "pdsp/data/dataset.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 #include "pdsp/data/local_index.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 

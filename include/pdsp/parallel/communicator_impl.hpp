@@ -2,7 +2,7 @@
 // Template body of run_collectively (included by communicator.hpp).
 #include <limits>
 
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 

@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "pdsp/data/errors.hpp"
 #include "pdsp/parallel/communicator.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 

@@ -7,9 +7,9 @@
 #include "pdsp/app/flag_checks.hpp"
 #include "pdsp/app/progress.hpp"
 #include "pdsp/data/dataset_io.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/data/output_checks.hpp"
 #include "pdsp/gen/denoise.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

@@ -8,7 +8,6 @@
 #include "pdsp/app/flag_checks.hpp"
 #include "pdsp/app/progress.hpp"
 #include "pdsp/data/dataset_fingerprint.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/data/model_file.hpp"
 #include "pdsp/data/output_checks.hpp"
 #include "pdsp/data/partition.hpp"
@@ -18,6 +17,7 @@
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/train_config.hpp"
 #include "pdsp/util/clock.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

@@ -17,7 +17,6 @@
 #include "pdsp/app/run_view.hpp"
 #include "pdsp/app/stop_signals.hpp"
 #include "pdsp/data/dataset_fingerprint.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/data/model_file.hpp"
 #include "pdsp/data/output_checks.hpp"
 #include "pdsp/data/partition.hpp"
@@ -25,6 +24,7 @@
 #include "pdsp/learners/learner.hpp"
 #include "pdsp/parallel/share_from_root.hpp"
 #include "pdsp/util/clock.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

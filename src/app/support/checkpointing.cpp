@@ -7,10 +7,10 @@
 
 #include "pdsp/app/process_clock.hpp"
 #include "pdsp/app/stop_signals.hpp"
-#include "pdsp/data/errors.hpp"
 #include "pdsp/data/output_checks.hpp"
 #include "pdsp/parallel/share_from_root.hpp"
 #include "pdsp/util/clock.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

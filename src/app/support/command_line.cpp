@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "pdsp/data/errors.hpp"
 #include "pdsp/parallel/share_from_root.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "pdsp/app/json_line.hpp"
 #include "pdsp/app/stop_signals.hpp"
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 

@@ -1,4 +1,4 @@
-#include "pdsp/data/errors.hpp"
+#include "pdsp/util/errors.hpp"
 
 #include <charconv>
 

@@ -1,0 +1,31 @@
+# Fails the build when a file includes a pdsp header of a layer above its own (docs/architecture.md):
+# the headers and sources of each layer may include their own layer's and those listed for it.
+# Run at every build by the target pdsp_layers: cmake -DSOURCE_DIR=<repo> -P LayerCheck.cmake
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in script mode
+set(below_util "")
+set(below_parallel util)
+set(below_data util parallel)
+set(below_inference util parallel data)
+set(below_learning util parallel data inference)
+set(below_learners util parallel data inference learning)
+set(below_gen util parallel data)
+set(below_app util parallel data inference learning learners gen)
+
+set(violations "")
+foreach(layer util parallel data inference learning learners gen app)
+  file(GLOB_RECURSE files ${SOURCE_DIR}/include/pdsp/${layer}/*.hpp ${SOURCE_DIR}/src/${layer}/*.cpp
+       ${SOURCE_DIR}/src/${layer}/*.hpp)
+  foreach(path ${files})
+    file(STRINGS ${path} includes REGEX "^#include \"pdsp/[a-z_]+/")
+    foreach(line ${includes})
+      string(REGEX REPLACE "^#include \"pdsp/([a-z_]+)/.*" "\\1" other "${line}")
+      if(NOT other STREQUAL layer AND NOT other IN_LIST below_${layer})
+        file(RELATIVE_PATH shown ${SOURCE_DIR} ${path})
+        string(APPEND violations "\n  ${shown}: ${line} (the ${layer} layer may use: ${below_${layer}})")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(violations)
+  message(FATAL_ERROR "includes against the direction of the layers:${violations}")
+endif()
