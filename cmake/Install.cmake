@@ -1,13 +1,15 @@
-# What `cmake --install` puts under the prefix: the pdsp executable (bin/), the pdsp_core library
-# (lib/) with its headers (include/pdsp/), the CMake package that lets other projects
-# find_package(pdsp) and link pdsp::core (lib/cmake/pdsp/), the SLURM job script (share/pdsp/),
+# What `cmake --install` puts under the prefix: the pdsp executable (bin/), the libraries of the
+# layers (lib/: pdsp_core, the top one, and those below it) with their headers (include/pdsp/),
+# the CMake package that lets other projects find_package(pdsp) and link pdsp::core
+# (lib/cmake/pdsp/), the SLURM job script (share/pdsp/),
 # the man page (share/man/man1/pdsp.1) and the Python package (lib/python3.X/dist-packages/pdsp).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # Exported as pdsp::core (the library) and pdsp::pdsp (the executable, for projects that run it).
 set_target_properties(pdsp_core PROPERTIES EXPORT_NAME core)
-install(TARGETS pdsp pdsp_core EXPORT pdspTargets FILE_SET HEADERS)
+# Every layer's static library goes along: pdsp::core links them.
+install(TARGETS pdsp ${PDSP_LAYER_TARGETS} EXPORT pdspTargets FILE_SET HEADERS)
 
 set(PDSP_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/pdsp)
 install(EXPORT pdspTargets NAMESPACE pdsp:: DESTINATION ${PDSP_PACKAGE_DIR})

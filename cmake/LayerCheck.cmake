@@ -3,16 +3,18 @@
 # Run at every build by the target pdsp_layers: cmake -DSOURCE_DIR=<repo> -P LayerCheck.cmake
 cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in script mode
 set(below_util "")
+set(below_optim util)
 set(below_parallel util)
 set(below_data util parallel)
-set(below_inference util parallel data)
-set(below_learning util parallel data inference)
-set(below_learners util parallel data inference learning)
 set(below_gen util parallel data)
-set(below_app util parallel data inference learning learners gen)
+set(below_inference util parallel data)
+set(below_features util parallel data inference)
+set(below_learning util optim parallel data inference features)
+set(below_learners util optim parallel data inference features learning)
+set(below_app util optim parallel data gen inference features learning learners)
 
 set(violations "")
-foreach(layer util parallel data inference learning learners gen app)
+foreach(layer util optim parallel data gen inference features learning learners app)
   file(GLOB_RECURSE files ${SOURCE_DIR}/include/pdsp/${layer}/*.hpp ${SOURCE_DIR}/src/${layer}/*.cpp
        ${SOURCE_DIR}/src/${layer}/*.hpp)
   foreach(path ${files})

@@ -17,14 +17,13 @@ from .command import find_executable, launch_command, run_pdsp
 from .dataset import Dataset
 from .metrics import read_metrics
 from .outputs import read_model, read_predictions
+from .train_parameters import PARAMETERS
 
-# Constructor arguments that are pdsp flags of `train` (name -> flag). The others steer how pdsp
-# runs (ranks, where files go, what is shown).
-TRAIN_FLAGS = {"epsilon": "--epsilon", "C": "--C", "p": "--p", "counting": "--counting",
-               "loss_weight": "--loss-weight", "sweeps": "--sweeps", "max_iters": "--max-iters",
-               "tol": "--tol", "max_seconds": "--max-seconds", "learner": "--learner",
-               "theta_step": "--theta-step", "lbfgs_memory": "--lbfgs-memory",
-               "threads": "--threads"}
+# Constructor arguments that are pdsp flags of `train` (name -> flag), with their defaults: pdsp's
+# own table (train_parameters.py is written from it). The others steer how pdsp runs (ranks,
+# where files go, what is shown).
+TRAIN_FLAGS = {name: row["flag"] for name, row in PARAMETERS.items()}
+_DEFAULT = {name: row["default"] for name, row in PARAMETERS.items()}
 
 
 class Estimator:
@@ -35,9 +34,19 @@ class Estimator:
     model_path: where fit writes the model (default: a temporary file kept while the estimator
     lives). extra_args: more `pdsp train` flags, e.g. ["--checkpoint-dir", "ck"]."""
 
-    def __init__(self, epsilon=1.0, C=1.0, p=2.0, counting="auto", loss_weight=1.0, sweeps=1,
-                 max_iters=200, tol=1e-6, max_seconds=0.0, learner="primal-dual",
-                 theta_step="lbfgs", lbfgs_memory=10, threads=0, ranks=1, predict_tol=1e-9,
+    # Every setting of pdsp's table, by name and with its default, then the run's own options
+    # (tests/package/package_test.py checks that the two lists agree).
+    def __init__(self, learner=_DEFAULT["learner"], epsilon=_DEFAULT["epsilon"],
+                 smoothing_start=_DEFAULT["smoothing_start"], C=_DEFAULT["C"], p=_DEFAULT["p"],
+                 counting=_DEFAULT["counting"], loss_weight=_DEFAULT["loss_weight"],
+                 sweeps=_DEFAULT["sweeps"], max_iters=_DEFAULT["max_iters"], tol=_DEFAULT["tol"],
+                 max_seconds=_DEFAULT["max_seconds"], step=_DEFAULT["step"],
+                 max_step_trials=_DEFAULT["max_step_trials"], theta_step=_DEFAULT["theta_step"],
+                 lbfgs_memory=_DEFAULT["lbfgs_memory"],
+                 lbfgs_curvature=_DEFAULT["lbfgs_curvature"], threads=_DEFAULT["threads"],
+                 kernels=_DEFAULT["kernels"], message_precision=_DEFAULT["message_precision"],
+                 inference_sweeps=_DEFAULT["inference_sweeps"],
+                 inference_tol=_DEFAULT["inference_tol"], ranks=1, predict_tol=1e-9,
                  predict_max_sweeps=1000, model_path=None, extra_args=(), pdsp=None,
                  mpirun="mpirun", verbose=1):
         for name, value in locals().items():

@@ -9,7 +9,7 @@
 #include "mpi/mpi_world.hpp"
 #include "mpi/shared_file.hpp"
 #include "pdsp/inference/slice_loading.hpp"
-#include "pdsp/learning/likelihood.hpp"
+#include "pdsp/learners/likelihood/likelihood.hpp"
 #include "support/tiny_graphs.hpp"
 
 namespace pdsp {

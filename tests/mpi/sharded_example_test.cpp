@@ -17,8 +17,8 @@
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/slice_loading.hpp"
+#include "pdsp/learners/primal_dual/trainer.hpp"
 #include "pdsp/learning/local_problem.hpp"
-#include "pdsp/learning/trainer.hpp"
 #include "support/compact_data.hpp"
 #include "support/tiny_graphs.hpp"
 

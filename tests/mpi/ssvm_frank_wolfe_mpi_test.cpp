@@ -9,7 +9,7 @@
 #include "mpi/mpi_world.hpp"
 #include "mpi/shared_file.hpp"
 #include "pdsp/inference/slice_loading.hpp"
-#include "pdsp/learning/ssvm_frank_wolfe.hpp"
+#include "pdsp/learners/ssvm_fw/ssvm_frank_wolfe.hpp"
 #include "support/compact_data.hpp"
 
 namespace pdsp {

@@ -7,7 +7,9 @@ metrics, and pdsp's one-line errors raised as PdspError.
     package_test.py --pdsp PATH
 """
 import argparse
+import inspect
 import io
+import json
 import os
 import re
 import subprocess
@@ -182,7 +184,8 @@ class PackageTest(unittest.TestCase):
         with self.assertRaises(pdsp.PdspError) as caught:
             pdsp.Estimator(epsilon=-1, pdsp=PDSP, verbose=0).fit(self.train)
         self.assertEqual(str(caught.exception),
-                         "--epsilon: '-1' is not a finite number >= 0 (see pdsp train --help)")
+                         "--epsilon: '-1' is not 0 or a finite number >= 1e-12 "
+                         "(see pdsp train --help)")
         self.assertEqual(caught.exception.returncode, 2)
         # A label out of range, found by the ranks that read it: one line, under mpirun too.
         bad = os.path.join(self.folder.name, "bad.h5")
@@ -204,6 +207,19 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(repr(estimator), "Estimator(epsilon=0.1, C=0.5, ranks=2)")
         with self.assertRaisesRegex(ValueError, "no parameter gamma"):
             estimator.set_params(gamma=1)
+
+    def test_every_setting_of_pdsps_table_is_a_parameter_with_its_default(self):
+        listing = subprocess.run([PDSP, "train", "--list-parameters"], capture_output=True,
+                                 text=True, check=True).stdout
+        rows = [json.loads(line) for line in listing.splitlines()]
+        table = {row["name"]: row for row in rows if row["group"] != "Files"}
+        signature = inspect.signature(pdsp.Estimator).parameters
+        self.assertEqual(list(table), [name for name in signature if name in table])
+        self.assertEqual(set(table), set(pdsp.estimator.TRAIN_FLAGS))
+        for name, row in table.items():
+            self.assertEqual(pdsp.estimator.TRAIN_FLAGS[name], row["flag"])
+            cast = {"int": int, "float": float, "str": str}[row["type"]]
+            self.assertEqual(signature[name].default, cast(row["default"]), name)
 
 
 if __name__ == "__main__":

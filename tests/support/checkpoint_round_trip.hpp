@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "pdsp/learners/primal_dual/trainer.hpp"
 #include "pdsp/learning/local_problem.hpp"
-#include "pdsp/learning/trainer.hpp"
 
 namespace pdsp::testing {
 

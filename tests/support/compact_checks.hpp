@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "pdsp/learning/feature_index.hpp"
+#include "pdsp/features/feature_index.hpp"
 #include "support/test_helpers.hpp"
 
 namespace pdsp::testing {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "pdsp/learning/local_problem.hpp"
-#include "pdsp/learning/regularizer.hpp"
+#include "pdsp/optim/regularizer.hpp"
 
 namespace pdsp::testing {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "pdsp/learning/trainer.hpp"
+#include "pdsp/learners/primal_dual/trainer.hpp"
 
 namespace pdsp::testing {
 

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "pdsp/data/dataset_builder.hpp"
-#include "pdsp/learning/feature_index.hpp"
+#include "pdsp/features/feature_index.hpp"
 #include "pdsp/util/errors.hpp"
 #include "support/test_helpers.hpp"
 

@@ -8,9 +8,9 @@
 
 #include <random>
 
+#include "pdsp/features/feature_index.hpp"
 #include "pdsp/inference/colouring.hpp"
 #include "pdsp/inference/message_passing.hpp"
-#include "pdsp/learning/feature_index.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/parallel/communicator.hpp"
 #include "support/compact_data.hpp"

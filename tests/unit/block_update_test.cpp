@@ -5,7 +5,7 @@
 #include <random>
 
 #include "pdsp/data/dataset_builder.hpp"
-#include "pdsp/learning/feature_index.hpp"
+#include "pdsp/features/feature_index.hpp"
 #include "support/objective_probe.hpp"
 #include "support/tiny_graphs.hpp"
 

@@ -12,6 +12,7 @@
 #include "pdsp/app/checkpointing.hpp"
 #include "pdsp/data/checksum.hpp"
 #include "pdsp/data/dataset_fingerprint.hpp"
+#include "pdsp/learning/local_problem.hpp"
 #include "support/tiny_graphs.hpp"
 
 namespace pdsp {

@@ -1,7 +1,7 @@
 // The fixed-step conjugate gradients behind --lbfgs-curvature softmax: exact after n steps on an
 // n x n system, b'x = x'Ax > 0 after every step (what keeps L-BFGS's direction a descent), the
 // error in A's norm falling with each step, and one step with a perfect preconditioner.
-#include "pdsp/learning/conjugate_gradient.hpp"
+#include "pdsp/optim/conjugate_gradient.hpp"
 
 #include <gtest/gtest.h>
 

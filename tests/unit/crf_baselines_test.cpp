@@ -3,7 +3,7 @@
 // on a graph without factors; every learner decreases the likelihood. And what makes them fair:
 // warm starts, rejection of evaluations whose inference did not converge, only accepted points,
 // the negative-NLL flag, the best of several starts for predictions.
-#include "pdsp/learning/crf_baselines.hpp"
+#include "pdsp/learners/likelihood/crf_baselines.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "pdsp/data/dataset_builder.hpp"
-#include "pdsp/learning/likelihood.hpp"
+#include "pdsp/learners/likelihood/likelihood.hpp"
 #include "support/brute_force.hpp"
 #include "support/test_helpers.hpp"
 #include "support/tiny_graphs.hpp"

@@ -1,7 +1,7 @@
 // The eps = 0 dual bundle: its bound is the best D_0 over the mixtures of its points (checked
 // against every support of a small bundle solved exactly), a full bundle keeps its best mixture
 // while it drops and merges points, and bundles written as a ring are put in order.
-#include "pdsp/learning/dual_bundle.hpp"
+#include "pdsp/optim/dual_bundle.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <tuple>
 
-#include "pdsp/learning/trainer.hpp"
+#include "pdsp/learners/primal_dual/trainer.hpp"
 #include "support/checkpoint_round_trip.hpp"
 #include "support/ssvm_reference.hpp"
 #include "support/test_helpers.hpp"

@@ -1,7 +1,7 @@
 // Both summation orders of FeatureIndex against a plain row-by-row sum, their independence of
 // the thread count, and the automatic choice between them; its potentials against the row-by-row
 // compute_potentials, with and without the path for rows of exactly one entry.
-#include "pdsp/learning/feature_index.hpp"
+#include "pdsp/features/feature_index.hpp"
 
 #include <gtest/gtest.h>
 #include <omp.h>

@@ -1,6 +1,6 @@
 // Drawing examples in proportion to their gaps: the frequencies follow the weights as they
 // change, a weight of 0 is never drawn, and all zeros draw uniformly.
-#include "pdsp/learning/gap_sampler.hpp"
+#include "pdsp/optim/gap_sampler.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,14 +4,14 @@
 // block of too many features for a dense Gram matrix; and
 // training with either kind reaches the optimum the identity model reaches, starting with a step
 // along -P^{-1} g.
-#include "pdsp/learning/kronecker_curvature.hpp"
+#include "pdsp/learners/primal_dual/kronecker_curvature.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
-#include "pdsp/learning/trainer.hpp"
+#include "pdsp/learners/primal_dual/trainer.hpp"
 #include "support/compact_data.hpp"
 #include "support/test_helpers.hpp"
 

@@ -1,6 +1,6 @@
 // The L-BFGS memory: the two-loop recursion equals the BFGS inverse-Hessian update computed
 // directly as a matrix, keeps only the newest pairs, and rejects pairs without curvature.
-#include "pdsp/learning/lbfgs_memory.hpp"
+#include "pdsp/optim/lbfgs_memory.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <tuple>
 
-#include "pdsp/learning/trainer.hpp"
+#include "pdsp/learners/primal_dual/trainer.hpp"
 #include "support/brute_force.hpp"
 #include "support/checkpoint_round_trip.hpp"
 #include "support/compact_data.hpp"

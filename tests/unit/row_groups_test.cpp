@@ -1,14 +1,14 @@
 // Row groups (consecutive regions reading one observation row, summed side by side): which runs
 // form groups, and yeast-like labels whose potentials and moments through the groups equal the
 // expansion to format 1 rows, including moment blocks that start inside a group.
-#include "pdsp/learning/row_groups.hpp"
+#include "pdsp/features/row_groups.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "pdsp/data/dataset_builder.hpp"
-#include "pdsp/learning/feature_index.hpp"
+#include "pdsp/features/feature_index.hpp"
 #include "support/compact_checks.hpp"
 #include "support/compact_data.hpp"
 #include "support/test_helpers.hpp"

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "pdsp/learning/feature_index.hpp"
+#include "pdsp/features/feature_index.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "support/test_helpers.hpp"
 #include "support/tiny_graphs.hpp"

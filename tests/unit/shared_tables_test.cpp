@@ -12,8 +12,8 @@
 #include <random>
 
 #include "pdsp/data/dataset_builder.hpp"
+#include "pdsp/features/feature_index.hpp"
 #include "pdsp/inference/message_passing.hpp"
-#include "pdsp/learning/feature_index.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "support/brute_force.hpp"
 #include "support/compact_data.hpp"

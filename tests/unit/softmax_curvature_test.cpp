@@ -2,7 +2,7 @@
 // sum_v Cov(b_v) (x) x_v x_v' / tau written out by hand from the beliefs and observations, on
 // chains of three-state variables, leaves the parameters outside the blocks alone, and does not
 // depend on the thread count.
-#include "pdsp/learning/softmax_curvature.hpp"
+#include "pdsp/learners/primal_dual/softmax_curvature.hpp"
 
 #include <gtest/gtest.h>
 #include <omp.h>

@@ -2,7 +2,7 @@
 // certified gap, and reaches the reference optima computed without pdsp's oracle (every
 // labelling on trees, every half-integral point of the local polytope on loops); its F is the
 // eps = 0 primal at the theta it returns; its dual never falls.
-#include "pdsp/learning/ssvm_frank_wolfe.hpp"
+#include "pdsp/learners/ssvm_fw/ssvm_frank_wolfe.hpp"
 
 #include <gtest/gtest.h>
 

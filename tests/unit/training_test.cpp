@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "pdsp/learning/trainer.hpp"
+#include "pdsp/learners/primal_dual/trainer.hpp"
 #include "support/brute_force.hpp"
 #include "support/objective_probe.hpp"
 #include "support/test_helpers.hpp"

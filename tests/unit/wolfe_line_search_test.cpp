@@ -2,7 +2,7 @@
 // meets both conditions where it can, backs off from evaluations that are not valid, returns the
 // best accepted point when the curvature condition is never met, and step 0 when nothing
 // decreases.
-#include "pdsp/learning/wolfe_line_search.hpp"
+#include "pdsp/optim/wolfe_line_search.hpp"
 
 #include <gtest/gtest.h>
 

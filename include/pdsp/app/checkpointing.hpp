@@ -7,8 +7,8 @@
 
 #include "pdsp/app/run_log.hpp"
 #include "pdsp/app/run_view.hpp"
+#include "pdsp/data/checkpoint_store.hpp"
 #include "pdsp/learning/checkpoint.hpp"
-#include "pdsp/learning/checkpoint_store.hpp"
 #include "pdsp/util/clock.hpp"
 
 namespace pdsp {

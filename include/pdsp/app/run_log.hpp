@@ -6,7 +6,8 @@
 #include <string>
 
 #include "pdsp/data/checksum.hpp"
-#include "pdsp/learning/trainer.hpp"
+#include "pdsp/learning/training_state.hpp"
+#include "pdsp/util/field.hpp"
 
 namespace pdsp {
 

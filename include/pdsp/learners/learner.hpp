@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
-#include "pdsp/learning/train_config.hpp"
+#include "pdsp/learners/train_config.hpp"
 #include "pdsp/learning/training_state.hpp"
 #include "pdsp/parallel/communicator.hpp"
 #include "pdsp/util/field.hpp"

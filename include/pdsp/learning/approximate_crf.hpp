@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/features/feature_index.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/factor_graph.hpp"
 #include "pdsp/inference/mean_field.hpp"
 #include "pdsp/inference/message_passing.hpp"
-#include "pdsp/learning/feature_index.hpp"
 
 namespace pdsp {
 

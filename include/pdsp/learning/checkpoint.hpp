@@ -11,7 +11,7 @@
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/data/provenance.hpp"
-#include "pdsp/learning/trainer.hpp"
+#include "pdsp/learning/training_state.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
 namespace pdsp {

@@ -13,6 +13,7 @@
 
 #include "pdsp/data/allocation.hpp"
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/features/feature_index.hpp"
 #include "pdsp/inference/binary_pairwise.hpp"
 #include "pdsp/inference/colouring.hpp"
 #include "pdsp/inference/counting.hpp"
@@ -20,7 +21,6 @@
 #include "pdsp/inference/halo_exchange.hpp"
 #include "pdsp/inference/message_passing.hpp"
 #include "pdsp/inference/work_plan.hpp"
-#include "pdsp/learning/feature_index.hpp"
 #include "pdsp/learning/training_state.hpp"
 
 namespace pdsp {

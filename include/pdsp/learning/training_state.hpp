@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
-#include "pdsp/learning/dual_bundle.hpp"
-#include "pdsp/learning/lbfgs_memory.hpp"
 #include "pdsp/learning/stop_reason.hpp"
+#include "pdsp/optim/dual_bundle.hpp"
+#include "pdsp/optim/lbfgs_memory.hpp"
 
 namespace pdsp {
 

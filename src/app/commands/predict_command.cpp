@@ -15,7 +15,7 @@
 #include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learning/approximate_crf.hpp"
 #include "pdsp/learning/local_problem.hpp"
-#include "pdsp/learning/train_config.hpp"
+#include "pdsp/learners/train_config.hpp"
 #include "pdsp/util/clock.hpp"
 #include "pdsp/util/errors.hpp"
 

@@ -1,6 +1,8 @@
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <regex>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -22,6 +24,7 @@
 #include "pdsp/data/partition.hpp"
 #include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learners/learner.hpp"
+#include "pdsp/learners/train_parameters.hpp"
 #include "pdsp/parallel/share_from_root.hpp"
 #include "pdsp/util/clock.hpp"
 #include "pdsp/util/errors.hpp"
@@ -31,7 +34,6 @@ namespace {
 
 struct TrainOptions {
   TrainConfig config;
-  std::string counting = "auto";
   std::string shards = "auto";
   CheckpointOptions checkpoints;
   bool quiet = false;
@@ -41,98 +43,63 @@ struct TrainOptions {
   Provenance provenance;      // of this run (the hosts on rank 0 only)
 };
 
+// The CLI11 check of a row's rule: its words, or a number (a whole one for int members) that
+// the rule admits, in one line naming the value and the rule.
+CLI::Validator rule_check(const TrainParameter& p) {
+  if (!p.rule.words.empty()) return CLI::IsMember(p.rule.words);
+  const bool whole = p.is_whole();
+  const std::string rule = p.rule.text(whole);
+  return CLI::Validator(
+      [rule, whole, p](std::string& text) -> std::string {
+        double value = 0;
+        int64_t integer = 0;
+        const bool parsed = whole ? CLI::detail::lexical_cast(text, integer)
+                                  : CLI::detail::lexical_cast(text, value);
+        if (whole) value = static_cast<double>(integer);
+        if (!parsed && !whole) return "'" + text + "' is not a number";
+        if (!parsed || !p.rule.admits(value)) return "'" + text + "' is not " + rule;
+        return "";
+      },
+      // --help shows the bounds alone: "FLOAT:> 0", "INT:in [1, 200]".
+      std::regex_replace(rule, std::regex("a (finite|whole) number "), ""));
+}
+
+// One flag per row of the table (train_parameters.hpp), and the run options that are not
+// hyper-parameters: --quiet, --shards, the checkpoints.
 void declare_flags(CLI::App& app, TrainOptions& o) {
   TrainConfig& c = o.config;
-  const std::string files = "Files", model = "Model", stop = "Optimisation and stopping",
-                    speed = "Performance", baselines = "Likelihood baselines (--learner)",
-                    checkpoints = "Checkpoints and requeueing";
-  app.add_option("--data", c.data, "training data set (pdsp-dataset HDF5)")
-      ->required()
-      ->group(files);
-  app.add_option("--out", c.out, "model file to write (HDF5)")->required()->group(files);
-  app.add_option("--metrics", c.metrics, "JSONL metrics file (first line: run metadata)")
-      ->group(files);
-  app.add_flag("--quiet", o.quiet,
-               "on the console only why training stopped, where the model went, warnings and "
-               "errors: no settings, set-up, progress lines or iteration table")
-      ->group(files);
-  std::string learners;
-  for (const LearnerEntry& entry : learner_registry())
-    learners += "\n  " + entry.name + ": " + entry.summary;
-  app.add_option("--learner", c.learner, "the learner:" + learners)
-      ->check(CLI::IsMember(learner_names()))
-      ->group(model);
-  app.add_option("--epsilon", c.epsilon, "entropy temperature: 1 = CRF, 0 = structured SVM")
-      ->check(finite_at_least(0))
-      ->group(model);
-  app.add_option("--smoothing-start", c.smoothing_start,
-                 "eps = 0: the temperature training starts at and lowers until the gap at eps = "
-                 "0 is below tol")
-      ->check(finite_at_least(0))
-      ->group(model);
-  app.add_option("--C", c.C, "regularisation weight (> 0)")
-      ->check(finite_at_least(0))
-      ->group(model);
-  app.add_option("--p", c.p, "regulariser norm (C/p) |theta|_p^p")
-      ->check(finite_at_least(1))
-      ->group(model);
-  app.add_option("--counting", o.counting, "counting numbers")
-      ->check(CLI::IsMember({"auto", "file", "uniform", "bethe"}))
-      ->group(model);
-  app.add_option("--loss-weight", c.loss_weight, "scale of the loss augmentation e_v(s)")
-      ->check(finite_at_least(0))
-      ->group(model);
-  app.add_option("--sweeps", c.sweeps, "message sweeps per outer iteration")
-      ->check(CLI::PositiveNumber)
-      ->group(stop);
-  app.add_option("--max-iters", c.max_iters,
-                 "maximum outer iterations (baselines: L-BFGS iterations or SGD epochs)")
-      ->check(CLI::NonNegativeNumber)
-      ->group(stop);
-  app.add_option("--tol", c.tol, "stop when the relative decrease of F (or the gap) is below")
-      ->check(finite_at_least(0))
-      ->group(stop);
-  app.add_option("--max-seconds", c.max_seconds, "stop after this wall time (0: no limit)")
-      ->check(finite_at_least(0))
-      ->group(stop);
-  app.add_option("--theta-step", c.theta_step,
-                 "direction of the step on theta: lbfgs (quasi-Newton) or gradient")
-      ->check(CLI::IsMember({"lbfgs", "gradient"}))
-      ->group(stop);
-  app.add_option("--lbfgs-memory", c.lbfgs_memory, "curvature pairs L-BFGS keeps")
-      ->check(CLI::Range(1, 1000))
-      ->group(stop);
-  app.add_option("--lbfgs-curvature", c.lbfgs_curvature,
-                 "L-BFGS's initial curvature: softmax (typed blocks' soft-max curvature by "
-                 "conjugate gradients), kronecker (their Kronecker model), auto (softmax where "
-                 "a block has more than 2 states, else kronecker) or identity")
-      ->check(CLI::IsMember({"auto", "softmax", "kronecker", "identity"}))
-      ->group(stop);
-  app.add_option("--step", c.initial_step,
-                 "first step of the Armijo search along the gradient (SGD: step scale)")
-      ->check(finite_at_least(0))
-      ->group(stop);
-  app.add_option("--max-step-trials", c.max_step_trials, "objective evaluations per step search")
-      ->check(CLI::Range(1, 200))
-      ->group(stop);
-  app.add_option("--threads", c.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)")
-      ->check(CLI::NonNegativeNumber)
-      ->group(speed);
-  app.add_option("--kernels", c.kernels,
-                 "auto (specialised kernels where they apply) or general (for comparisons)")
-      ->check(CLI::IsMember({"auto", "general"}))
-      ->group(speed);
-  add_shards_option(app, o.shards, speed);
-  app.add_option("--message-precision", c.message_precision,
-                 "single: float messages in the binary pairwise kernels (less memory traffic)")
-      ->check(CLI::IsMember({"double", "single"}))
-      ->group(speed);
-  app.add_option("--inference-sweeps", c.inference_sweeps, "inference sweeps per evaluation")
-      ->check(CLI::PositiveNumber)
-      ->group(baselines);
-  app.add_option("--inference-tol", c.inference_tol, "inference convergence tolerance")
-      ->check(finite_at_least(0))
-      ->group(baselines);
+  for (const TrainParameter& p : train_parameters()) {
+    CLI::Option* option = std::visit(
+        [&](auto TrainConfig::*m) -> CLI::Option* {
+          using Value = std::remove_reference_t<decltype(c.*m)>;
+          if constexpr (std::is_same_v<Value, CountingMode>)
+            return app
+                .add_option_function<std::string>(
+                    p.flag, [&c, m](const std::string& name) { c.*m = parse_counting_mode(name); },
+                    p.help)
+                ->default_str(counting_mode_name(c.*m));
+          else
+            return app.add_option(p.flag, c.*m, p.help);
+        },
+        p.member);
+    option->group(p.group);
+    if (p.required) option->required();
+    if (!p.rule.text(p.is_whole()).empty()) option->check(rule_check(p));
+    if (p.flag == "--metrics")
+      app.add_flag("--quiet", o.quiet,
+                   "on the console only why training stopped, where the model went, warnings and "
+                   "errors: no settings, set-up, progress lines or iteration table")
+          ->group(p.group);
+    if (p.flag == "--message-precision") add_shards_option(app, o.shards, p.group);
+  }
+  // Acted on before parsing (list_parameters), so that it needs no --data or --out.
+  app.add_flag_function(
+         "--list-parameters", [](int64_t) {},
+         "print the settings above as JSON lines (flag, default, rule, help) "
+         "and exit")
+      ->configurable(false)
+      ->group("Files");
+  const std::string checkpoints = "Checkpoints and requeueing";
   CheckpointOptions& k = o.checkpoints;
   app.add_option("--checkpoint-dir", k.directory, "directory for checkpoints")->group(checkpoints);
   app.add_option("--checkpoint-every", k.every, "checkpoint every N iterations (0: off)")
@@ -154,11 +121,33 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
       ->group(checkpoints);
 }
 
+// --list-parameters: the table of train_parameters.hpp, one JSON line per row, with the default
+// of each (run/train_parameters.py writes the guide's table and the Python defaults from it).
+void list_parameters() {
+  const TrainConfig defaults;
+  for (const TrainParameter& p : train_parameters()) {
+    JsonLine line;
+    line.add("name", p.name)
+        .add("flag", p.flag)
+        .add("group", p.group)
+        .add("help", p.help)
+        .add("type", p.is_whole()                                              ? "int"
+                     : std::holds_alternative<double TrainConfig::*>(p.member) ? "float"
+                                                                               : "str")
+        .add("default", p.value_text(defaults))
+        .add("rule", p.rule.text(p.is_whole()))
+        .add("words", p.rule.words)
+        .add("recorded", p.recorded)
+        .add("trajectory", p.trajectory)
+        .add("required", p.required);
+    std::printf("%s\n", line.str().c_str());
+  }
+}
+
 // Everything that can be checked before the data set is opened: flag combinations, outputs
 // writable, the learner's restrictions. On every rank.
 void check_before_work(TrainOptions& o) {
   TrainConfig& config = o.config;
-  config.counting = parse_counting_mode(o.counting);
   config.validate();
   const LearnerEntry& learner = find_learner(config.learner);
   check_learner_settings(learner, config,
@@ -281,6 +270,11 @@ int run_train(const Invocation& invocation, Communicator& comm) {
       "Learns the parameters of a CRF / structured SVM by primal-dual message passing\n"
       "(Hazan & Urtasun 2010) and writes the model file.");
   declare_flags(command_line.flags(), o);
+  if (std::find(invocation.args.begin(), invocation.args.end(), "--list-parameters") !=
+      invocation.args.end()) {
+    if (comm.is_root()) list_parameters();
+    return 0;
+  }
   // Rank 0 reads the config file, checks the settings and the outputs, and looks at the
   // checkpoint directory; every rank receives that one view, then checks the same on its own
   // (outputs on every node), all before the data set is opened.

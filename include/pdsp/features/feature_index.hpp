@@ -1,0 +1,71 @@
+#pragma once
+// The features of a data set as the list of encodings it uses (feature_encoding.hpp): format
+// 1's rows always, format 2's typed blocks of variables and of factors when present. It computes
+// the potentials u = loss + Phi theta and the moments z = Phi^T weight as the sums of the
+// encodings' parts, each in an order fixed by the data (design.md §6: results must not depend on
+// the thread count).
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "pdsp/data/dataset.hpp"
+#include "pdsp/features/feature_encoding.hpp"
+#include "pdsp/features/row_encoding.hpp"
+#include "pdsp/features/typed_encoding.hpp"
+#include "pdsp/inference/factor_graph.hpp"
+
+namespace pdsp {
+
+class FeatureIndex {
+ public:
+  using Order = RowEncoding::Order;  // the rows' summation order
+  explicit FeatureIndex(const Dataset& data, Order order = Order::Auto);
+
+  // z[r] = sum over the features of parameter r of weight[position] * value, where positions
+  // follow the potential layout [states | table entries]; the tables of the factors a with
+  // skip_factor[a] != 0 are not read (the shared-table factors whose beliefs the general kernels
+  // keep folded: their moments come from MessagePassing::add_shared_moments).
+  void moments(std::span<const double> weight, std::span<double> z,
+               std::span<const uint8_t> skip_factor = {}) const;
+  // u = loss + Phi theta in the layout [states | table entries]; equal to compute_potentials,
+  // except that the tables of the factors a with skip_factor[a] != 0 are left as they are (the
+  // shared-table factors of the general kernels, which read one table for all of them: on OCR
+  // writing the others was a fifth of an iteration).
+  void potentials(std::span<const double> theta, std::span<const double> loss,
+                  std::span<double> potential, std::span<const uint8_t> skip_factor = {}) const;
+  // The potentials of example n's positions; z += the moments of example n's positions (the
+  // baselines go example by example).
+  void example_potentials(int64_t n, std::span<const double> theta, std::span<const double> loss,
+                          std::span<double> potential) const;
+  void add_example_moments(int64_t n, std::span<const double> weight, std::span<double> z) const;
+  // A bound on the sum of |feature value| over the features of one position (the sum of the
+  // encodings' bounds): no potential exceeds |loss| + max |theta| times it.
+  double largest_row_sum() const { return largest_row_sum_; }
+  Order order() const { return rows_->order(); }
+  bool one_entry_per_row(int part) const { return rows_->one_entry_per_row(part); }
+  const std::vector<std::unique_ptr<FeatureEncoding>>& encodings() const { return encodings_; }
+
+ private:
+  const Dataset& data_;
+  std::vector<std::unique_ptr<FeatureEncoding>> encodings_;
+  const RowEncoding* rows_;  // the first encoding
+  double largest_row_sum_ = 0;
+};
+
+// The encodings `data` uses, rows first: one line per encoding.
+std::vector<std::unique_ptr<FeatureEncoding>> make_feature_encodings(const Dataset& data,
+                                                                     FeatureIndex::Order order);
+
+// d of design.md §2: the feature sums at the ground-truth labelling (each variable's label and
+// each factor's labelled joint state), in row order.
+void ground_truth_moments(const Dataset& data, const FactorGraph& graph, std::span<double> z);
+// The same labelling as weights in the potential layout: 1 at each labelled position, 0
+// elsewhere (for the baselines, which need it example by example).
+std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph);
+// Potentials u = loss + Phi theta in the layout [states | table entries], row by row, then the
+// typed terms (the reference FeatureIndex::potentials is tested against).
+void compute_potentials(const Dataset& data, std::span<const double> theta,
+                        std::span<const double> loss, std::span<double> potential);
+
+}  // namespace pdsp

@@ -1,0 +1,67 @@
+#pragma once
+// Every hyper-parameter of a training run: one struct, printable as one line, stored as
+// attributes in the model file and as the first line of the metrics file. The member
+// initialisers are the defaults; each member's flag, help, rule and names are its row in
+// train_parameters.cpp.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pdsp/inference/counting.hpp"
+#include "pdsp/util/field.hpp"
+#include "pdsp/util/temperature.hpp"
+
+namespace pdsp {
+
+struct TrainConfig {
+  std::string data;
+  std::string out;
+  std::string metrics;
+  double epsilon = 1.0;
+  // At eps = 0 (where F is not smooth) training runs at a positive temperature that starts here
+  // and is lowered until the primal-dual gap of the eps = 0 problem is below tol
+  // (docs/eps_zero.md).
+  double smoothing_start = 1.0;
+  double C = 1.0;
+  double p = 2.0;
+  CountingMode counting = CountingMode::Auto;
+  double loss_weight = 1.0;
+  int sweeps = 1;
+  int max_iters = 200;
+  double tol = 1e-6;
+  double max_seconds = 0.0;  // 0: no limit
+  double initial_step = 1.0;
+  int max_step_trials = 60;
+  // The direction of the step on theta: "lbfgs" (quasi-Newton from the last `lbfgs_memory`
+  // pairs of steps and gradient changes) or "gradient" (steepest descent).
+  std::string theta_step = "lbfgs";
+  int lbfgs_memory = 10;
+  // H_0 of L-BFGS (KroneckerCurvature): "softmax" (the soft-max curvature of typed variable
+  // blocks by conjugate gradients), "kronecker" (its Kronecker model), "auto" (softmax where a
+  // block has more than two states, else kronecker; all three a diagonal elsewhere) or
+  // "identity" (a multiple of the identity).
+  std::string lbfgs_curvature = "auto";
+  int threads = 0;  // 0: OpenMP's default
+  // "auto": the specialised kernels where they apply; "general": always the general ones. Both
+  // compute the same values up to round-off.
+  std::string kernels = "auto";
+  // "double", or "single": the binary pairwise kernels keep their messages in float (half their
+  // memory traffic; F and the beliefs agree with double to about 1e-9 and 1e-7).
+  std::string message_precision = "double";
+  // The learner's name in learners/registry.cpp (which also checks the settings it refuses).
+  std::string learner = "primal-dual";
+  int inference_sweeps = 200;  // baselines: sweeps of approximate inference per evaluation
+  double inference_tol = 1e-8;
+
+  // Throws InputError naming the flag of a value its row's rule refuses (the learner's own
+  // restrictions are check_learner_settings').
+  void validate() const;
+  // (name, typed value) pairs of the recorded rows, in the table's order: the one source for the
+  // log line, the metrics header and the model attributes.
+  Fields fields() const;
+  std::string to_line() const;
+  // The fields that change the training trajectory: a checkpoint resumes only with the same.
+  std::vector<std::pair<std::string, std::string>> trajectory_fields() const;
+};
+
+}  // namespace pdsp

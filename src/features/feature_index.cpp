@@ -1,0 +1,129 @@
+#include "pdsp/features/feature_index.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "pdsp/features/parameter_memory.hpp"
+
+namespace pdsp {
+
+std::vector<std::unique_ptr<FeatureEncoding>> make_feature_encodings(const Dataset& data,
+                                                                     FeatureIndex::Order order) {
+  std::vector<std::unique_ptr<FeatureEncoding>> encodings;
+  encodings.push_back(std::make_unique<RowEncoding>(data, order));
+  for (auto kind : {TypedEncoding::Kind::Variables, TypedEncoding::Kind::Factors})
+    if (auto typed = std::make_unique<TypedEncoding>(data, kind); typed->present())
+      encodings.push_back(std::move(typed));
+  return encodings;
+}
+
+FeatureIndex::FeatureIndex(const Dataset& data, Order order) : data_(data) {
+  check_parameter_memory(data, data.source());
+  encodings_ = make_feature_encodings(data, order);
+  rows_ = dynamic_cast<const RowEncoding*>(encodings_.front().get());
+  for (const auto& encoding : encodings_) largest_row_sum_ += encoding->largest_row_sum();
+}
+
+void FeatureIndex::moments(std::span<const double> weight, std::span<double> z,
+                           std::span<const uint8_t> skip_factor) const {
+  const uint8_t* skip = skip_factor.empty() ? nullptr : skip_factor.data();
+  std::fill(z.begin(), z.begin() + data_.num_params, 0.0);
+  for (const auto& encoding : encodings_) encoding->add_moments(weight, z, skip);
+}
+
+void FeatureIndex::potentials(std::span<const double> theta, std::span<const double> loss,
+                              std::span<double> potential,
+                              std::span<const uint8_t> skip_factor) const {
+  const uint8_t* skip = skip_factor.empty() ? nullptr : skip_factor.data();
+  rows_->set_potentials(theta, loss, potential, skip);
+  for (size_t k = 1; k < encodings_.size(); ++k)
+    encodings_[k]->add_potentials(theta, potential, skip);
+}
+
+void FeatureIndex::example_potentials(int64_t n, std::span<const double> theta,
+                                      std::span<const double> loss,
+                                      std::span<double> potential) const {
+  for (int64_t i = data_.state_offset[data_.var_offset[n]];
+       i < data_.state_offset[data_.var_offset[n + 1]]; ++i)
+    potential[i] = loss.empty() ? 0.0 : loss[i];
+  const int64_t states = data_.num_states();
+  for (int64_t t = data_.table_offset[data_.factor_offset[n]];
+       t < data_.table_offset[data_.factor_offset[n + 1]]; ++t)
+    potential[states + t] = 0.0;
+  for (const auto& encoding : encodings_) encoding->add_example_potentials(n, theta, potential);
+}
+
+void FeatureIndex::add_example_moments(int64_t n, std::span<const double> weight,
+                                       std::span<double> z) const {
+  for (const auto& encoding : encodings_) encoding->add_example_moments(n, weight, z);
+}
+
+namespace {
+
+// The feature row of position i of the potential layout.
+struct Row {
+  const SparseRows& features;
+  int64_t row;
+};
+
+Row row_of(const Dataset& data, int64_t i) {
+  return i < data.num_states() ? Row{data.var_features, i}
+                               : Row{data.factor_features, i - data.num_states()};
+}
+
+double potential_of(const Dataset& data, int64_t i, std::span<const double> theta,
+                    std::span<const double> loss) {
+  const Row r = row_of(data, i);
+  double u = (i < data.num_states() && !loss.empty()) ? loss[i] : 0.0;
+  for (int64_t k = r.features.ptr[r.row]; k < r.features.ptr[r.row + 1]; ++k)
+    u += theta[r.features.param[k]] * r.features.value[k];
+  return u;
+}
+
+// The position of factor a's labelled joint state among the table entries.
+int64_t labelled_entry(const Dataset& data, const FactorGraph& graph, int64_t a) {
+  int64_t t = 0;
+  for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e)
+    t += data.label[data.factor_vars[e]] * graph.stride_of(e);
+  return data.table_offset[a] + t;
+}
+
+void add_row(const SparseRows& rows, int64_t i, std::span<double> z) {
+  for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k) z[rows.param[k]] += rows.value[k];
+}
+
+}  // namespace
+
+// Over the regions this rank owns: a shard's halo and copies are counted by their owners.
+void ground_truth_moments(const Dataset& data, const FactorGraph& graph, std::span<double> z) {
+  std::fill(z.begin(), z.end(), 0.0);
+  for (int64_t v = 0; v < data.owned_vars(); ++v)
+    add_row(data.var_features, data.state_offset[v] + data.label[v], z);
+  for (int64_t a = 0; a < data.owned_factors(); ++a)
+    add_row(data.factor_features, labelled_entry(data, graph, a), z);
+  if (data.is_compact()) {
+    const std::vector<double> weight = ground_truth_weights(data, graph);
+    for (auto kind : {TypedEncoding::Kind::Variables, TypedEncoding::Kind::Factors})
+      TypedEncoding(data, kind).add_moments(weight, z);
+  }
+}
+
+std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph) {
+  std::vector<double> weight(static_cast<size_t>(data.num_states() + data.num_table_entries()),
+                             0.0);
+  for (int64_t v = 0; v < data.owned_vars(); ++v)
+    weight[data.state_offset[v] + data.label[v]] = 1.0;
+  for (int64_t a = 0; a < data.owned_factors(); ++a)
+    weight[data.num_states() + labelled_entry(data, graph, a)] = 1.0;
+  return weight;
+}
+
+void compute_potentials(const Dataset& data, std::span<const double> theta,
+                        std::span<const double> loss, std::span<double> potential) {
+  const int64_t positions = data.num_states() + data.num_table_entries();
+  for (int64_t i = 0; i < positions; ++i) potential[i] = potential_of(data, i, theta, loss);
+  for (auto kind : {TypedEncoding::Kind::Variables, TypedEncoding::Kind::Factors})
+    TypedEncoding(data, kind).add_potentials(theta, potential);
+}
+
+}  // namespace pdsp

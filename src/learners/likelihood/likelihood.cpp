@@ -1,0 +1,90 @@
+#include "pdsp/learners/likelihood/likelihood.hpp"
+
+#include <algorithm>
+
+#include "pdsp/util/errors.hpp"
+
+namespace pdsp {
+namespace {
+
+// An example's approximate NLL below this (relative to its log Z) counts as negative, not as
+// round-off.
+constexpr double kNegativeNll = 1e-9;
+
+}  // namespace
+
+Likelihood::Likelihood(ApproximateCrf& crf, double C, Communicator& comm)
+    : crf_(crf), C_(C), comm_(comm), params_(static_cast<size_t>(crf.data().num_params)) {
+  d_.resize(params_);
+  crf_.ground_truth_moments(d_);
+  comm_.allreduce_sum(std::span<double>(d_));
+  negative_truth_ = ground_truth_weights(crf.data(), FactorGraph(crf.data()));
+  for (double& w : negative_truth_) w = -w;
+  int64_t variables[1] = {crf.data().num_vars()};
+  comm.allreduce_sum(std::span<int64_t>(variables));
+  variables_ = static_cast<double>(std::max<int64_t>(variables[0], 1));
+}
+
+Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double> grad,
+                                bool anneal_all) {
+  crf_.restore();
+  crf_.set_theta(theta);
+  std::vector<int> chosen;
+  crf_.infer_all_best_start(chosen, anneal_all, ApproximateCrf::CurrentState::Warm);
+  const std::vector<double> truth = crf_.truth_scores();
+  const std::span<const double> cold = crf_.cold_log_z();
+  // The NLL that prediction's starts give: the warm start can only raise it.
+  const auto negative = [&](size_t n) {
+    return cold[n] - truth[n] < -kNegativeNll * (1 + std::abs(cold[n]));
+  };
+  // With anneal_all every example has tried the annealed start already.
+  std::vector<char> missed(truth.size());
+  for (size_t n = 0; n < truth.size(); ++n) missed[n] = !anneal_all && negative(n);
+  // Every rank calls it, with or without examples to anneal: it checks the beliefs collectively.
+  const InferenceSummary summary = crf_.anneal_where(missed, chosen);
+  std::vector<double> sums(params_ + 3, 0.0);
+  double lowest = INFINITY;
+  for (size_t n = 0; n < truth.size(); ++n) {
+    lowest = std::min(lowest, cold[n] - truth[n]);
+    if (negative(n)) sums[params_ + 2] += 1;
+  }
+  crf_.moments(std::span<double>(sums).first(params_));
+  sums[params_] = summary.log_z;
+  sums[params_ + 1] = static_cast<double>(summary.unconverged);
+  double negated_lowest[1] = {-lowest};
+  comm_.allreduce(sums, negated_lowest);
+  Evaluation e;
+  e.unconverged = static_cast<int64_t>(sums[params_ + 1]);
+  e.negative = static_cast<int64_t>(sums[params_ + 2]);
+  e.lowest_nll = -negated_lowest[0];
+  double value = sums[params_];
+  for (size_t r = 0; r < params_; ++r) {
+    grad[r] = (sums[r] - d_[r] + C_ * theta[r]) / variables_;
+    value += -d_[r] * theta[r] + 0.5 * C_ * theta[r] * theta[r];
+  }
+  e.value = value / variables_;
+  if (!std::isfinite(e.value))
+    throw CollectiveError(crf_.data().source() +
+                              ": the likelihood baseline diverged (L = " + number_text(value) + ")",
+                          comm_.is_root());
+  e.valid = e.unconverged == 0 && e.negative == 0;
+  return e;
+}
+
+void Likelihood::example_gradient(int64_t global, std::span<const double> theta,
+                                  std::span<double> grad) {
+  std::fill(grad.begin(), grad.end(), 0.0);
+  const Dataset& data = crf_.data();
+  const int64_t k = global - data.first_example;
+  if (k >= 0 && k < data.num_examples()) {
+    crf_.set_example_theta(k, theta);
+    crf_.infer(k);
+    crf_.add_example_moments(k, crf_.beliefs(), grad);
+    crf_.add_example_moments(k, negative_truth_, grad);
+  }
+  comm_.allreduce_sum(grad);
+  const double share = 1.0 / static_cast<double>(data.file_examples);
+  for (size_t r = 0; r < params_; ++r) grad[r] += share * C_ * theta[r];
+}
+
+}  // namespace pdsp

@@ -1,0 +1,80 @@
+// --learner primal-dual: Hazan & Urtasun's algorithm (docs/design.md §5), the outer loop of
+// trainer.cpp on a LocalProblem, at any temperature, on split examples and with checkpoints.
+#include <cstdio>
+#include <memory>
+
+#include "pdsp/learners/learner.hpp"
+#include "pdsp/learners/primal_dual/trainer.hpp"
+
+namespace pdsp {
+namespace {
+
+class PrimalDualLearner final : public Learner {
+ public:
+  void set_up(const Dataset& slice, TrainConfig& config, Communicator& comm) override {
+    config_ = &config;
+    comm_ = &comm;
+    run_collectively(comm, [&] {
+      ProblemSettings settings{.epsilon = config.epsilon,
+                               .counting = config.counting,
+                               .loss_weight = config.loss_weight,
+                               .loss_augmented = true,
+                               .source = config.data,
+                               .specialised_kernels = config.kernels == "auto",
+                               .message_precision = config.message_precision == "single"
+                                                        ? MessagePrecision::Single
+                                                        : MessagePrecision::Double,
+                               .smoothing = config.epsilon == 0 ? config.smoothing_start : 0.0};
+      problem_ = std::make_unique<LocalProblem>(slice, settings);
+      config.counting = problem_->counting().mode;
+    });
+  }
+
+  std::string set_up_summary() const override {
+    return "kernels (rank 0): " + problem_->kernel_name();
+  }
+
+  CheckpointedMessages* checkpointed() override { return problem_.get(); }
+
+  TrainResult run(TrainingObserver& observer, TrainingState start) override {
+    return train(*problem_, *config_, *comm_, observer, std::move(start));
+  }
+
+  // The halo exchanges of split examples over the run: values sent (all ranks), the slowest
+  // rank's seconds in them, sweeps (nothing when no example was split).
+  Summary run_summary(Communicator& comm) override {
+    const HaloExchange* halo = problem_->halo();
+    double sums[2] = {halo ? static_cast<double>(halo->values_sent()) : 0.0, halo ? 1.0 : 0.0};
+    double maxima[2] = {halo ? halo->seconds() : 0.0,
+                        halo ? static_cast<double>(halo->sweeps()) : 0};
+    comm.allreduce(sums, maxima);
+    if (sums[1] == 0) return {};
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "halo exchanges: %.3f MB sent by %g shard(s) in %g sweeps, at most %.3f s on "
+                  "one rank",
+                  8e-6 * sums[0], sums[1], maxima[1], maxima[0]);
+    return {
+        line,
+        {{"halo_values_sent", sums[0]}, {"halo_seconds", maxima[0]}, {"halo_sweeps", maxima[1]}}};
+  }
+
+ private:
+  TrainConfig* config_ = nullptr;
+  Communicator* comm_ = nullptr;
+  std::unique_ptr<LocalProblem> problem_;
+};
+
+}  // namespace
+
+LearnerEntry primal_dual_learner() {
+  LearnerTraits traits;
+  traits.any_p = true;
+  traits.checkpoints = true;
+  traits.split_examples = true;
+  traits.single_precision = true;
+  return {"primal-dual", "Hazan & Urtasun's primal-dual message passing, at any epsilon", traits,
+          [] { return std::make_unique<PrimalDualLearner>(); }};
+}
+
+}  // namespace pdsp

@@ -1,0 +1,447 @@
+#include "pdsp/learners/primal_dual/trainer.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "pdsp/data/allocation.hpp"
+#include "pdsp/learners/primal_dual/kronecker_curvature.hpp"
+#include "pdsp/optim/regularizer.hpp"
+#include "pdsp/optim/smoothing.hpp"
+#include "pdsp/util/clock.hpp"
+#include "pdsp/util/errors.hpp"
+#include "pdsp/util/vector_ops.hpp"
+
+namespace pdsp {
+namespace {
+
+// The parameter whose gradient is not finite (or, when all are, the largest one), for the
+// divergence error.
+std::string divergence_cause(std::span<const double> grad) {
+  if (grad.empty()) return "";
+  auto worst = std::find_if(grad.begin(), grad.end(), [](double g) { return !std::isfinite(g); });
+  if (worst == grad.end())
+    worst = std::max_element(grad.begin(), grad.end(),
+                             [](double a, double b) { return std::abs(a) < std::abs(b); });
+  return "; the gradient of theta[" + std::to_string(worst - grad.begin()) + "] is " +
+         number_text(*worst);
+}
+
+// The minimiser of the quadratic through F(0), its slope along the direction and F(eta)
+// (Nocedal & Wright §3.5), kept within [eta / 16, eta / 2] so that the search neither stalls nor
+// shrinks to nothing on one bad trial (or a non-finite F), and rounded to a power of two. The
+// interpolant rests on F(eta) - F(0), a difference of nearly equal sums: unrounded, its round-off
+// (which differs with the rank count) would enter theta through every step; rounded, other rank
+// counts take the very same step unless the interpolant falls at a rounding point.
+double interpolated_step(double f0, double slope, double eta, double f_eta) {
+  const double curvature = f_eta - f0 - slope * eta;
+  const double step = curvature > 0 ? -slope * eta * eta / (2.0 * curvature) : 0.5 * eta;
+  if (!std::isfinite(step)) return eta / 16;
+  return std::exp2(std::round(std::log2(std::clamp(step, eta / 16, eta / 2))));
+}
+
+// The outer loop, one method per phase of design.md §5.
+class Trainer {
+ public:
+  Trainer(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
+          TrainingObserver& observer, TrainingState start);
+  TrainResult run();
+
+ private:
+  void compute_global_terms();
+  // z - d: the moments' distance from the ground truth's (the gradient without the
+  // regulariser, and the argument of its conjugate in the dual).
+  std::vector<double> minus_d(std::span<const double> z) const {
+    std::vector<double> gap(params_);
+    for (size_t r = 0; r < params_; ++r) gap[r] = z[r] - d_[r];
+    return gap;
+  }
+  double full_objective(double local_sum, std::span<const double> at) const {
+    return local_sum - dot(d_, at) + regularizer_.value(at);
+  }
+  // Sweeps, beliefs and the one allreduce; fills the gradient and the record's F, D, gap.
+  void evaluate(IterationRecord& record);
+  // The step on theta: along -H g when the L-BFGS memory has pairs or a curvature model starts
+  // it (-P^{-1} g), else (or when that fails) along -grad; updates theta, the step and the
+  // memory.
+  void take_step(IterationRecord& record);
+  // Armijo backtracking along direction_ from `first_step`, halving (or, with `interpolate`,
+  // by quadratic interpolation), at most --max-step-trials evaluations of F; moves theta and
+  // returns true at the first sufficient decrease.
+  bool line_search(IterationRecord& record, double first_step, bool interpolate);
+  StopReason convergence(const IterationRecord& record) const;
+  // eps > 0 with no negative counting number: replaces D by the dual at this iteration's beliefs
+  // made consistent, a bound at any messages, where the gap decides or reports a stop. Its pass
+  // costs several gradients (64x64 denoising: 105 ms against 10), so other iterations keep the
+  // D of the beliefs as they are, a bound only once the messages have converged.
+  void certify_where_it_counts(IterationRecord& record);
+  // eps = 0: adds this evaluation's beliefs, made consistent, to the dual bundle and returns the
+  // best D_0 (smoothing.hpp).
+  double certified_dual();
+  // The moments of this evaluation's beliefs made consistent, after the sums of reduced_'s
+  // scalars, and their entropy terms after them (at eps = 0 every iteration, else where
+  // certify_where_it_counts needs them).
+  std::span<double> consistent_moments() {
+    return std::span<double>(reduced_).subspan(params_ + 4, params_);
+  }
+  double& consistent_entropy() { return reduced_[2 * params_ + 4]; }
+  // eps = 0: lowers the temperature when smoothing.hpp's rule says so (a stop on a small
+  // decrease of F_w then becomes a move to the next temperature); returns the stop reason left.
+  StopReason continue_smoothing(const IterationRecord& record, const StopReason& stop);
+
+  LocalProblem& problem_;
+  const TrainConfig& config_;
+  Communicator& comm_;
+  TrainingObserver& observer_;
+  TrainingState state_;
+  const Regularizer regularizer_;
+  const size_t params_;
+  const bool smoothing_;             // eps = 0: training runs at a temperature lowered towards 0
+  bool saddle_ = false;              // some rank has a negative counting number
+  bool dual_bounds_primal_ = false;  // no negative counting number anywhere
+  // Every example on every rank is exact (a forest with Bethe numbers, eps > 0): the messages an
+  // iteration ends with were swept at its theta, and the next one evaluates them as they are.
+  bool swept_messages_carry_over_ = false;
+  std::vector<double> d_;  // empirical feature sums at the ground truth
+  double message_blocks_ = 0;
+  const bool lbfgs_;                             // --theta-step lbfgs
+  std::optional<KroneckerCurvature> curvature_;  // --lbfgs-curvature other than identity
+  std::vector<double> grad_, direction_, trial_, reduced_;
+  double entropy_ = 0;  // eps = 0: D_w - D_0 of the last evaluation (smoothing.hpp)
+  // Maxima of the allreduce: [violation, training seconds, stop request, local compute seconds].
+  // The clock and the request travel with the gradient so that every rank takes the same
+  // decisions.
+  double maxima_[4] = {0, 0, 0, 0};
+  Clock::time_point started_;
+};
+
+Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
+                 TrainingObserver& observer, TrainingState start)
+    : problem_(problem),
+      config_(config),
+      comm_(comm),
+      observer_(observer),
+      state_(std::move(start)),
+      regularizer_{config.C, config.p},
+      params_(static_cast<size_t>(problem.num_params())),
+      smoothing_(config.epsilon == 0),
+      lbfgs_(config.theta_step == "lbfgs") {
+  // Collective, so that every rank reports a failure in one line rather than aborting the job.
+  // The L-BFGS memory is reserved at its full size here, so it cannot fail to grow mid-run.
+  const int memory_vectors = lbfgs_ ? 2 * config.lbfgs_memory + 2 : 0;
+  const int moment_vectors = 2;
+  run_collectively(comm_, [&] {
+    allocate(
+        config.data,
+        "the trainer's vectors of " + std::to_string(params_) +
+            " parameters (theta, gradient, direction, trial point, d, " +
+            std::to_string(moment_vectors) + " of moments and " + std::to_string(memory_vectors) +
+            " of the L-BFGS memory)",
+        (5.0 + moment_vectors + memory_vectors) * sizeof(double) * static_cast<double>(params_),
+        [&] {
+          grad_.resize(params_);
+          direction_.resize(params_);
+          trial_.resize(params_);
+          reduced_.resize(moment_vectors * params_ + 5);
+          d_.reserve(params_ + 1);
+          if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
+          if (lbfgs_) state_.lbfgs.reserve(params_, config.lbfgs_memory);
+        });
+  });
+  if (std::isnan(state_.step)) state_.step = config.initial_step;
+  if (smoothing_ && std::isnan(state_.smoothing)) state_.smoothing = config.smoothing_start;
+  compute_global_terms();
+  // Without typed variable blocks the model would be a diagonal from the moments alone, which
+  // was not measured to help: those data sets keep gamma I.
+  if (lbfgs_ && config.lbfgs_curvature != "identity") {
+    using Kind = KroneckerCurvature::Kind;
+    const Kind kind = config.lbfgs_curvature == "softmax"     ? Kind::Softmax
+                      : config.lbfgs_curvature == "kronecker" ? Kind::Kronecker
+                                                              : Kind::Automatic;
+    curvature_.emplace(problem, comm, regularizer_, kind);
+    if (!curvature_->has_blocks()) curvature_.reset();
+  }
+}
+
+void Trainer::compute_global_terms() {
+  d_.resize(params_);
+  problem_.ground_truth_moments(d_);
+  d_.push_back(static_cast<double>(problem_.messages_per_sweep()));
+  // Regime flags decide which collectives run, so they are agreed over all ranks: a rank may
+  // hold no negative counting number (or no example at all) while another does.
+  const bool exact = problem_.counting().exact_examples() == problem_.data().num_examples();
+  double regime[2] = {problem_.is_saddle_problem() ? 1.0 : 0.0, exact ? 0.0 : 1.0};
+  comm_.allreduce(d_, regime);
+  message_blocks_ = d_.back();
+  d_.pop_back();
+  saddle_ = regime[0] > 0;
+  // On forests with Bethe numbers a second round of sweeps at the theta the step search has just
+  // swept at only moves the messages along the trees, as the next trial's sweeps do: OCR reached
+  // the same optimum in 132 iterations instead of 130, at 18% less time. On loopy graphs the
+  // second round is what keeps the messages near their fixed point (yeast without it: the step
+  // search backtracked to steps too small to count and the run stopped with F 5e-4 higher).
+  swept_messages_carry_over_ = regime[1] == 0 && !smoothing_ && problem_.temperature() > 0;
+  // At eps = 0 every counting number is >= 0 (LocalProblem checks), so the certificate of
+  // smoothing.hpp bounds the distance to the optimum.
+  dual_bounds_primal_ = !saddle_;
+}
+
+void Trainer::evaluate(IterationRecord& record) {
+  if (!swept_messages_carry_over_ || state_.iterations_done == 0) {
+    const auto start = Clock::now();
+    problem_.sweep(config_.sweeps);
+    problem_.resolve_kinks();
+    record.seconds_messages = seconds_since(start);
+  }
+
+  auto phase = Clock::now();
+  const LocalEvaluation local = problem_.evaluate();
+  problem_.model_moments(std::span<double>(reduced_).first(params_));
+  reduced_[params_] = local.objective;
+  reduced_[params_ + 1] = local.dual;
+  reduced_[params_ + 2] = local.expected_loss;
+  maxima_[0] = local.violation;
+  maxima_[1] = state_.seconds_trained + seconds_since(started_);
+  maxima_[2] = observer_.stop_requested() ? 1.0 : 0.0;
+  if (smoothing_) problem_.consistent_beliefs(consistent_moments());
+  record.seconds_gradient = seconds_since(phase);
+  reduced_[params_ + 3] = maxima_[3] = record.seconds_messages + record.seconds_gradient;
+  phase = Clock::now();
+  // The consistent moments travel here only at eps = 0 (every iteration); elsewhere
+  // certify_where_it_counts reduces them where it needs them, and a params-sized block less
+  // matters on large models (citations: 624,074 parameters).
+  comm_.allreduce(std::span<double>(reduced_).first(smoothing_ ? reduced_.size() : params_ + 4),
+                  maxima_);
+  record.seconds_allreduce = seconds_since(phase);
+  const double mean_compute = reduced_[params_ + 3] / comm_.size();
+  record.load_imbalance = mean_compute > 0 ? maxima_[3] / mean_compute : 1.0;
+
+  const std::vector<double> moment_gap = minus_d(std::span<const double>(reduced_).first(params_));
+  std::copy(moment_gap.begin(), moment_gap.end(), grad_.begin());
+  regularizer_.add_gradient(state_.theta, grad_);
+  record.objective = full_objective(reduced_[params_], state_.theta);
+  const double conjugate = regularizer_.conjugate(moment_gap);
+  record.dual = reduced_[params_ + 1] - conjugate;
+  record.gap = record.objective - record.dual;
+  record.temperature = problem_.temperature();
+  if (smoothing_) {
+    // The smoothing's terms sum tau H(b): the dual terms of the beliefs less their expected loss.
+    entropy_ = reduced_[params_ + 1] - reduced_[params_ + 2];
+    record.smoothed_gap = record.gap;
+    record.dual = certified_dual();
+    record.gap = record.objective - record.dual;
+    record.gap_certified = true;
+  }
+  record.violation = maxima_[0];
+  record.grad_norm = std::sqrt(dot(grad_, grad_));
+  // Every rank holds the same reduced values, so all of them stop here together.
+  if (!std::isfinite(record.objective) || !std::isfinite(record.grad_norm))
+    throw CollectiveError(
+        config_.data + ": training diverged at iteration " + std::to_string(record.iteration) +
+            ": F = " + number_text(record.objective) +
+            ", |grad| = " + number_text(record.grad_norm) + divergence_cause(grad_) +
+            " (feature values too large for double precision, or --epsilon "
+            "too small?)",
+        comm_.is_root());
+}
+
+// Each trial evaluates F at the trial theta after the same sweeps from the same messages, which
+// approximates min over lambda of F: the function whose curvature the L-BFGS pairs measure. At
+// fixed messages F curves more steeply than that, and the search there rejects the quasi-Newton
+// unit step (yeast, eps = 1: steps of 1/256 and 1,082 iterations, against unit steps and 189
+// iterations with the sweeps); in the saddle case (a negative counting number) F at fixed
+// messages is not even what training minimises. The sweeps only lower F (each block update
+// minimises it over its block), so an accepted trial still decreases F(theta, lambda).
+bool Trainer::line_search(IterationRecord& record, double first_step, bool interpolate) {
+  const double slope = dot(grad_, direction_);
+  std::vector<double>& theta = state_.theta;
+  double eta = first_step;
+  for (int trials = 0; trials < config_.max_step_trials; ++trials) {
+    ++record.step_trials;
+    for (size_t r = 0; r < params_; ++r) trial_[r] = theta[r] + eta * direction_[r];
+    problem_.set_theta(trial_);
+    problem_.restore_messages();
+    problem_.sweep(config_.sweeps);
+    problem_.resolve_kinks();
+    const double candidate = full_objective(comm_.allreduce_sum(problem_.objective()), trial_);
+    if (candidate <= record.objective + 1e-4 * eta * slope) {
+      theta.swap(trial_);
+      record.objective_after_step = candidate;
+      record.step = eta;
+      return true;
+    }
+    eta = interpolate ? interpolated_step(record.objective, slope, eta, candidate) : 0.5 * eta;
+  }
+  return false;
+}
+
+void Trainer::take_step(IterationRecord& record) {
+  const auto start = Clock::now();
+  problem_.keep_messages();
+  record.objective_after_step = record.objective;
+  LbfgsMemory& memory = state_.lbfgs;
+  // This iteration's gradient (at its own messages) completes the pair of the last step.
+  if (lbfgs_) memory.complete_pair(grad_, config_.lbfgs_memory);
+  bool moved = false;
+  if (lbfgs_ && (memory.pairs(params_) > 0 || curvature_)) {
+    InverseCurvature inverse;
+    if (curvature_) {
+      // From this iteration's beliefs and moments, so that a resumed run rebuilds the same P.
+      curvature_->refresh(state_.theta, std::span<const double>(reduced_).first(params_));
+      inverse = [this](std::span<const double> in, std::span<double> out) {
+        curvature_->solve(in, out);
+      };
+    }
+    const bool pairs = memory.pairs(params_) > 0;
+    memory.direction(grad_, direction_, inverse, !(curvature_ && curvature_->is_softmax()));
+    // H carries the scale of theta, so the unit step comes first and is not grown.
+    moved = dot(grad_, direction_) < 0 && line_search(record, 1.0, true);
+    record.direction = moved ? (pairs ? "lbfgs" : "curvature") : "restart";
+    if (!moved) memory.clear();
+  }
+  if (!moved) {
+    for (size_t r = 0; r < params_; ++r) direction_[r] = -grad_[r];
+    if (record.direction.empty()) record.direction = "gradient";
+    const int trials_before = record.step_trials;
+    moved = line_search(record, state_.step, false);
+    // Grow the step only when it was accepted at once: after a backtrack the accepted step is
+    // about the largest that works, and doubling it would cost a failed trial next time.
+    if (moved)
+      state_.step =
+          record.step_trials == trials_before + 1 ? std::min(2.0 * record.step, 1e12) : record.step;
+  }
+  if (moved && lbfgs_) {
+    // trial_ holds the previous theta: the step taken is the difference.
+    for (size_t r = 0; r < params_; ++r) trial_[r] = state_.theta[r] - trial_[r];
+    memory.remember_step(trial_, grad_);
+  }
+  if (!moved) {  // no step decreased F: keep theta, let the sweeps go on
+    problem_.set_theta(state_.theta);
+    problem_.restore_messages();
+    if (swept_messages_carry_over_) problem_.sweep(config_.sweeps);
+    problem_.resolve_kinks();
+  }
+  record.lbfgs_pairs = memory.pairs(params_);
+  record.seconds_step = seconds_since(start);
+}
+
+StopReason Trainer::convergence(const IterationRecord& record) const {
+  const double accepted = record.objective_after_step;
+  const double scale = std::max(1.0, std::abs(accepted));
+  // "converged" only where an optimality test says so: the primal-dual gap, which bounds the
+  // distance to the optimum when no counting number is negative, its dual taken at the beliefs
+  // made consistent (at eps = 0: the certificate of smoothing.hpp).
+  const std::string at_zero =
+      smoothing_ ? " at eps = 0 (temperature " + number_text(record.temperature) + ")" : "";
+  if (record.gap_certified && record.gap >= 0 && record.gap < config_.tol * scale)
+    return stop_converged("converged: primal-dual gap" + at_zero + " below tol");
+  // At eps = 0 a decrease of F_w below tol is no sign that the gap is: the smoothed problem must
+  // be solved finer than the certificate asks (the tests' trees and loops: a hundredth of tol
+  // gives a certified gap below tol, tol itself leaves it tens of times above).
+  const double decrease_tol = smoothing_ ? 0.01 * config_.tol : config_.tol;
+  if (!std::isnan(state_.previous_objective) &&
+      std::abs(state_.previous_objective - accepted) < decrease_tol * scale)
+    // A small decrease is a reason to stop, not a proof of optimality (a slow step on an
+    // ill-conditioned problem decreases F slowly far from its minimum).
+    return stop_small_change(std::string("relative decrease of F below tol") +
+                             (smoothing_ ? " / 100" : "") + " (not certified: " +
+                             (dual_bounds_primal_
+                                  ? "primal-dual gap " + number_text(record.gap) + at_zero
+                                  : "no gap test with negative counting numbers") +
+                             ")");
+  if (config_.max_seconds > 0 && maxima_[1] >= config_.max_seconds) return stop_time_limit();
+  if (maxima_[2] > 0) return stop_signal();
+  if (record.iteration >= config_.max_iters) return stop_iteration_limit();
+  return no_stop();
+}
+
+void Trainer::certify_where_it_counts(IterationRecord& record) {
+  if (!dual_bounds_primal_ || smoothing_) return;
+  const double scale = std::max(1.0, std::abs(record.objective_after_step));
+  // A raw gap below zero only says that the beliefs are not consistent yet: no reason to pay.
+  if (!(std::abs(record.gap) < config_.tol * scale) && !convergence(record).stops()) return;
+  // The step search left the beliefs of this iteration's evaluation as they were, and every
+  // rank decides alike from reduced values.
+  const auto start = Clock::now();
+  consistent_entropy() = problem_.consistent_beliefs(consistent_moments());
+  comm_.allreduce(std::span<double>(reduced_).subspan(params_ + 4, params_ + 1), {});
+  const std::vector<double> moment_gap = minus_d(consistent_moments());
+  record.dual = consistent_entropy() + reduced_[params_ + 2] - regularizer_.conjugate(moment_gap);
+  record.gap = record.objective - record.dual;
+  record.gap_certified = true;
+  record.seconds_gradient += seconds_since(start);
+}
+
+double Trainer::certified_dual() {
+  return state_.dual_bundle.add(consistent_moments(), reduced_[params_ + 2], d_, regularizer_,
+                                dual_bundle_capacity(static_cast<int64_t>(params_)));
+}
+
+StopReason Trainer::continue_smoothing(const IterationRecord& record, const StopReason& stop) {
+  const bool small_decrease = stop.kind == StopKind::SmallChange;
+  if (stop.stops() && !small_decrease) return stop;
+  const double scale = std::max(1.0, std::abs(record.objective_after_step));
+  const double next = next_temperature({.temperature = state_.smoothing,
+                                        .smoothed_gap = record.smoothed_gap,
+                                        .entropy = entropy_,
+                                        .target = config_.tol * scale,
+                                        .small_decrease = small_decrease});
+  if (!(next < state_.smoothing)) return stop;
+  // F changes with the temperature: the curvature pairs and the last F belong to the old one.
+  state_.smoothing = next;
+  problem_.set_temperature(next);
+  state_.lbfgs.clear();
+  state_.previous_objective = NAN;
+  return no_stop();
+}
+
+TrainResult Trainer::run() {
+  started_ = Clock::now();
+  if (smoothing_) problem_.set_temperature(state_.smoothing);
+  problem_.set_theta(state_.theta);
+  TrainResult result;
+  result.objective = state_.previous_objective;
+  result.stop = state_.stop.stops() ? state_.stop : stop_iteration_limit();
+  while (!state_.stop.stops() && state_.iterations_done < config_.max_iters) {
+    IterationRecord record;
+    record.iteration = state_.iterations_done + 1;
+    const auto start = Clock::now();
+    evaluate(record);
+    take_step(record);
+    certify_where_it_counts(record);
+    record.seconds = seconds_since(start);
+    record.elapsed = state_.seconds_trained + seconds_since(started_);
+    record.message_updates_per_second =
+        record.seconds_messages > 0 ? message_blocks_ * config_.sweeps / record.seconds_messages
+                                    : 0.0;
+    observer_.on_iteration(record);
+
+    StopReason stop = convergence(record);
+    state_.previous_objective = record.objective_after_step;
+    if (smoothing_) stop = continue_smoothing(record, stop);
+    state_.iterations_done = record.iteration;
+    result.objective = record.objective_after_step;
+    if (stop.is_final()) state_.stop = stop;
+    // The state that resumes after this iteration, without a copy of the L-BFGS memory.
+    const double trained_before = state_.seconds_trained;
+    state_.seconds_trained = record.elapsed;
+    const StopReason hook = observer_.after_iteration(state_, record, stop);
+    state_.seconds_trained = trained_before;
+    if (!stop.stops()) stop = hook;
+    if (stop.stops()) {
+      result.stop = stop;
+      break;
+    }
+  }
+  result.state = state_;
+  result.state.seconds_trained += seconds_since(started_);
+  return result;
+}
+
+}  // namespace
+
+TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
+                  TrainingObserver& observer, TrainingState start) {
+  return Trainer(problem, config, comm, observer, std::move(start)).run();
+}
+
+}  // namespace pdsp

@@ -1,0 +1,311 @@
+#include "pdsp/learners/ssvm_fw/ssvm_frank_wolfe.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <random>
+
+#include "pdsp/features/feature_index.hpp"
+#include "pdsp/inference/binary_lp.hpp"
+#include "pdsp/learning/local_problem.hpp"
+#include "pdsp/optim/gap_sampler.hpp"
+#include "pdsp/util/clock.hpp"
+#include "pdsp/util/errors.hpp"
+
+namespace pdsp {
+namespace {
+
+// Pairwise steps inside an example's mixture after each oracle step: no oracle call, a
+// potential evaluation and a moment product each. On yeast three per example reach a given
+// gap in fewer passes than none (docs/benchmarks.md).
+constexpr int kMixtureSteps = 3;
+
+}  // namespace
+
+class SsvmFrankWolfe::Solver {
+ public:
+  // An example's beliefs: a mixture of vertices of its local polytope, weights summing to one.
+  // During a pass vertices only join (a weight may fall to 0); pruning happens between passes.
+  struct Mixture {
+    std::vector<HalfIntegralVertex> vertices;
+    std::vector<double> weights;
+  };
+
+  Solver(const Dataset& data, const SsvmConfig& config, Communicator& comm)
+      : data_(data),
+        config_(config),
+        comm_(comm),
+        features_(data),
+        oracles_(static_cast<size_t>(omp_get_max_threads())),
+        params_(static_cast<size_t>(data.num_params)),
+        loss_(loss_augmentation(data, config.loss_weight)),
+        potential_(static_cast<size_t>(data.num_states() + data.num_table_entries()), 0.0),
+        weight_(potential_.size(), 0.0),
+        dz_(params_, 0.0),
+        theta_(params_, 0.0),
+        d_(params_, 0.0),
+        mixtures_(static_cast<size_t>(data.num_examples())),
+        gaps_(mixtures_.size(), 0.0) {
+    for (int64_t n = 0; n < data.num_examples(); ++n) {
+      mixtures_[n] = Mixture{{labelled_vertex(data, n)}, {1.0}};
+      add_vertex_beliefs(data, n, mixtures_[n].vertices[0], 1.0, weight_);
+      features_.add_example_moments(n, weight_, d_);
+    }
+    comm_.allreduce_sum(std::span<double>(d_));
+  }
+
+  TrainResult run(TrainingObserver& observer) {
+    TrainResult result;
+    result.stop = stop_iteration_limit();
+    const auto started = Clock::now();
+    refresh_theta();
+    std::vector<double> average = theta_;
+    double best_primal = INFINITY;
+    for (int pass = 1; pass <= config_.max_passes; ++pass) {
+      const auto pass_start = Clock::now();
+      run_pass(pass);
+      prune();
+      refresh_theta();
+      // Any theta's F_0 bounds the optimum from above: the iterate's, and the running average
+      // of the iterates (weights 2 / (pass + 2), as Lacoste-Julien et al. 2013), which is
+      // smoother. The best seen is the model.
+      const double mix = 2.0 / (pass + 2.0);
+      for (size_t r = 0; r < params_; ++r) average[r] += mix * (theta_[r] - average[r]);
+      for (const std::vector<double>* candidate : {&theta_, &average}) {
+        const double primal = primal_objective(*candidate, candidate == &theta_);
+        if (primal < best_primal) {
+          best_primal = primal;
+          result.state.theta = *candidate;
+        }
+      }
+      IterationRecord record;
+      record.iteration = pass;
+      record.objective = record.objective_after_step = best_primal;
+      record.dual = expected_loss_ - 0.5 * config_.C * squared_norm(theta_);
+      record.gap = best_primal - record.dual;
+      record.gap_certified = true;
+      record.temperature = 0;
+      record.grad_norm = NAN;  // F_0 is not differentiable; the gap is the optimality test
+      record.step = NAN;
+      record.seconds = seconds_since(pass_start);
+      record.elapsed = seconds_since(started);
+      observer.on_iteration(record);
+      result.state.iterations_done = pass;
+      result.objective = best_primal;
+      const StopReason stop = stop_reason(record, observer);
+      if (stop.stops()) {
+        result.stop = stop;
+        break;
+      }
+    }
+    return result;
+  }
+
+ private:
+  static double squared_norm(const std::vector<double>& x) {
+    double sum = 0;
+    for (double v : x) sum += v * v;
+    return sum;
+  }
+
+  // No stop to go on. The same on every rank: the gap is global and the stop flags are reduced.
+  StopReason stop_reason(const IterationRecord& record, TrainingObserver& observer) {
+    if (record.gap <= config_.tol * std::max(1.0, std::abs(record.objective)))
+      return stop_converged("converged: primal-dual gap at eps = 0 below tol (exact LP oracle)");
+    double flags[2] = {observer.stop_requested() ? 1.0 : 0.0, record.elapsed};
+    comm_.allreduce({}, flags);
+    if (flags[0] > 0) return stop_signal();
+    if (config_.max_seconds > 0 && flags[1] >= config_.max_seconds) return stop_time_limit();
+    return no_stop();
+  }
+
+  // One block step per example of this rank: on the first pass each example once in a shuffled
+  // order, afterwards examples drawn in proportion to their last gap.
+  void run_pass(int pass) {
+    std::mt19937_64 rng(static_cast<uint64_t>(pass) * 1000003u +
+                        static_cast<uint64_t>(comm_.rank()));
+    const size_t examples = mixtures_.size();
+    if (pass == 1) {
+      std::vector<int64_t> order(examples);
+      std::iota(order.begin(), order.end(), 0);
+      for (size_t i = examples; i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+      for (int64_t n : order) gaps_[n] = block_step(n);
+      return;
+    }
+    GapSampler sampler(gaps_);
+    for (size_t step = 0; step < examples; ++step) {
+      const size_t n = sampler.draw(rng);
+      gaps_[n] = block_step(static_cast<int64_t>(n));
+      sampler.set(n, gaps_[n]);
+    }
+  }
+
+  // The oracle's vertex for example n at the current theta, a pairwise step to it, then pairwise
+  // steps inside the mixture. Returns the example's gap before the step (its share of F - D).
+  double block_step(int64_t n) {
+    Mixture& m = mixtures_[n];
+    features_.example_potentials(n, theta_, loss_, potential_);
+    HalfIntegralVertex best = oracles_[0].maximise(data_, n, potential_);
+    size_t to = std::find(m.vertices.begin(), m.vertices.end(), best) - m.vertices.begin();
+    if (to == m.vertices.size()) {
+      m.vertices.push_back(std::move(best));
+      m.weights.push_back(0.0);
+    }
+    std::vector<double> scores = mixture_scores(n, m);
+    const double gap = scores[to] - mixture_value(m, scores);
+    for (int k = 0; k <= kMixtureSteps; ++k) {
+      if (k > 0) {
+        features_.example_potentials(n, theta_, loss_, potential_);
+        scores = mixture_scores(n, m);
+        to = std::max_element(scores.begin(), scores.end()) - scores.begin();
+      }
+      if (!pairwise_step(n, m, to, scores)) break;
+    }
+    return gap;
+  }
+
+  // sum_k w_k scores[k]: the mixture's own score.
+  static double mixture_value(const Mixture& m, const std::vector<double>& scores) {
+    double value = 0;
+    for (size_t k = 0; k < scores.size(); ++k) value += m.weights[k] * scores[k];
+    return value;
+  }
+
+  std::vector<double> mixture_scores(int64_t n, const Mixture& m) const {
+    std::vector<double> scores(m.vertices.size());
+    for (size_t k = 0; k < scores.size(); ++k)
+      scores[k] = vertex_score(data_, n, m.vertices[k], potential_);
+    return scores;
+  }
+
+  // Moves weight from the mixture's worst vertex in use to vertex `to`, by the exact maximiser
+  // of D along that line, clipped to the weight there is. Returns false when no vertex in use
+  // scores below `to` (beyond round-off).
+  bool pairwise_step(int64_t n, Mixture& m, size_t to, const std::vector<double>& scores) {
+    size_t away = to;
+    for (size_t k = 0; k < scores.size(); ++k)
+      if (m.weights[k] > 0 && (away == to || scores[k] < scores[away])) away = k;
+    const double gain = scores[to] - scores[away];  // dD / dgamma at gamma = 0
+    if (away == to || !(gain > 1e-14 * (std::abs(scores[to]) + std::abs(scores[away]))))
+      return false;
+    clear_example_weights(n);
+    add_vertex_beliefs(data_, n, m.vertices[to], 1.0, weight_);
+    add_vertex_beliefs(data_, n, m.vertices[away], -1.0, weight_);
+    std::fill(dz_.begin(), dz_.end(), 0.0);
+    features_.add_example_moments(n, weight_, dz_);
+    // -d2D / dgamma2, times the ranks: each rank steps as if the others moved theta the same
+    // way, so that the sum of the ranks' steps still raises D (|sum_r v_r|^2 <= P sum_r
+    // |v_r|^2; CoCoA+, Ma et al. 2015). One rank: the exact maximiser along the line.
+    const double ranks = comm_.size();
+    const double curvature = ranks * squared_norm(dz_) / config_.C;
+    const double available = m.weights[away];
+    const double gamma = curvature > 0 ? std::min(available, gain / curvature) : available;
+    for (size_t r = 0; r < params_; ++r) theta_[r] -= ranks * gamma / config_.C * dz_[r];
+    m.weights[to] += gamma;
+    m.weights[away] = gamma == available ? 0.0 : m.weights[away] - gamma;
+    return true;
+  }
+
+  void clear_example_weights(int64_t n) {
+    std::fill(weight_.begin() + data_.state_offset[data_.var_offset[n]],
+              weight_.begin() + data_.state_offset[data_.var_offset[n + 1]], 0.0);
+    const int64_t states = data_.num_states();
+    std::fill(weight_.begin() + states + data_.table_offset[data_.factor_offset[n]],
+              weight_.begin() + states + data_.table_offset[data_.factor_offset[n + 1]], 0.0);
+  }
+
+  void prune() {
+    for (Mixture& m : mixtures_) {
+      size_t kept = 0;
+      for (size_t k = 0; k < m.vertices.size(); ++k)
+        if (m.weights[k] > 0) {
+          if (kept != k) m.vertices[kept] = std::move(m.vertices[k]);
+          m.weights[kept++] = m.weights[k];
+        }
+      m.vertices.resize(kept);
+      m.weights.resize(kept);
+    }
+  }
+
+  // theta = (d - z(b)) / C and the expected loss e . b, recomputed from the mixtures over all
+  // ranks, so that the round-off of the steps' updates does not build up.
+  void refresh_theta() {
+    std::fill(weight_.begin(), weight_.end(), 0.0);
+    std::vector<double> sums(params_ + 1, 0.0);
+    for (size_t n = 0; n < mixtures_.size(); ++n) {
+      const int64_t example = static_cast<int64_t>(n);
+      for (size_t k = 0; k < mixtures_[n].vertices.size(); ++k)
+        add_vertex_beliefs(data_, example, mixtures_[n].vertices[k], mixtures_[n].weights[k],
+                           weight_);
+      features_.add_example_moments(example, weight_, sums);
+    }
+    for (size_t i = 0; i < loss_.size(); ++i) sums[params_] += loss_[i] * weight_[i];
+    comm_.allreduce_sum(std::span<double>(sums));
+    for (size_t r = 0; r < params_; ++r) theta_[r] = (d_[r] - sums[r]) / config_.C;
+    expected_loss_ = sums[params_];
+  }
+
+  // F_0(theta) = C/2 |theta|^2 + sum_n max_b (e_n + Phi_n theta) . b - theta . d over all
+  // ranks, the max by the oracle, examples on the threads. With `record_gaps` (theta is the
+  // mixtures' own) each example's gap, max - (its mixture's score), goes to gaps_.
+  double primal_objective(const std::vector<double>& theta, bool record_gaps) {
+    const int64_t examples = data_.num_examples();
+    std::vector<double> best(static_cast<size_t>(examples));
+#pragma omp parallel
+    {
+      BinaryLpOracle& oracle = oracles_[static_cast<size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 16)
+      for (int64_t n = 0; n < examples; ++n) {
+        features_.example_potentials(n, theta, loss_, potential_);
+        best[n] = vertex_score(data_, n, oracle.maximise(data_, n, potential_), potential_);
+        if (!record_gaps) continue;
+        gaps_[n] = best[n] - mixture_value(mixtures_[n], mixture_scores(n, mixtures_[n]));
+      }
+    }
+    double sums[1] = {std::accumulate(best.begin(), best.end(), 0.0)};
+    comm_.allreduce_sum(std::span<double>(sums));
+    double truth = 0;
+    for (size_t r = 0; r < params_; ++r) truth += theta[r] * d_[r];
+    return 0.5 * config_.C * squared_norm(theta) + sums[0] - truth;
+  }
+
+  const Dataset& data_;
+  const SsvmConfig config_;
+  Communicator& comm_;
+  FeatureIndex features_;
+  std::vector<BinaryLpOracle> oracles_;  // one per thread
+  size_t params_;
+  std::vector<double> loss_;       // e, per state
+  std::vector<double> potential_;  // u = e + Phi theta, written example by example
+  std::vector<double> weight_;     // beliefs (or a difference of two) in the potential layout
+  std::vector<double> dz_;         // Phi times a difference of two vertices
+  std::vector<double> theta_, d_;  // theta(b), and the moments of the labels
+  double expected_loss_ = 0;       // e . b over all ranks
+  std::vector<Mixture> mixtures_;
+  std::vector<double> gaps_;  // per example, from its last step or evaluation
+};
+
+SsvmFrankWolfe::SsvmFrankWolfe(const Dataset& slice, const SsvmConfig& config, Communicator& comm) {
+  run_collectively(comm, [&] {
+    if (!slice.has_labels())
+      throw InputError(slice.source() + ": /vars/label: training needs ground-truth labels");
+    require_binary_pairwise(slice, "--learner ssvm-fw");
+  });
+  solver_ = std::make_unique<Solver>(slice, config, comm);
+}
+
+SsvmFrankWolfe::~SsvmFrankWolfe() = default;
+
+TrainResult SsvmFrankWolfe::run(TrainingObserver& observer) {
+  return solver_->run(observer);
+}
+
+TrainResult train_ssvm_frank_wolfe(const Dataset& slice, const SsvmConfig& config,
+                                   Communicator& comm, TrainingObserver& observer) {
+  return SsvmFrankWolfe(slice, config, comm).run(observer);
+}
+
+}  // namespace pdsp

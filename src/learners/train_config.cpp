@@ -1,0 +1,78 @@
+#include "pdsp/learners/train_config.hpp"
+
+#include <algorithm>
+
+#include "pdsp/learners/train_parameters.hpp"
+#include "pdsp/util/errors.hpp"
+
+namespace pdsp {
+namespace {
+
+// The value of `p`'s member in `config` as a typed field: what the model's attributes store.
+FieldValue field_value(const TrainParameter& p, const TrainConfig& config) {
+  return std::visit(
+      [&](auto TrainConfig::*m) -> FieldValue {
+        const auto& value = config.*m;
+        using Value = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<Value, CountingMode>)
+          return counting_mode_name(value);
+        else if constexpr (std::is_same_v<Value, int>)
+          return int64_t{value};
+        else
+          return value;
+      },
+      p.member);
+}
+
+// Whether `p`'s value in `config` obeys its rule.
+bool obeys_rule(const TrainParameter& p, const TrainConfig& config) {
+  const ParameterRule& rule = p.rule;
+  if (!rule.words.empty()) {
+    const std::string value = p.value_text(config);
+    return std::find(rule.words.begin(), rule.words.end(), value) != rule.words.end();
+  }
+  if (rule.text(false).empty()) return true;
+  if (const auto* m = std::get_if<double TrainConfig::*>(&p.member)) return rule.admits(config.**m);
+  if (const auto* m = std::get_if<int TrainConfig::*>(&p.member)) return rule.admits(config.**m);
+  return true;
+}
+
+}  // namespace
+
+void TrainConfig::validate() const {
+  for (const TrainParameter& row : train_parameters())
+    if (!obeys_rule(row, *this))
+      throw InputError(row.flag + ": '" + row.value_text(*this) + "' is not " +
+                       row.rule.text(row.is_whole()));
+  if (message_precision == "single" && kernels != "auto")
+    throw InputError(
+        "--message-precision: single needs --kernels auto (the general kernels keep double "
+        "messages)");
+}
+
+Fields TrainConfig::fields() const {
+  Fields fields;
+  for (const TrainParameter& row : train_parameters())
+    if (row.recorded) fields.emplace_back(row.name, field_value(row, *this));
+  return fields;
+}
+
+std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields() const {
+  std::vector<std::pair<std::string, std::string>> kept;
+  for (const TrainParameter& row : train_parameters())
+    // The L-BFGS settings change nothing for the gradient step, the smoothing nothing at
+    // eps > 0.
+    if (row.trajectory && (!row.name.starts_with("lbfgs_") || theta_step == "lbfgs") &&
+        (row.name != "smoothing_start" || epsilon == 0))
+      kept.emplace_back(row.name, field_text(field_value(row, *this)));
+  return kept;
+}
+
+std::string TrainConfig::to_line() const {
+  std::string line;
+  for (const auto& [name, value] : fields())
+    line += (line.empty() ? "" : " ") + name + "=" + field_text(value);
+  return line;
+}
+
+}  // namespace pdsp

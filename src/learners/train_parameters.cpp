@@ -1,0 +1,257 @@
+#include "pdsp/learners/train_parameters.hpp"
+
+#include <cmath>
+
+#include "pdsp/learners/learner.hpp"
+#include "pdsp/util/counting_mode.hpp"
+
+// The rows name only the members that differ from their defaults, by designated initializers;
+// GCC 12 warns about the members they leave out (GCC 13 no longer does).
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace pdsp {
+namespace {
+
+const char* const kFiles = "Files";
+const char* const kModel = "Model";
+const char* const kStop = "Optimisation and stopping";
+const char* const kSpeed = "Performance";
+const char* const kBaselines = "Likelihood baselines (--learner)";
+
+ParameterRule at_least(double low) {
+  return {.low = low};
+}
+ParameterRule above(double low) {
+  return {.low = low, .low_open = true};
+}
+ParameterRule between(double low, double high) {
+  return {.low = low, .high = high};
+}
+ParameterRule one_of(std::vector<std::string> words) {
+  return {.words = std::move(words)};
+}
+
+// The --learner row: the registry's names, each with its summary in the help.
+TrainParameter learner_row() {
+  std::string help = "the learner:";
+  for (const LearnerEntry& entry : learner_registry())
+    help += "\n  " + entry.name + ": " + entry.summary;
+  return {.name = "learner",
+          .flag = "--learner",
+          .group = kModel,
+          .help = help,
+          .member = &TrainConfig::learner,
+          .rule = one_of(learner_names())};
+}
+
+std::vector<TrainParameter> make_table() {
+  std::vector<std::string> counting_modes;
+  for (CountingMode mode :
+       {CountingMode::Auto, CountingMode::File, CountingMode::Uniform, CountingMode::Bethe})
+    counting_modes.emplace_back(counting_mode_name(mode));
+  return {
+      {.name = "data",
+       .flag = "--data",
+       .group = kFiles,
+       .help = "training data set (pdsp-dataset HDF5, with labels)",
+       .member = &TrainConfig::data,
+       .required = true},
+      {.name = "out",
+       .flag = "--out",
+       .group = kFiles,
+       .help = "model file to write (HDF5)",
+       .member = &TrainConfig::out,
+       .recorded = false,
+       .required = true},
+      {.name = "metrics",
+       .flag = "--metrics",
+       .group = kFiles,
+       .help = "JSONL metrics file (first line: run metadata)",
+       .member = &TrainConfig::metrics,
+       .recorded = false},
+      learner_row(),
+      {.name = "epsilon",
+       .flag = "--epsilon",
+       .group = kModel,
+       .help = "entropy temperature: 1 = CRF, 0 = structured SVM",
+       .member = &TrainConfig::epsilon,
+       .rule = {.low = kSmallestEpsilon, .or_zero = true},
+       .trajectory = true},
+      {.name = "smoothing_start",
+       .flag = "--smoothing-start",
+       .group = kModel,
+       .help = "eps = 0: the temperature training starts at and lowers until the gap at eps = 0 "
+               "is below tol",
+       .member = &TrainConfig::smoothing_start,
+       .rule = at_least(kSmallestEpsilon),
+       .trajectory = true},
+      {.name = "C",
+       .flag = "--C",
+       .group = kModel,
+       .help = "regularisation weight",
+       .member = &TrainConfig::C,
+       .rule = above(0),
+       .trajectory = true},
+      {.name = "p",
+       .flag = "--p",
+       .group = kModel,
+       .help = "the norm of the regulariser (C/p) |theta|_p^p (learners other than primal-dual: 2)",
+       .member = &TrainConfig::p,
+       .rule = at_least(1),
+       .trajectory = true},
+      {.name = "counting",
+       .flag = "--counting",
+       .group = kModel,
+       .help = "counting numbers (auto: Bethe's on examples without a cycle, else uniform)",
+       .member = &TrainConfig::counting,
+       .rule = one_of(counting_modes),
+       .trajectory = true},
+      {.name = "loss_weight",
+       .flag = "--loss-weight",
+       .group = kModel,
+       .help = "scale of the loss augmentation e_v(s) (Hamming, or the data's /vars/loss)",
+       .member = &TrainConfig::loss_weight,
+       .rule = at_least(0),
+       .trajectory = true},
+      {.name = "sweeps",
+       .flag = "--sweeps",
+       .group = kStop,
+       .help = "message sweeps per outer iteration",
+       .member = &TrainConfig::sweeps,
+       .rule = at_least(1),
+       .trajectory = true},
+      {.name = "max_iters",
+       .flag = "--max-iters",
+       .group = kStop,
+       .help = "maximum outer iterations (baselines: L-BFGS iterations or SGD epochs; ssvm-fw: "
+               "passes)",
+       .member = &TrainConfig::max_iters,
+       .rule = at_least(0)},
+      {.name = "tol",
+       .flag = "--tol",
+       .group = kStop,
+       .help =
+           "stop when the relative decrease of F, or the certified gap, is below (0: on neither)",
+       .member = &TrainConfig::tol,
+       .rule = at_least(0)},
+      {.name = "max_seconds",
+       .flag = "--max-seconds",
+       .group = kStop,
+       .help = "stop after this wall time (0: no limit)",
+       .member = &TrainConfig::max_seconds,
+       .rule = at_least(0)},
+      {.name = "step",
+       .flag = "--step",
+       .group = kStop,
+       .help = "first step of the Armijo search along the gradient (SGD: step scale)",
+       .member = &TrainConfig::initial_step,
+       .rule = above(0)},
+      {.name = "max_step_trials",
+       .flag = "--max-step-trials",
+       .group = kStop,
+       .help = "objective evaluations per step search",
+       .member = &TrainConfig::max_step_trials,
+       .rule = between(1, 200),
+       .trajectory = true},
+      {.name = "theta_step",
+       .flag = "--theta-step",
+       .group = kStop,
+       .help = "direction of the step on theta: lbfgs (quasi-Newton) or gradient",
+       .member = &TrainConfig::theta_step,
+       .rule = one_of({"lbfgs", "gradient"}),
+       .trajectory = true},
+      {.name = "lbfgs_memory",
+       .flag = "--lbfgs-memory",
+       .group = kStop,
+       .help = "curvature pairs L-BFGS keeps",
+       .member = &TrainConfig::lbfgs_memory,
+       .rule = between(1, 1000),
+       .trajectory = true},
+      {.name = "lbfgs_curvature",
+       .flag = "--lbfgs-curvature",
+       .group = kStop,
+       .help = "L-BFGS's initial curvature: softmax (typed blocks' soft-max curvature by "
+               "conjugate gradients), kronecker (their Kronecker model), auto (softmax where a "
+               "block has more than 2 states, else kronecker) or identity",
+       .member = &TrainConfig::lbfgs_curvature,
+       .rule = one_of({"auto", "softmax", "kronecker", "identity"}),
+       .trajectory = true},
+      {.name = "threads",
+       .flag = "--threads",
+       .group = kSpeed,
+       .help = "OpenMP threads per rank (0: OMP_NUM_THREADS, or OpenMP's default)",
+       .member = &TrainConfig::threads,
+       .rule = at_least(0),
+       .recorded = false},
+      {.name = "kernels",
+       .flag = "--kernels",
+       .group = kSpeed,
+       .help = "auto (specialised kernels where they apply) or general (for comparisons)",
+       .member = &TrainConfig::kernels,
+       .rule = one_of({"auto", "general"})},
+      {.name = "message_precision",
+       .flag = "--message-precision",
+       .group = kSpeed,
+       .help = "single: float messages in the binary pairwise kernels (less memory traffic)",
+       .member = &TrainConfig::message_precision,
+       .rule = one_of({"double", "single"})},
+      {.name = "inference_sweeps",
+       .flag = "--inference-sweeps",
+       .group = kBaselines,
+       .help = "inference sweeps per evaluation",
+       .member = &TrainConfig::inference_sweeps,
+       .rule = at_least(1)},
+      {.name = "inference_tol",
+       .flag = "--inference-tol",
+       .group = kBaselines,
+       .help = "inference convergence tolerance",
+       .member = &TrainConfig::inference_tol,
+       .rule = at_least(0)},
+  };
+}
+
+}  // namespace
+
+std::string ParameterRule::text(bool whole) const {
+  if (!words.empty()) {
+    std::string list;
+    for (const std::string& word : words) list += (list.empty() ? "" : ", ") + word;
+    return "one of " + list;
+  }
+  if (std::isinf(low) && std::isinf(high)) return "";
+  const std::string kind = whole ? "a whole number" : "a finite number";
+  const std::string bound = std::isinf(high)
+                                ? (low_open ? " > " : " >= ") + field_text(low)
+                                : " in [" + field_text(low) + ", " + field_text(high) + "]";
+  return (or_zero ? "0 or " : "") + kind + bound;
+}
+
+bool ParameterRule::admits(double value) const {
+  if (!std::isfinite(value)) return false;
+  if (or_zero && value == 0) return true;
+  return (low_open ? value > low : value >= low) && value <= high;
+}
+
+std::string TrainParameter::value_text(const TrainConfig& config) const {
+  return std::visit(
+      [&](auto TrainConfig::*m) -> std::string {
+        const auto& value = config.*m;
+        using Value = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<Value, std::string>)
+          return value;
+        else if constexpr (std::is_same_v<Value, CountingMode>)
+          return counting_mode_name(value);
+        else if constexpr (std::is_same_v<Value, int>)
+          return std::to_string(value);
+        else
+          return field_text(value);
+      },
+      member);
+}
+
+const std::vector<TrainParameter>& train_parameters() {
+  static const std::vector<TrainParameter> table = make_table();
+  return table;
+}
+
+}  // namespace pdsp

@@ -1,0 +1,102 @@
+#include "pdsp/optim/lbfgs_memory.hpp"
+
+#include <cmath>
+
+#include "pdsp/util/vector_ops.hpp"
+
+namespace pdsp {
+namespace {
+
+// A pair whose s'y is below this fraction of |s||y| says the gradient change along s is not
+// (clearly) positive: the messages moved between the two gradients, or F is not convex there.
+// Keeping it would make H indefinite or huge.
+constexpr double kMinCurvature = 1e-10;
+
+}  // namespace
+
+bool LbfgsMemory::complete_pair(std::span<const double> new_gradient, int capacity) {
+  const size_t n = new_gradient.size();
+  if (step.size() != n || gradient.size() != n) {
+    step.clear();
+    gradient.clear();
+    return false;
+  }
+  std::vector<double> change(n);
+  for (size_t r = 0; r < n; ++r) change[r] = new_gradient[r] - gradient[r];
+  const double sy = dot(step, change);
+  const bool kept =
+      std::isfinite(sy) && sy > kMinCurvature * std::sqrt(dot(step, step) * dot(change, change));
+  if (kept) {
+    while (pairs(n) >= capacity) {
+      s.erase(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n));
+      y.erase(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(n));
+    }
+    s.insert(s.end(), step.begin(), step.end());
+    y.insert(y.end(), change.begin(), change.end());
+  }
+  step.clear();
+  gradient.clear();
+  return kept;
+}
+
+void LbfgsMemory::remember_step(std::span<const double> taken,
+                                std::span<const double> from_gradient) {
+  step.assign(taken.begin(), taken.end());
+  gradient.assign(from_gradient.begin(), from_gradient.end());
+}
+
+void LbfgsMemory::direction(std::span<const double> g, std::span<double> d,
+                            const InverseCurvature& inverse, bool rescale_inverse) const {
+  const size_t n = g.size();
+  const int m = pairs(n);
+  auto pair_s = [&](int i) { return std::span<const double>(s).subspan(i * n, n); };
+  auto pair_y = [&](int i) { return std::span<const double>(y).subspan(i * n, n); };
+  // Newest pair to oldest: q = (prod (I - rho_i y_i s_i')) g, remembering each alpha_i.
+  std::vector<double> q(g.begin(), g.end()), alpha(static_cast<size_t>(m)),
+      rho(static_cast<size_t>(m));
+  for (int i = m - 1; i >= 0; --i) {
+    rho[i] = 1.0 / dot(pair_s(i), pair_y(i));
+    alpha[i] = rho[i] * dot(pair_s(i), q);
+    const auto yi = pair_y(i);
+    for (size_t r = 0; r < n; ++r) q[r] -= alpha[i] * yi[r];
+  }
+  // H_0 = gamma I (or gamma P^{-1}) scales the step to the curvature along the newest pair, so
+  // the unit step is usually accepted.
+  if (inverse) {
+    std::vector<double> scaled(n);
+    double gamma = 1.0;
+    if (m > 0 && rescale_inverse) {
+      inverse(pair_y(m - 1), scaled);
+      gamma = dot(pair_s(m - 1), pair_y(m - 1)) / dot(pair_y(m - 1), scaled);
+    }
+    inverse(q, scaled);
+    for (size_t r = 0; r < n; ++r) q[r] = gamma * scaled[r];
+  } else {
+    const double gamma =
+        m == 0 ? 1.0 : dot(pair_s(m - 1), pair_y(m - 1)) / dot(pair_y(m - 1), pair_y(m - 1));
+    for (size_t r = 0; r < n; ++r) q[r] *= gamma;
+  }
+  // Oldest to newest: apply the rank-two corrections.
+  for (int i = 0; i < m; ++i) {
+    const double beta = rho[i] * dot(pair_y(i), q);
+    const auto si = pair_s(i);
+    for (size_t r = 0; r < n; ++r) q[r] += (alpha[i] - beta) * si[r];
+  }
+  for (size_t r = 0; r < n; ++r) d[r] = -q[r];
+}
+
+void LbfgsMemory::clear() {
+  s.clear();
+  y.clear();
+  step.clear();
+  gradient.clear();
+}
+
+void LbfgsMemory::reserve(size_t params, int capacity) {
+  s.reserve(params * static_cast<size_t>(capacity));
+  y.reserve(params * static_cast<size_t>(capacity));
+  step.reserve(params);
+  gradient.reserve(params);
+}
+
+}  // namespace pdsp
