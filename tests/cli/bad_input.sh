@@ -9,25 +9,45 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 
 # expect_error CODE PATTERN RANKS -- command...: runs under a time limit, checks the exit code,
-# that exactly one error line was printed, and that it matches PATTERN.
+# that exactly one error line was printed, and that it matches PATTERN. The cases run
+# side by side, PDSP_TEST_JOBS (default 4) at a time: most of each one's time is mpirun's start
+# and the process's, not work. Each case writes its verdict to a file of its own; finish_cases
+# waits for them and prints the verdicts in the order the cases were given.
+cases=0
+case_pids=()
 expect_error() {
-  local code=$1 pattern=$2 ranks=$3
-  shift 4
+  cases=$((cases + 1))
+  check_case "$cases" "$@" &
+  case_pids+=($!)
+  while [ "$(jobs -rp | wc -l)" -ge "${PDSP_TEST_JOBS:-4}" ]; do wait -n; done
+}
+check_case() {
+  local n=$1 code=$2 pattern=$3 ranks=$4
+  shift 5
   local launcher=()
   [ "$ranks" -gt 1 ] && launcher=("$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np "$ranks")
-  timeout 120 "${launcher[@]}" "$@" > "$work/out" 2> "$work/err"
+  timeout 120 "${launcher[@]}" "$@" > "$work/out.$n" 2> "$work/err.$n"
   local got=$?
   local lines
-  lines=$(grep -c "^pdsp: error" "$work/err")
+  lines=$(grep -c "^pdsp: error" "$work/err.$n")
   if { [ "$code" = any ] && { [ $got -eq 0 ] || [ $got -eq 124 ]; }; } ||
      { [ "$code" != any ] && [ $got -ne "$code" ]; } || [ "$lines" -ne 1 ] ||
-     ! grep -q -- "$pattern" "$work/err"; then
-    echo "FAIL ($ranks rank(s)): $* -> exit $got, $lines error line(s), wanted /$pattern/"
-    cat "$work/err"
-    failures=$((failures + 1))
+     ! grep -q -- "$pattern" "$work/err.$n"; then
+    { echo "FAIL ($ranks rank(s)): $* -> exit $got, $lines error line(s), wanted /$pattern/"
+      cat "$work/err.$n"; } > "$work/verdict.$n"
   else
-    echo "ok ($ranks rank(s)): $(grep '^pdsp: error' "$work/err")"
+    echo "ok ($ranks rank(s)): $(grep '^pdsp: error' "$work/err.$n")" > "$work/verdict.$n"
   fi
+}
+finished=0
+finish_cases() {
+  [ ${#case_pids[@]} -eq 0 ] || wait "${case_pids[@]}"
+  case_pids=()
+  for n in $(seq $((finished + 1)) "$cases"); do
+    cat "$work/verdict.$n"
+    grep -q "^FAIL" "$work/verdict.$n" && failures=$((failures + 1))
+  done
+  finished=$cases
 }
 
 "$pdsp" gen denoise --train "$work/train.h5" --test "$work/test.h5" --height 8 --width 8 \
@@ -119,8 +139,8 @@ for ranks in 1 2; do
   expect_error 2 "one.h5: example 0: 65 shards for its 64 variables" $ranks -- "$pdsp" info "$work/one.h5" --shards 65
 
   expect_error 2 "unknown flag or argument: --bogus 1" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --bogus 1
-  expect_error 2 "\-\-epsilon: '-1' is not a finite number >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon -1
-  expect_error 2 "\-\-epsilon: must be 0 or a finite number >= 1e-12" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 1e-13
+  expect_error 2 "\-\-epsilon: '-1' is not 0 or a finite number >= 1e-12" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon -1
+  expect_error 2 "\-\-epsilon: '1e-13' is not 0 or a finite number >= 1e-12" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 1e-13
   expect_error 2 "\-\-counting: odd not in {auto,file,uniform,bethe}" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting odd
   expect_error 2 "\-\-out $work/train.h5: is the input file of \-\-data" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/train.h5"
   expect_error 2 "has 240 parameters" $ranks -- "$pdsp" predict --data "$work/shared.h5" --model "$work/model.h5" --out "$work/p.h5"
@@ -168,9 +188,9 @@ done
 for ranks in 1 2; do
   launcher=()
   [ "$ranks" -gt 1 ] && launcher=("$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np "$ranks")
-  timeout 60 "${launcher[@]}" "$pdsp" train --data "$work/train.h5" --out "$work" > "$work/out" 2>&1
-  if grep -q "examples\|iter\|kernels" "$work/out"; then
-    echo "FAIL ($ranks rank(s)): --out DIR started work before refusing it"; cat "$work/out"
+  timeout 60 "${launcher[@]}" "$pdsp" train --data "$work/train.h5" --out "$work" > "$work/outdir" 2>&1
+  if grep -q "examples\|iter\|kernels" "$work/outdir"; then
+    echo "FAIL ($ranks rank(s)): --out DIR started work before refusing it"; cat "$work/outdir"
     failures=$((failures + 1))
   fi
 done
@@ -185,9 +205,11 @@ for _ in $(seq 300); do [ -e "$work/locked.ready" ] && break; sleep 0.1; done
 for ranks in 1 2; do
   expect_error 2 "locked.h5: locked by another process (HDF5 file locking); close it, or set HDF5_USE_FILE_LOCKING=FALSE on file systems without locks" $ranks -- env -u HDF5_USE_FILE_LOCKING "$pdsp" info "$work/locked.h5"
 done
+finish_cases
 kill "$holder"
 wait "$holder" 2> /dev/null
 
+finish_cases
 [ "$before" = "$(md5sum "$work/train.h5")" ] || { echo "FAIL: the input file changed"; failures=$((failures + 1)); }
 [ ! -e "$work/m.h5" ] || { echo "FAIL: a failed run left a model file"; failures=$((failures + 1)); }
 [ ! -e "$work/p.h5" ] || { echo "FAIL: a failed run left a prediction file"; failures=$((failures + 1)); }

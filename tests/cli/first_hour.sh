@@ -76,7 +76,8 @@ PY
 
 # The output path breaks while training runs: the finished model is kept and named.
 "$pdsp" gen denoise --train "$work/big.h5" --height 48 --width 48 --train-copies 24 > /dev/null
-training=(train --data "$work/big.h5" --max-iters 300 --tol 0 --threads 1)
+# Long enough that the output breaks while the run goes on (it breaks after the first iteration).
+training=(train --data "$work/big.h5" --max-iters 60 --tol 0 --threads 1)
 broken_during() {  # $1: a line the run prints once under way, $2: what breaks its output, then
   # the command; the error line is in $work/err
   local started=$1 action=$2
