@@ -13,9 +13,9 @@
 #include "pdsp/data/partition.hpp"
 #include "pdsp/data/prediction_file.hpp"
 #include "pdsp/inference/slice_loading.hpp"
+#include "pdsp/learners/train_config.hpp"
 #include "pdsp/learning/approximate_crf.hpp"
 #include "pdsp/learning/local_problem.hpp"
-#include "pdsp/learners/train_config.hpp"
 #include "pdsp/util/clock.hpp"
 #include "pdsp/util/errors.hpp"
 

@@ -2,11 +2,11 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <regex>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <regex>
 
 #include "pdsp/app/checkpointing.hpp"
 #include "pdsp/app/command_line.hpp"

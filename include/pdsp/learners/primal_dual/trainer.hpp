@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learners/train_config.hpp"
+#include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/training_state.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
