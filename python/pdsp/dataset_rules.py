@@ -236,13 +236,19 @@ def _check_types(problem, arrays, num_params, row_max, group, type_group, kind, 
     _check_length(problem, arrays, names[2], size.size)
     problem.first(param_offset < 0, names[0], lambda k: f"must be >= 0, got {param_offset[k]}")
     problem.first(dim < 0, names[1], lambda k: f"must be >= 0, got {dim[k]}")
+    # Every type's block of one state inside num_params, used or not, as pdsp's reader checks.
+    width = np.maximum(dim, 1)
+    problem.first(width > num_params, names[1], lambda k: (
+        f"is {dim[k]}: one state's block is larger than num_params = {num_params}"))
+    problem.first(param_offset > num_params - width, names[0], lambda k: (
+        f"is {param_offset[k]}: a block of one state ({width[k]} parameters) would end past "
+        f"num_params = {num_params}"))
     types = param_offset.size
     problem.first((region_type < -1) | (region_type >= types), names[2], lambda r: (
         f"type {region_type[r]} is outside [-1, {types})"))
 
     typed = region_type >= 0
     of = np.where(typed, region_type, 0)
-    width = np.maximum(dim, 1)
     # In floating point: offset + size * width can pass 2^63 in a corrupt description.
     end = param_offset[of].astype(float) + size.astype(float) * width[of].astype(float)
     problem.first(typed & (end > num_params), names[2], lambda r: (

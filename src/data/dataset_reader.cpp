@@ -156,8 +156,9 @@ DatasetLayout scan_dataset(const std::string& path, Communicator& comm) {
     layout.has_var_counting = check_optional_length(file, "/vars/counting", layout.num_vars());
     layout.has_factor_counting =
         check_optional_length(file, "/factors/counting", layout.num_factors());
-    layout.compact = scan_compact_features(file, layout.format_version, layout.num_examples(),
-                                           layout.num_vars(), layout.num_factors());
+    layout.compact =
+        scan_compact_features(file, layout.format_version, layout.num_params, layout.num_examples(),
+                              layout.num_vars(), layout.num_factors());
     if (layout.has_var_counting != layout.has_factor_counting)
       throw_file_error(path, layout.has_var_counting ? "/factors/counting" : "/vars/counting",
                        "is missing: counting numbers need both /vars/counting and "

@@ -21,6 +21,11 @@ void check_offsets(const std::string& path, const std::string& name,
                          std::to_string(end) + " of the array it indexes");
 }
 
+bool block_fits(int64_t offset, int64_t count, int64_t width, int64_t limit) {
+  if (offset > limit) return false;
+  return width == 0 || count <= (limit - offset) / width;
+}
+
 bool check_optional_length(const h5::File& file, const std::string& name, int64_t expected) {
   if (!file.exists(name)) return false;
   if (file.length(name) != expected)

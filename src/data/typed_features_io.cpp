@@ -25,7 +25,8 @@ bool reads_observations(const RegionTypes& types) {
   return std::any_of(types.dim.begin(), types.dim.end(), [](int32_t d) { return d > 0; });
 }
 
-RegionTypes scan_types(const h5::File& file, const KindNames& names, int64_t regions) {
+RegionTypes scan_types(const h5::File& file, const KindNames& names, int64_t regions,
+                       int64_t num_params) {
   const std::string& path = file.path();
   RegionTypes types;
   if (!file.exists(names.type) && !file.exists(names.param_offset) && !file.exists(names.dim))
@@ -51,6 +52,20 @@ RegionTypes scan_types(const h5::File& file, const KindNames& names, int64_t reg
                        "is " + std::to_string(types.param_offset[k]) + ", must be >= 0");
     if (types.dim[k] < 0)
       throw_file_error(path, names.dim, k, "is " + std::to_string(types.dim[k]) + ", must be >= 0");
+    // Even a block of one state must fit: this bounds param_offset and dim by num_params (< 2^31)
+    // here, at the scan on every command, before a rank sizes anything by them, and so keeps
+    // every later offset + states * dim far from overflowing.
+    const int64_t width = std::max(types.dim[k], 1);
+    if (width > num_params)
+      throw_file_error(
+          path, names.dim, k,
+          "is " + std::to_string(types.dim[k]) +
+              ": one state's block is larger than @num_params = " + std::to_string(num_params));
+    if (!block_fits(types.param_offset[k], 1, width, num_params))
+      throw_file_error(path, names.param_offset, k,
+                       "is " + std::to_string(types.param_offset[k]) + ": a block of one state (" +
+                           std::to_string(width) + " parameters) would end past @num_params = " +
+                           std::to_string(num_params));
   }
   if (reads_observations(types) && !check_optional_length(file, names.obs_row, regions))
     throw_file_error(path, names.obs_row,
@@ -85,12 +100,13 @@ void read_types(const h5::File& file, const KindNames& names, const RegionTypes&
                          "type " + std::to_string(k) + " is outside [-1, " +
                              std::to_string(tables.num_types()) + ")");
       if (k < 0) continue;
-      const int64_t end = tables.param_offset[k] + tables.block_size(k, size(r));
-      if (end > num_params)
+      const int64_t states = size(r), width = std::max(tables.dim[k], 1);
+      if (!block_fits(tables.param_offset[k], states, width, num_params))
         throw_file_error(path, names.type, at,
-                         "type " + std::to_string(k) + " gives this " + names.regions +
-                             " parameters up to " + std::to_string(end - 1) +
-                             ", outside @num_params = " + std::to_string(num_params));
+                         "type " + std::to_string(k) + " gives this " + names.regions + " " +
+                             std::to_string(states) + " x " + std::to_string(width) +
+                             " parameters from " + std::to_string(tables.param_offset[k]) +
+                             " on, past @num_params = " + std::to_string(num_params));
       if (tables.dim[k] == 0) continue;
       const auto [first_row, last_row] = rows_of(r);
       const int64_t lo = obs.first_row + first_row, hi = obs.first_row + last_row;
@@ -123,11 +139,12 @@ void write_types(h5::File& file, const KindNames& names, const RegionTypes& type
 }  // namespace
 
 CompactLayout scan_compact_features(const h5::File& file, int64_t format_version,
-                                    int64_t num_examples, int64_t num_vars, int64_t num_factors) {
+                                    int64_t num_params, int64_t num_examples, int64_t num_vars,
+                                    int64_t num_factors) {
   const std::string& path = file.path();
   CompactLayout layout;
-  layout.var_types = scan_types(file, kVarNames, num_vars);
-  layout.factor_types = scan_types(file, kFactorNames, num_factors);
+  layout.var_types = scan_types(file, kVarNames, num_vars, num_params);
+  layout.factor_types = scan_types(file, kFactorNames, num_factors, num_params);
   const bool reads =
       reads_observations(layout.var_types) || reads_observations(layout.factor_types);
   if (reads || file.exists("/examples/obs_offset")) {

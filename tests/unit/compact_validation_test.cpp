@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "pdsp/data/reader_checks.hpp"
 #include "support/compact_data.hpp"
 #include "support/dataset_files.hpp"
 
@@ -54,6 +55,56 @@ TEST_F(CompactFile, ABlockPastNumParamsIsNamed) {
   edit_raw<int64_t>(path_, "/var_types/param_offset",
                     [&](auto& o) { o[0] = data_.num_params - 4; });
   expect_error_names(path_, {"/vars/type[" + std::to_string(v) + "]", "@num_params"});
+}
+
+// Offsets near 2^63 (issue 37, part 7's fuzz finds and neighbours): offset + states * dim wraps
+// past INT64_MAX and looked small, so `info` passed such a file and `train` died allocating. Each
+// is refused at the scan with one line naming the type's entry.
+TEST_F(CompactFile, ParameterOffsetsNearTwoToThe63AreRefusedInOneLine) {
+  const std::string params = std::to_string(data_.num_params);
+  struct Case {
+    const char* name;  // the dataset edited, at `index`
+    int64_t index, offset;
+    int64_t width;  // max(dim, 1) of that type: 3 and 1 for the variable types, 1 and 2 for
+                    // the factor types (random_compact_dataset)
+  };
+  const Case cases[] = {
+      {"/factor_types/param_offset", 0, INT64_MAX, 1},      // the report's factor type
+      {"/var_types/param_offset", 0, INT64_MAX - 7, 3},     // the report's variable type
+      {"/factor_types/param_offset", 1, INT64_MAX - 1, 2},  // + 2 states * 2 wraps
+      {"/var_types/param_offset", 1, int64_t{1} << 62, 1},
+      {"/var_types/param_offset", 0, INT64_MAX - data_.num_params, 3},
+      {"/factor_types/param_offset", 1, data_.num_params - 1, 2},  // just past, no overflow
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.name) + " = " + std::to_string(c.offset));
+    const std::string path = valid_file(dir_, data_);
+    edit_raw<int64_t>(path, c.name, [&](auto& o) { o[c.index] = c.offset; });
+    EXPECT_EQ(read_error(path), path + ": " + c.name + "[" + std::to_string(c.index) + "]: is " +
+                                    std::to_string(c.offset) + ": a block of one state (" +
+                                    std::to_string(c.width) +
+                                    " parameters) would end past @num_params = " + params);
+  }
+}
+
+TEST_F(CompactFile, ADimensionLargerThanNumParamsIsRefusedInOneLine) {
+  edit_raw<int32_t>(path_, "/var_types/dim", [](auto& d) { d[0] = INT32_MAX; });
+  EXPECT_EQ(read_error(path_), path_ +
+                                   ": /var_types/dim[0]: is 2147483647: one state's block is "
+                                   "larger than @num_params = " +
+                                   std::to_string(data_.num_params));
+}
+
+TEST(BlockFits, DecidesWithoutOverflow) {
+  EXPECT_TRUE(pdsp::block_fits(0, 4, 6, 24));
+  EXPECT_TRUE(pdsp::block_fits(20, 2, 2, 24));
+  EXPECT_FALSE(pdsp::block_fits(21, 2, 2, 24));
+  EXPECT_TRUE(pdsp::block_fits(24, 0, 5, 24));
+  EXPECT_TRUE(pdsp::block_fits(3, 1 << 20, 0, 24));
+  EXPECT_FALSE(pdsp::block_fits(INT64_MAX, 1, 1, 24));
+  EXPECT_FALSE(pdsp::block_fits(INT64_MAX - 7, 3, 4, 24));
+  EXPECT_FALSE(pdsp::block_fits(0, INT64_MAX, 2, INT64_MAX));
+  EXPECT_TRUE(pdsp::block_fits(1, INT64_MAX - 1, 1, INT64_MAX));
 }
 
 TEST_F(CompactFile, ANegativeDimensionIsNamed) {

@@ -20,6 +20,11 @@ namespace pdsp {
 void check_offsets(const std::string& path, const std::string& name,
                    const std::vector<int64_t>& offsets, bool strictly, int64_t end);
 
+// Whether `count` entries of `width` each, starting at `offset`, end at or before `limit` (all
+// four >= 0): decided without forming offset + count * width, which values read from a damaged
+// file (an offset near 2^63) can push past INT64_MAX, where the sum wraps and looks small.
+bool block_fits(int64_t offset, int64_t count, int64_t width, int64_t limit);
+
 // Whether the optional dataset `name` exists; when it does, its length must be `expected`.
 bool check_optional_length(const h5::File& file, const std::string& name, int64_t expected);
 

@@ -21,7 +21,8 @@ struct CompactLayout {
 // Checks the compact part's small arrays and their lengths (a format-1 file must have none) and
 // reads the type tables. `num_params` bounds the blocks. Throws InputError naming the dataset.
 CompactLayout scan_compact_features(const h5::File& file, int64_t format_version,
-                                    int64_t num_examples, int64_t num_vars, int64_t num_factors);
+                                    int64_t num_params, int64_t num_examples, int64_t num_vars,
+                                    int64_t num_factors);
 
 // Reads and checks the compact part of examples [first, last) into `data`, whose structure
 // (cardinalities, factors, offsets) is already read.
