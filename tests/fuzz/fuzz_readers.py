@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Mutation fuzz test of pdsp's readers.
 
-Makes valid data, model, prediction and checkpoint files with the pdsp binary, derives seeded
-mutants from them (bytes flipped, files truncated, and structured damage through h5py: wrong
-types and shapes, non-finite values, offsets out of order, huge sizes, attributes removed or of
-the wrong type), runs `pdsp info`, `train`, `predict` and `train --resume` on each (some under
+Makes valid data (format 1 and format 2, the latter as often), model (of each format's data),
+prediction and checkpoint files with the pdsp binary, derives seeded mutants from them (bytes
+flipped, files truncated, and structured damage through h5py: wrong types and shapes, non-finite
+values, offsets out of order, huge sizes, format 2's offsets, dims and rows set near 2^63,
+attributes removed or of the wrong type), runs `pdsp info`, `train`, `predict` and `train --resume` on each (some under
 `mpirun -np 2`), and requires every run to end in success with finite outputs, or in a clean
 error: exit code 2 and exactly one line "pdsp: error ..." naming a file, no internal error, no
 signal, no time-out, no HDF5 error dump, no MPI_ABORT banner, no output or temporary file left
@@ -104,9 +105,12 @@ def make_base_files(pdsp, work, env, timeout):
         sys.exit(f"setting up the valid files failed: {' '.join(command)}: {stderr}")
     checkpoint = sorted(n for n in os.listdir(path("ck")) if n.startswith("ckpt-"))[-1]
     return {
-        "data": [path("train.h5"), path("counted.h5"), path("compact.h5")],
+        # Format 2 as often as format 1.
+        "data": [path("train.h5"), path("counted.h5"), path("compact.h5"), path("compact.h5")],
         "models": {"compact.h5": path("compact_model.h5")},
-        "model": [path("model.h5")],
+        "model": [path("model.h5"), path("compact_model.h5")],
+        # The data each model predicts on (the model of compact.h5 fits only it).
+        "model_data": {"model.h5": path("test.h5"), "compact_model.h5": path("compact.h5")},
         "prediction": [path("pred.h5")],
         "checkpoint": [os.path.join(path("ck"), checkpoint)],
         "train": path("train.h5"),
@@ -248,10 +252,38 @@ def extreme_integer(f, rng):
     name = rng.choice(integer)
     values = f[name][:].astype(np.int64)
     index = rng.randrange(values.size)
-    value = rng.choice([-1, 0, 2**31 - 1, 2**31, 2**40, -2**63, int(values.max()) + 1, 3, 65536])
+    value = rng.choice([-1, 0, 2**31 - 1, 2**31, 2**40, -2**63, 2**63 - 1, 2**63 - 8,
+                        int(values.max()) + 1, 3, 65536])
     values[index] = value
     replace(f, name, values)
     return f"{name}[{index}] = {value}"
+
+
+# Format 2's sizes and offsets, where a sum or product of values read from the file could pass
+# 2^63 (issue 37, part 7: a /factor_types/param_offset of 2^63 - 1 wrapped and was let through).
+# The type blocks' offsets (half of the time) and dims: offset + states * dim is made of them.
+COMPACT_SIZES = ["/var_types/param_offset", "/factor_types/param_offset"] * 5 + [
+                 "/var_types/dim", "/factor_types/dim"] * 2 + ["/vars/obs_row", "/factors/obs_row", "/examples/obs_offset",
+                 "/obs/ptr", "/obs/index", "/vars/type", "/factors/type"]
+
+
+def compact_near_overflow(f, rng):
+    """An entry of a format 2 size or offset set to a huge value, near 2^63 or just past
+    @num_params; a file without a compact part gets an extreme integer instead."""
+    names = [n for n in COMPACT_SIZES if n in f and f[n].size > 0]
+    if not names:
+        return extreme_integer(f, rng)
+    name = rng.choice(names)
+    values = f[name][:]
+    index = rng.randrange(values.size)
+    limit = np.iinfo(values.dtype).max
+    num_params = int(f.attrs["num_params"])
+    value = rng.choice([limit, limit - 7, limit - num_params + 1, limit // 2 + 1] * 2 +
+                       [limit // 4, 2**31 - 1, num_params - 1, num_params, int(values.max()) + 1,
+                        np.iinfo(values.dtype).min])
+    values[index] = min(value, limit)
+    replace(f, name, values)
+    return f"{name}[{index}] = {values[index]}"
 
 
 def offsets_out_of_order(f, rng):
@@ -320,7 +352,7 @@ def attribute_value(f, rng):
         return attribute_wrong_type(f, rng)
     name = rng.choice(numeric)
     if name == "num_params":
-        value = np.int64(rng.choice([2**31 - 1, 2**31, 2**40, 0, -1, 10**6,
+        value = np.int64(rng.choice([2**31 - 1, 2**31, 2**40, 2**63 - 1, 0, -1, 10**6,
                                      int(f.attrs[name]) - 1, int(f.attrs[name]) + 1]))
     elif name == "epsilon":
         value = np.float64(rng.choice([np.inf, np.nan, -1.0, 1e-300, 0.0, 1e300, 1e-12]))
@@ -347,7 +379,7 @@ STRUCTURED_MUTATIONS = {
     "data": [wrong_class, narrow_or_unsigned, two_dimensional, non_finite_value, extreme_integer,
              offsets_out_of_order, offsets_out_of_order, length_changed, huge_sparse_dataset,
              dataset_removed, attribute_removed, attribute_wrong_type, attribute_value,
-             attribute_value],
+             attribute_value, compact_near_overflow],
     "model": [theta_entry, theta_entry, wrong_class, two_dimensional, length_changed,
               huge_sparse_dataset, dataset_removed, attribute_removed, attribute_wrong_type,
               attribute_value, attribute_value],
@@ -365,11 +397,16 @@ def mutate(base, target, directory, rng):
     original = rng.choice(base[target])
     path = os.path.join(directory, "mutant-" + os.path.basename(original))
     shutil.copy(original, path)
-    if rng.random() < 0.5:
+    compact_data = target == "data" and "compact" in os.path.basename(original)
+    if rng.random() < (0.25 if compact_data else 0.5):
         what = rng.choice(BYTE_MUTATIONS)(path, rng)
         return path, "bytes", f"{os.path.basename(original)}: {what}"
     with h5py.File(path, "r+") as f:
-        what = rng.choice(STRUCTURED_MUTATIONS[target])(f, rng)
+        # A format 2 data file's structured mutant damages its compact sizes often: few random
+        # mutations reach them, and those that do seldom pick a value near 2^63.
+        compact = compact_data and rng.random() < 0.6
+        what = (compact_near_overflow if compact else rng.choice(STRUCTURED_MUTATIONS[target]))(
+            f, rng)
     return path, "structured", f"{os.path.basename(original)}: {what}"
 
 
@@ -394,7 +431,8 @@ def commands_for(target, mutant, base, out, pdsp, rng):
                              "--out", o("p.h5")] + rng.choice(PREDICT_SETTINGS))
         return commands
     if target == "model":
-        return [[pdsp, "predict", "--data", base["test"], "--model", mutant, "--out", o("p.h5")] +
+        data = base["model_data"][os.path.basename(mutant).removeprefix("mutant-")]
+        return [[pdsp, "predict", "--data", data, "--model", mutant, "--out", o("p.h5")] +
                 rng.choice(PREDICT_SETTINGS)]
     if target == "prediction":
         return [[pdsp, "info", mutant],
