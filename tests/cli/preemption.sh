@@ -7,8 +7,9 @@ mpirun=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$pdsp" gen denoise --train "$work/train.h5" --height 48 --width 48 --train-copies 24 > /dev/null
-# Long enough (about 2 s) that the signal always lands before the run ends, even on a busy machine.
-common=(train --data "$work/train.h5" --max-iters 300 --tol 0 --threads 1)
+# The signal comes once the first iteration's line is out: 60 iterations of about 0.1 s (more on
+# a busy machine) leave it seconds to land before the run ends.
+common=(train --data "$work/train.h5" --max-iters 60 --tol 0 --threads 1)
 
 check_preemption() {  # $1: label, rest: launcher
   local label=$1

@@ -12,6 +12,7 @@
 #include "pdsp/inference/binary_lp.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/optim/gap_sampler.hpp"
+#include "pdsp/optim/regularizer.hpp"
 #include "pdsp/util/clock.hpp"
 #include "pdsp/util/errors.hpp"
 
@@ -37,6 +38,7 @@ class SsvmFrankWolfe::Solver {
   Solver(const Dataset& data, const SsvmConfig& config, Communicator& comm)
       : data_(data),
         config_(config),
+        regularizer_{config.C, 2.0},
         comm_(comm),
         features_(data),
         oracles_(static_cast<size_t>(omp_get_max_threads())),
@@ -84,7 +86,8 @@ class SsvmFrankWolfe::Solver {
       IterationRecord record;
       record.iteration = pass;
       record.objective = record.objective_after_step = best_primal;
-      record.dual = expected_loss_ - 0.5 * config_.C * squared_norm(theta_);
+      // At theta = (d - z) / C the conjugate term |z - d|^2 / (2C) is the regulariser of theta.
+      record.dual = expected_loss_ - regularizer_.value(theta_);
       record.gap = best_primal - record.dual;
       record.gap_certified = true;
       record.temperature = 0;
@@ -269,11 +272,12 @@ class SsvmFrankWolfe::Solver {
     comm_.allreduce_sum(std::span<double>(sums));
     double truth = 0;
     for (size_t r = 0; r < params_; ++r) truth += theta[r] * d_[r];
-    return 0.5 * config_.C * squared_norm(theta) + sums[0] - truth;
+    return regularizer_.value(theta) + sums[0] - truth;
   }
 
   const Dataset& data_;
   const SsvmConfig config_;
+  const Regularizer regularizer_;  // (C/2) |theta|^2, the structured SVM's
   Communicator& comm_;
   FeatureIndex features_;
   std::vector<BinaryLpOracle> oracles_;  // one per thread
