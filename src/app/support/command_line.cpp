@@ -35,6 +35,14 @@ std::string config_path_in(const std::vector<std::string>& args) {
   return path;
 }
 
+// The config file's section of a command: its words joined by dots ("train", "gen.denoise"), as
+// TOML nests tables; config_arguments reads the same words back from an item's parents.
+std::string config_section(const std::string& command) {
+  std::string section;
+  for (const std::string& word : words_of(command)) section += (section.empty() ? "" : ".") + word;
+  return section;
+}
+
 // The config file's text as rank 0 read it.
 struct SharedConfig {
   std::string text;
@@ -58,7 +66,8 @@ CommandLine::CommandLine(std::string command, std::string summary)
   app_->add_option("--config", config_path_,
                    "read settings from this TOML or INI file (`name = value` lines, optionally in "
                    "a [" +
-                       command_ + "] section); flags on the command line override them")
+                       config_section(command_) +
+                       "] section); flags on the command line override them")
       ->configurable(false);
 }
 
