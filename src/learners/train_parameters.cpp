@@ -12,10 +12,10 @@
 namespace pdsp {
 namespace {
 
-const char* const kFiles = "Files";
+const char* const kFiles = kFilesGroup;
 const char* const kModel = "Model";
 const char* const kStop = "Optimisation and stopping";
-const char* const kSpeed = "Performance";
+const char* const kSpeed = kPerformanceGroup;
 const char* const kBaselines = "Likelihood baselines (--learner)";
 
 ParameterRule at_least(double low) {

@@ -50,6 +50,10 @@ struct TrainParameter {
   std::string value_text(const TrainConfig& config) const;
 };
 
+// Two of the --help groups of the table, to which the command adds its run options.
+inline constexpr const char* kFilesGroup = "Files";
+inline constexpr const char* kPerformanceGroup = "Performance";
+
 // Every row, in the order --help shows them within their groups and the model records them.
 const std::vector<TrainParameter>& train_parameters();
 

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <regex>
 
 #include "pdsp/app/checkpointing.hpp"
 #include "pdsp/app/command_line.hpp"
@@ -43,6 +42,13 @@ struct TrainOptions {
   Provenance provenance;      // of this run (the hosts on rank 0 only)
 };
 
+// What --help shows of a numeric rule: its bounds ("> 0", "0 or >= 1e-12", "in [1, 200]").
+std::string bounds_of(std::string rule) {
+  for (const std::string kind : {"a finite number ", "a whole number "})
+    if (const size_t at = rule.find(kind); at != std::string::npos) rule.erase(at, kind.size());
+  return rule;
+}
+
 // The CLI11 check of a row's rule: its words, or a number (a whole one for int members) that
 // the rule admits, in one line naming the value and the rule.
 CLI::Validator rule_check(const TrainParameter& p) {
@@ -60,8 +66,7 @@ CLI::Validator rule_check(const TrainParameter& p) {
         if (!parsed || !p.rule.admits(value)) return "'" + text + "' is not " + rule;
         return "";
       },
-      // --help shows the bounds alone: "FLOAT:> 0", "INT:in [1, 200]".
-      std::regex_replace(rule, std::regex("a (finite|whole) number "), ""));
+      bounds_of(rule));
 }
 
 // One flag per row of the table (train_parameters.hpp), and the run options that are not
@@ -85,20 +90,20 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
     option->group(p.group);
     if (p.required) option->required();
     if (!p.rule.text(p.is_whole()).empty()) option->check(rule_check(p));
-    if (p.flag == "--metrics")
-      app.add_flag("--quiet", o.quiet,
-                   "on the console only why training stopped, where the model went, warnings and "
-                   "errors: no settings, set-up, progress lines or iteration table")
-          ->group(p.group);
-    if (p.flag == "--message-precision") add_shards_option(app, o.shards, p.group);
   }
+  // --help lists a group's flags in the order they were added, after the table's.
+  app.add_flag("--quiet", o.quiet,
+               "on the console only why training stopped, where the model went, warnings and "
+               "errors: no settings, set-up, progress lines or iteration table")
+      ->group(kFilesGroup);
+  add_shards_option(app, o.shards, kPerformanceGroup);
   // Acted on before parsing (list_parameters), so that it needs no --data or --out.
   app.add_flag_function(
          "--list-parameters", [](int64_t) {},
          "print the settings above as JSON lines (flag, default, rule, help) "
          "and exit")
       ->configurable(false)
-      ->group("Files");
+      ->group(kFilesGroup);
   const std::string checkpoints = "Checkpoints and requeueing";
   CheckpointOptions& k = o.checkpoints;
   app.add_option("--checkpoint-dir", k.directory, "directory for checkpoints")->group(checkpoints);
