@@ -241,8 +241,8 @@ def _check_types(problem, arrays, num_params, row_max, group, type_group, kind, 
     problem.first(width > num_params, names[1], lambda k: (
         f"is {dim[k]}: one state's block is larger than num_params = {num_params}"))
     problem.first(param_offset > num_params - width, names[0], lambda k: (
-        f"is {param_offset[k]}: a block of one state ({width[k]} parameters) would end past "
-        f"num_params = {num_params}"))
+        f"is {param_offset[k]}: a block of one state, {width[k]} "
+        f"parameter{'' if width[k] == 1 else 's'} wide, would end past num_params = {num_params}"))
     types = param_offset.size
     problem.first((region_type < -1) | (region_type >= types), names[2], lambda r: (
         f"type {region_type[r]} is outside [-1, {types})"))

@@ -63,9 +63,9 @@ RegionTypes scan_types(const h5::File& file, const KindNames& names, int64_t reg
               ": one state's block is larger than @num_params = " + std::to_string(num_params));
     if (!block_fits(types.param_offset[k], 1, width, num_params))
       throw_file_error(path, names.param_offset, k,
-                       "is " + std::to_string(types.param_offset[k]) + ": a block of one state (" +
-                           std::to_string(width) + " parameters) would end past @num_params = " +
-                           std::to_string(num_params));
+                       "is " + std::to_string(types.param_offset[k]) + ": a block of one state, " +
+                           std::to_string(width) + (width == 1 ? " parameter" : " parameters") +
+                           " wide, would end past @num_params = " + std::to_string(num_params));
   }
   if (reads_observations(types) && !check_optional_length(file, names.obs_row, regions))
     throw_file_error(path, names.obs_row,

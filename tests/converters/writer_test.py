@@ -196,10 +196,10 @@ class WriterTest(unittest.TestCase):
                      write([typed()], var_types=[RegionType(-1, 3)]))
         # Offsets near 2^63 and huge dims, as pdsp's reader refuses them (issue 37, part 7).
         self.refused("/factor_types/param_offset[0]: is 9223372036854775807: a block of one "
-                     "state (1 parameters) would end past num_params = 18",
+                     "state, 1 parameter wide, would end past num_params = 18",
                      write([typed()], factor_types=[RegionType(2**63 - 1, 0)]))
-        self.refused("/var_types/param_offset[0]: is 9223372036854775800: a block of one state "
-                     "(3 parameters) would end past num_params = 18",
+        self.refused("/var_types/param_offset[0]: is 9223372036854775800: a block of one state, "
+                     "3 parameters wide, would end past num_params = 18",
                      write([typed()], var_types=[RegionType(2**63 - 8, 3)]))
         self.refused("/var_types/dim[0]: is 2147483647: one state's block is larger than "
                      "num_params = 18", write([typed()], var_types=[RegionType(0, 2**31 - 1)]))

@@ -81,9 +81,10 @@ TEST_F(CompactFile, ParameterOffsetsNearTwoToThe63AreRefusedInOneLine) {
     const std::string path = valid_file(dir_, data_);
     edit_raw<int64_t>(path, c.name, [&](auto& o) { o[c.index] = c.offset; });
     EXPECT_EQ(read_error(path), path + ": " + c.name + "[" + std::to_string(c.index) + "]: is " +
-                                    std::to_string(c.offset) + ": a block of one state (" +
+                                    std::to_string(c.offset) + ": a block of one state, " +
                                     std::to_string(c.width) +
-                                    " parameters) would end past @num_params = " + params);
+                                    (c.width == 1 ? " parameter" : " parameters") +
+                                    " wide, would end past @num_params = " + params);
   }
 }
 
