@@ -8,22 +8,6 @@
 namespace pdsp {
 namespace {
 
-// The value of `p`'s member in `config` as a typed field: what the model's attributes store.
-FieldValue field_value(const TrainParameter& p, const TrainConfig& config) {
-  return std::visit(
-      [&](auto TrainConfig::*m) -> FieldValue {
-        const auto& value = config.*m;
-        using Value = std::decay_t<decltype(value)>;
-        if constexpr (std::is_same_v<Value, CountingMode>)
-          return counting_mode_name(value);
-        else if constexpr (std::is_same_v<Value, int>)
-          return int64_t{value};
-        else
-          return value;
-      },
-      p.member);
-}
-
 // Whether `p`'s value in `config` obeys its rule.
 bool obeys_rule(const TrainParameter& p, const TrainConfig& config) {
   const ParameterRule& rule = p.rule;
@@ -53,7 +37,7 @@ void TrainConfig::validate() const {
 Fields TrainConfig::fields() const {
   Fields fields;
   for (const TrainParameter& row : train_parameters())
-    if (row.recorded) fields.emplace_back(row.name, field_value(row, *this));
+    if (row.recorded) fields.emplace_back(row.name, row.value(*this));
   return fields;
 }
 
@@ -64,7 +48,7 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields(
     // eps > 0.
     if (row.trajectory && (!row.name.starts_with("lbfgs_") || theta_step == "lbfgs") &&
         (row.name != "smoothing_start" || epsilon == 0))
-      kept.emplace_back(row.name, field_text(field_value(row, *this)));
+      kept.emplace_back(row.name, row.value_text(*this));
   return kept;
 }
 

@@ -232,19 +232,17 @@ bool ParameterRule::admits(double value) const {
   return (low_open ? value > low : value >= low) && value <= high;
 }
 
-std::string TrainParameter::value_text(const TrainConfig& config) const {
+FieldValue TrainParameter::value(const TrainConfig& config) const {
   return std::visit(
-      [&](auto TrainConfig::*m) -> std::string {
-        const auto& value = config.*m;
-        using Value = std::decay_t<decltype(value)>;
-        if constexpr (std::is_same_v<Value, std::string>)
-          return value;
-        else if constexpr (std::is_same_v<Value, CountingMode>)
-          return counting_mode_name(value);
+      [&](auto TrainConfig::*m) -> FieldValue {
+        const auto& v = config.*m;
+        using Value = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<Value, CountingMode>)
+          return counting_mode_name(v);
         else if constexpr (std::is_same_v<Value, int>)
-          return std::to_string(value);
+          return int64_t{v};
         else
-          return field_text(value);
+          return v;
       },
       member);
 }

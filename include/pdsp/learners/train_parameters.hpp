@@ -46,8 +46,10 @@ struct TrainParameter {
   bool required = false;    // the command line must give it
 
   bool is_whole() const { return std::holds_alternative<int TrainConfig::*>(member); }
-  // The value in `config` as the flag would take it ("1e-06", "lbfgs", "auto").
-  std::string value_text(const TrainConfig& config) const;
+  // The value in `config` as a typed field (what the model's attributes store), and as the
+  // flag would take it ("1e-06", "lbfgs", "auto").
+  FieldValue value(const TrainConfig& config) const;
+  std::string value_text(const TrainConfig& config) const { return field_text(value(config)); }
 };
 
 // Two of the --help groups of the table, to which the command adds its run options.
