@@ -31,26 +31,32 @@ void FeatureIndex::moments(std::span<const double> weight, std::span<double> z,
   for (const auto& encoding : encodings_) encoding->add_moments(weight, z, skip);
 }
 
-void FeatureIndex::potentials(std::span<const double> theta, std::span<const double> loss,
+void FeatureIndex::potentials(std::span<const double> theta, std::span<const double> base,
                               std::span<double> potential,
                               std::span<const uint8_t> skip_factor) const {
   const uint8_t* skip = skip_factor.empty() ? nullptr : skip_factor.data();
-  rows_->set_potentials(theta, loss, potential, skip);
+  rows_->set_potentials(theta, base, potential, skip);
   for (size_t k = 1; k < encodings_.size(); ++k)
     encodings_[k]->add_potentials(theta, potential, skip);
 }
 
 void FeatureIndex::example_potentials(int64_t n, std::span<const double> theta,
-                                      std::span<const double> loss,
+                                      std::span<const double> base,
                                       std::span<double> potential) const {
   for (int64_t i = data_.state_offset[data_.var_offset[n]];
        i < data_.state_offset[data_.var_offset[n + 1]]; ++i)
-    potential[i] = loss.empty() ? 0.0 : loss[i];
+    potential[i] = base.empty() ? 0.0 : base[i];
   const int64_t states = data_.num_states();
   for (int64_t t = data_.table_offset[data_.factor_offset[n]];
        t < data_.table_offset[data_.factor_offset[n + 1]]; ++t)
     potential[states + t] = 0.0;
   for (const auto& encoding : encodings_) encoding->add_example_potentials(n, theta, potential);
+}
+
+double FeatureIndex::largest_term(std::span<const double> theta) const {
+  double largest_theta = 0.0;
+  for (double t : theta) largest_theta = std::max(largest_theta, std::abs(t));
+  return largest_theta * largest_row_sum_;
 }
 
 void FeatureIndex::add_example_moments(int64_t n, std::span<const double> weight,

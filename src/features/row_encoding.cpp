@@ -173,10 +173,10 @@ void RowEncoding::add_moments(std::span<const double> weight, std::span<double> 
     moments_by_params(weight, z);
 }
 
-void RowEncoding::set_potentials(std::span<const double> theta, std::span<const double> loss,
+void RowEncoding::set_potentials(std::span<const double> theta, std::span<const double> base,
                                  std::span<double> potential, const uint8_t* skip_factor) const {
   rows_times_theta(data_.var_features, one_entry_per_row_[0], theta,
-                   loss.empty() ? nullptr : loss.data(), potential.data());
+                   base.empty() ? nullptr : base.data(), potential.data());
   factor_rows_times_theta(theta, nullptr, potential.data() + data_.num_states(), skip_factor);
 }
 

@@ -320,8 +320,8 @@ double MessagePassing::example_objective(int64_t n, const double* potential, con
          factor_objective(data_.factor_offset[n], data_.factor_offset[n + 1], potential, lambda, w);
 }
 
-double MessagePassing::fold_shared_beliefs() {
-  return shared_.fold();
+double MessagePassing::fold_shared_beliefs(std::span<const uint8_t> counted) {
+  return shared_.fold(counted);
 }
 
 void MessagePassing::unfold_beliefs(int64_t first, int64_t last, double* belief) const {

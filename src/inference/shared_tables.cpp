@@ -193,13 +193,13 @@ void SharedPairwiseTables::rebuild(const double* potential, double epsilon) {
     folded_[a] = table_of_[a] >= 0 && tables_[table_of_[a]].usable;
 }
 
-double SharedPairwiseTables::fold() {
+double SharedPairwiseTables::fold(std::span<const uint8_t> counted) {
   for (SharedTable& table : tables_)
     table.belief_sum.assign(table.usable ? table.rows * table.cols : 0, 0.0);
   // Only the factors this rank owns: a shard's copies of cut factors are their owners' to count.
   const auto owned = std::min(folded_.size(), static_cast<size_t>(data_.owned_factors()));
   for (size_t a = 0; a < owned; ++a) {
-    if (!folded_[a]) continue;
+    if (!folded_[a] || (!counted.empty() && !counted[a])) continue;
     SharedTable& table = tables_[table_of_[a]];
     const int64_t rows = table.rows, cols = table.cols;
     const double* p = folded_beliefs(static_cast<int64_t>(a)) + rows + cols;

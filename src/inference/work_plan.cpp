@@ -32,6 +32,18 @@ void add_factor_ranges(WorkPlan& plan, const Dataset& data, int64_t n) {
   close_phase(plan);
 }
 
+// The examples a plan covers: `subset` in its order, or when it is empty all of them.
+class ExampleList {
+ public:
+  ExampleList(std::span<const int64_t> subset, int64_t all) : subset_(subset), all_(all) {}
+  int64_t size() const { return subset_.empty() ? all_ : static_cast<int64_t>(subset_.size()); }
+  int64_t operator[](int64_t j) const { return subset_.empty() ? j : subset_[j]; }
+
+ private:
+  std::span<const int64_t> subset_;
+  int64_t all_;
+};
+
 // The end of the bundle that starts at example `first`: the examples after it while their
 // variables (variables(n)) add up to at most kBundleVariables; at least `first` itself.
 template <class Variables>
@@ -44,10 +56,13 @@ int64_t bundle_end(int64_t first, int64_t examples, Variables&& variables) {
 
 }  // namespace
 
-WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
+WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph,
+                    std::span<const int64_t> subset) {
   WorkPlan plan;
-  const int64_t examples = static_cast<int64_t>(colouring.example_class_ptr.size()) - 1;
-  const auto variables = [&](int64_t n) {
+  const ExampleList list(subset, static_cast<int64_t>(colouring.example_class_ptr.size()) - 1);
+  const int64_t examples = list.size();
+  const auto variables = [&](int64_t j) {
+    const int64_t n = list[j];
     return colouring.class_ptr[colouring.example_class_ptr[n + 1]] -
            colouring.class_ptr[colouring.example_class_ptr[n]];
   };
@@ -57,13 +72,15 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
   for (int64_t first = 0, last = 0; first < examples; first = last) {
     last = bundle_end(first, examples, variables);
     int64_t phases = 0;
-    for (int64_t n = first; n < last; ++n) phases = std::max(phases, colouring.num_classes(n));
+    for (int64_t j = first; j < last; ++j)
+      phases = std::max(phases, colouring.num_classes(list[j]));
     for (int64_t phase = 0; phase < phases; ++phase) {
       auto begin = static_cast<int64_t>(plan.order.size());
       const int64_t first_chunk = plan.num_chunks();
       int64_t interior = -1;  // where a shard's interior variables start in plan.order
       int64_t slots = 0;
-      for (int64_t n = first; n < last; ++n) {
+      for (int64_t j = first; j < last; ++j) {
+        const int64_t n = list[j];
         if (phase >= colouring.num_classes(n)) continue;
         const int64_t c = colouring.example_class_ptr[n] + phase;
         // A class along a tree is never cut: its variables are updated in order.
@@ -98,13 +115,18 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph) {
   return plan;
 }
 
-WorkPlan plan_evaluation(const Dataset& data, bool variables_first) {
+WorkPlan plan_evaluation(const Dataset& data, bool variables_first,
+                         std::span<const int64_t> subset) {
   WorkPlan plan;
-  const int64_t examples = data.num_examples();
-  const auto variables = [&](int64_t n) { return data.var_offset[n + 1] - data.var_offset[n]; };
+  const ExampleList list(subset, data.num_examples());
+  const int64_t examples = list.size();
+  const auto variables = [&](int64_t j) {
+    return data.var_offset[list[j] + 1] - data.var_offset[list[j]];
+  };
   for (int64_t first = 0, last = 0; first < examples; first = last) {
     last = bundle_end(first, examples, variables);
-    for (int64_t n = first; n < last; ++n) {
+    for (int64_t j = first; j < last; ++j) {
+      const int64_t n = list[j];
       if (variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
       add_factor_ranges(plan, data, n);
       if (!variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);

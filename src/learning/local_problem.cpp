@@ -4,123 +4,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <utility>
 
 #include "pdsp/data/allocation.hpp"
+#include "pdsp/features/feature_index.hpp"
 #include "pdsp/inference/local_polytope.hpp"
 #include "pdsp/inference/smax.hpp"
 #include "pdsp/learning/non_finite_report.hpp"
 #include "pdsp/util/errors.hpp"
+#include "pdsp/util/vector_ops.hpp"
 
 namespace pdsp {
 namespace {
-
-std::vector<double> make_loss(const Dataset& data, const ProblemSettings& settings) {
-  if (settings.loss_augmented && !data.has_labels())
-    throw InputError(settings.source + ": /vars/label: training needs ground-truth labels");
-  if (!settings.loss_augmented || settings.loss_weight == 0.0) return {};
-  return loss_augmentation(data, settings.loss_weight);
-}
 
 // Potentials below this cannot overflow in the sums of their rows: far enough below the
 // largest double (1.8e308) for any rounding.
 constexpr double kSafeMagnitude = 1e300;
 
-double largest_magnitude(const std::vector<double>& values) {
-  double largest = 0.0;
-  for (double x : values) largest = std::max(largest, std::abs(x));
-  return largest;
-}
-
-// At eps = 0 every smax is a max and F no longer depends on the counting numbers, but they still
-// weight the block update: with a negative c_v (Bethe) the weights c_a / chat_v sum to more than
-// one and the update stops minimising F (design.md §3).
-void require_max_product_counting(const Dataset& data, const CountingNumbers& c,
-                                  const std::string& source) {
-  for (int64_t a = 0; a < c.factor.size(); ++a)
-    if (!(c.factor[a] > 0))
-      throw InputError(source + ": /factors/counting[" + std::to_string(data.file_factor(a)) +
-                       "]: --epsilon 0 needs every c_a > 0 (use --counting uniform)");
-  for (int64_t v = 0; v < c.var.size(); ++v)
-    if (c.var[v] < 0)
-      throw InputError(source + ": /vars/counting[" + std::to_string(data.file_var(v)) +
-                       "]: --epsilon 0 needs every c_v >= 0 (" + counting_mode_name(c.mode) +
-                       " gives " + std::to_string(c.var[v]) + "; use --counting uniform)");
-}
-
-// The binary pairwise kernels in the precision asked for, or null where they do not apply.
-std::unique_ptr<Kernels> make_binary_pairwise_kernels(const Dataset& data, const FactorGraph& graph,
-                                                      const CountingNumbers& counting,
-                                                      const ProblemSettings& settings,
-                                                      double temperature) {
-  const bool single = settings.message_precision == MessagePrecision::Single;
-  if (!settings.specialised_kernels ||
-      !binary_pairwise_kernels_apply(data, counting, temperature)) {
-    if (single)
-      throw InputError(settings.source +
-                       ": --message-precision single needs the binary pairwise kernels (binary "
-                       "variables, pairwise factors, eps > 0, every c_a > 0 and c_v != 0); this "
-                       "problem runs the general kernels, which keep double messages");
-    return nullptr;
-  }
-  if (single)
-    return std::make_unique<BinaryPairwiseKernels<float>>(data, graph, counting, temperature);
-  return std::make_unique<BinaryPairwiseKernels<double>>(data, graph, counting, temperature);
-}
-
-// Threads share examples colour class by colour class when whole examples cannot keep them
-// busy: when the largest example holds more than a (2 x threads)-th of the work.
-bool share_examples_between_threads(const Dataset& data, const FactorGraph& graph) {
-  const int threads = omp_get_max_threads();
-  if (threads < 2) return false;
-  int64_t largest = 0;
-  int64_t total = 0;
-  for (int64_t n = 0; n < data.num_examples(); ++n) {
-    const int64_t first = data.var_offset[n];
-    const int64_t last = data.var_offset[n + 1];
-    const int64_t work = last - first + graph.var_slot_ptr[last] - graph.var_slot_ptr[first];
-    largest = std::max(largest, work);
-    total += work;
-  }
-  return largest * 2 * threads > total;
-}
-
-// Trees at least this deep are swept along their trees. A sweep along a tree updates every
-// variable twice; colour classes carry a message one level per sweep, which with the messages
-// warm-started from one step to the next is enough on short chains: on OCR (words of at most 14
-// letters) tree sweeps took the one-core time to CRFsuite's optimum from 0.76-0.81x of
-// CRFsuite's to 0.94-1.53x for the same iterations, while on the UMass citations (median 24
-// tokens, up to 184) colour classes stopped L-BFGS far from the optimum.
-constexpr int64_t kTreeSweepDepth = 16;
-
-// The examples whose sweep runs along their trees (colour_variables): deep ones whose messages
-// one such sweep makes exact (CountingNumbers::exact), where the general kernels update a
-// chunk's variables one after the other (the binary pairwise kernels update them side by side).
-// Not on a shard, whose exchanges follow the whole example's colour classes. Independent of the
-// thread count: the plan keeps such a class in one chunk, which one thread runs in order.
-std::vector<uint8_t> sweep_along_trees(const Dataset& data, const FactorGraph& graph,
-                                       const CountingNumbers& counting, bool general_kernels) {
-  if (!general_kernels || data.shard) return {};
-  std::vector<uint8_t> along(counting.exact);
-  for (int64_t n = 0; n < data.num_examples(); ++n)
-    if (along[n] && tree_depth(data, graph, n) < kTreeSweepDepth) along[n] = 0;
-  return along;
-}
-
 }  // namespace
 
-std::vector<double> loss_augmentation(const Dataset& data, double loss_weight) {
-  std::vector<double> loss(static_cast<size_t>(data.num_states()));
-  for (int64_t v = 0; v < data.num_vars(); ++v)
-    for (int64_t s = 0; s < data.card[v]; ++s) {
-      const int64_t i = data.state_offset[v] + s;
-      const double base =
-          data.var_loss.empty() ? (s != data.label[v] ? 1.0 : 0.0) : data.var_loss[i];
-      loss[i] = loss_weight * base;
-    }
-  return loss;
-}
-
-LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
+LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings,
+                           std::unique_ptr<const PotentialModel> model)
     : data_(data),
       settings_(settings),
       temperature_(settings.epsilon > 0 ? settings.epsilon : settings.smoothing),
@@ -131,17 +36,20 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings)
       binary_pairwise_(
           make_binary_pairwise_kernels(data, graph_, counting_, settings, temperature_)),
       kernels_(binary_pairwise_ ? binary_pairwise_.get() : &general_),
-      sweep_plan_(plan_sweep(
-          colour_variables(data, graph_,
-                           sweep_along_trees(data, graph_, counting_, binary_pairwise_ == nullptr)),
-          graph_)),
+      colouring_(colour_variables(
+          data, graph_, sweep_along_trees(data, graph_, counting_, binary_pairwise_ == nullptr))),
+      sweep_plan_(plan_sweep(colouring_, graph_)),
       evaluation_plan_(plan_evaluation(data, kernels_->variables_first())),
       chunk_counted_(counted_chunks()),
       // A shard exchanges after each phase, which the threads must have finished together.
       threads_inside_examples_(data.shard || share_examples_between_threads(data, graph_)),
-      features_(data),
-      loss_(make_loss(data, settings)),
-      largest_loss_(largest_magnitude(loss_)),
+      model_(model ? std::move(model) : std::make_unique<FeatureIndex>(data)),
+      // A nonlinear model writes every table, so that the ground-truth score can read them.
+      unwritten_factors_(kernels_ == &general_ && model_->is_linear()
+                             ? general_.factors_without_own_table()
+                             : std::span<const uint8_t>()),
+      loss_(training_loss(data, settings)),
+      largest_base_(largest_magnitude(loss_)),
       potential_(allocate_zeroed<double>(
           settings.source,
           "the potentials (" + std::to_string(data.num_states() + data.num_table_entries()) +
@@ -230,7 +138,7 @@ void LocalProblem::run(const WorkPlan& plan, Work&& work, BetweenParts&& between
 }
 
 double LocalProblem::sum_of_chunks(const WorkPlan& plan) const {
-  const bool evaluation = &plan == &evaluation_plan_;
+  const bool evaluation = &plan == &active_evaluation_plan();
   double total = 0.0;
   for (int64_t c = 0; c < plan.num_chunks(); ++c)
     if (!evaluation || chunk_counted_[c]) total += chunk_value_[c];
@@ -278,16 +186,12 @@ void LocalProblem::restore_messages() {
 void LocalProblem::set_theta(std::span<const double> theta) {
   theta_.assign(theta.begin(), theta.end());
   // The general kernels read one table for all the factors that share it (shared_tables.hpp).
-  features_.potentials(
-      theta, loss_, potential_,
-      kernels_ == &general_ ? general_.factors_without_own_table() : std::span<const uint8_t>());
+  model_->forward(theta, potential_base(), potential_, unwritten_factors_);
   general_.set_potentials(potential_.data());
-  // No potential exceeds max |loss| + max |theta| times the largest row sum of |values|: when
-  // that bound is far inside the range of doubles, none can have overflowed, and the potentials
-  // (many more than the parameters) need no scan.
-  double largest_theta = 0.0;
-  for (double t : theta) largest_theta = std::max(largest_theta, std::abs(t));
-  const double bound = largest_loss_ + largest_theta * features_.largest_row_sum();
+  // No potential exceeds max |base| + the model's bound on its terms: when that is far inside
+  // the range of doubles, none can have overflowed, and the potentials (many more than the
+  // parameters) need no scan.
+  const double bound = largest_base_ + model_->largest_term(theta);
   potentials_bounded_ = all_finite(theta) && bound < kSafeMagnitude;
   potentials_finite_ = potentials_bounded_ || all_finite(potential_);
 }
@@ -301,11 +205,12 @@ void LocalProblem::set_temperature(double epsilon) {
 
 template <class Update>
 void LocalProblem::pass_over_variables(Update&& update) {
-  const std::span<const LocalIndex> order(sweep_plan_.order);
+  const WorkPlan& plan = active_sweep_plan();
+  const std::span<const LocalIndex> order(plan.order);
   run(
-      sweep_plan_,
+      plan,
       [&](int64_t c, int64_t, Workspace& w) {
-        const WorkPlan::Chunk& chunk = sweep_plan_.chunks[c];
+        const WorkPlan::Chunk& chunk = plan.chunks[c];
         update(c, order.subspan(chunk.begin, chunk.end - chunk.begin), w);
       },
       [&](int64_t colour) {
@@ -324,8 +229,9 @@ double LocalProblem::sweep(int count) {
       chunk_value_[c] = kernels_->update_variables(vars, potential_.data(), lambda_, w);
     });
   }
-  const auto last = chunk_value_.begin() + sweep_plan_.num_chunks();
-  return sweep_plan_.chunks.empty() ? 0.0 : *std::max_element(chunk_value_.begin(), last);
+  const WorkPlan& plan = active_sweep_plan();
+  const auto last = chunk_value_.begin() + plan.num_chunks();
+  return plan.chunks.empty() ? 0.0 : *std::max_element(chunk_value_.begin(), last);
 }
 
 void LocalProblem::resolve_kinks() {
@@ -351,20 +257,24 @@ bool LocalProblem::factors_in(int64_t phase) const {
 }
 
 double LocalProblem::objective() {
-  run(evaluation_plan_, [&](int64_t c, int64_t phase, Workspace& w) {
+  const WorkPlan& plan = active_evaluation_plan();
+  run(plan, [&](int64_t c, int64_t phase, Workspace& w) {
     // A shard's copies of cut factors are in F at their owners: nothing to compute here.
     if (!chunk_counted_[c]) return;
-    const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
+    const WorkPlan::Chunk& chunk = plan.chunks[c];
     chunk_value_[c] =
         factors_in(phase)
             ? kernels_->factor_objective(chunk.begin, chunk.end, potential_.data(), lambda_, w)
             : kernels_->variable_objective(chunk.begin, chunk.end, potential_.data(), lambda_, w);
   });
-  return sum_of_chunks(evaluation_plan_);
+  return sum_of_chunks(plan);
 }
 
 LocalEvaluation LocalProblem::evaluate() {
-  const double* loss = loss_.empty() ? nullptr : loss_.data();
+  const WorkPlan& plan = active_evaluation_plan();
+  // The offset's dual terms are those of the loss: both are part of the base.
+  const std::span<const double> base = potential_base();
+  const double* loss = base.empty() ? nullptr : base.data();
   const int64_t states = data_.num_states();
   // A shard's cut factors are checked against the halo's beliefs, which arrive after the
   // variable phase.
@@ -372,9 +282,9 @@ LocalEvaluation LocalProblem::evaluate() {
     if (halo_ && !factors_in(phase)) halo_->beliefs(belief_.data());
   };
   run(
-      evaluation_plan_,
+      plan,
       [&](int64_t c, int64_t phase, Workspace& w) {
-        const WorkPlan::Chunk& chunk = evaluation_plan_.chunks[c];
+        const WorkPlan::Chunk& chunk = plan.chunks[c];
         const bool factors = factors_in(phase);
         chunk_terms_[c] =
             factors ? kernels_->factor_beliefs(chunk.begin, chunk.end, potential_.data(), lambda_,
@@ -401,18 +311,32 @@ LocalEvaluation LocalProblem::evaluate() {
   require_finite();
   if (data_.shard) put_halo_beliefs_aside(belief_.data());
   BeliefTerms total;
-  for (int64_t c = 0; c < evaluation_plan_.num_chunks(); ++c)
+  for (int64_t c = 0; c < plan.num_chunks(); ++c)
     if (chunk_counted_[c])
       total.add(chunk_terms_[c]);
     else
       total.violation = std::max(total.violation, chunk_terms_[c].violation);
-  if (kernels_ == &general_) total.dual -= general_.fold_shared_beliefs();
+  if (kernels_ == &general_) total.dual -= general_.fold_shared_beliefs(selected_factor_);
   double expected_loss = 0.0;
-  for (size_t i = 0; i < loss_.size(); ++i) expected_loss += belief_[i] * loss_[i];
+  if (selected_.empty()) {
+    for (size_t i = 0; i < base.size(); ++i) expected_loss += belief_[i] * base[i];
+  } else if (!base.empty()) {
+    for (int64_t n : selected_)
+      for (int64_t i = data_.state_offset[data_.var_offset[n]];
+           i < data_.state_offset[data_.var_offset[n + 1]]; ++i)
+        expected_loss += belief_[i] * base[i];
+  }
+  // model_moments reads the beliefs example by example, the folded tables among them written
+  // out (shared_tables.hpp).
+  if (!selected_.empty() && kernels_ == &general_)
+    for (int64_t n : selected_)
+      general_.unfold_beliefs(data_.factor_offset[n], data_.factor_offset[n + 1], belief_.data());
   return {total.objective, total.dual, expected_loss, total.violation};
 }
 
 double LocalProblem::consistent_beliefs(std::span<double> z) {
+  if (!selected_.empty())
+    throw std::logic_error("consistent_beliefs: covers all examples, not a selection");
   const auto copy = [&] { consistent_belief_.assign(belief_.begin(), belief_.end()); };
   // Only the first copy allocates (checked, and named in an error); later ones reuse the array.
   if (!consistent_belief_.empty())
@@ -447,7 +371,7 @@ double LocalProblem::consistent_beliefs(std::span<double> z) {
   });
   const double entropy_terms = sum_of_chunks(evaluation_plan_);
   if (data_.shard) put_halo_beliefs_aside(consistent_belief_.data());
-  features_.moments(consistent_belief_, z);
+  model_->backward(theta_, consistent_belief_, z);
   return entropy_terms;
 }
 
@@ -498,17 +422,18 @@ std::string LocalProblem::explain_non_finite() const {
 }
 
 void LocalProblem::model_moments(std::span<double> z) const {
+  if (!selected_.empty()) {
+    std::fill(z.begin(), z.end(), 0.0);
+    for (int64_t n : selected_) model_->add_backward_example(n, theta_, belief_, z);
+    return;
+  }
   if (kernels_ != &general_) {
-    features_.moments(belief_, z);
+    model_->backward(theta_, belief_, z);
     return;
   }
   // The beliefs of shared-table factors are folded into sums per table (shared_tables.hpp).
-  features_.moments(belief_, z, general_.factors_with_folded_beliefs());
+  model_->backward(theta_, belief_, z, general_.factors_with_folded_beliefs());
   general_.add_shared_moments(z);
-}
-
-void LocalProblem::ground_truth_moments(std::span<double> d) const {
-  pdsp::ground_truth_moments(data_, graph_, d);
 }
 
 }  // namespace pdsp

@@ -29,13 +29,15 @@ int64_t table_entry(const Dataset& data, int64_t a, const std::vector<int32_t>& 
 }  // namespace
 
 ExactSolution solve_exactly(const Dataset& data, std::span<const double> theta, double epsilon,
-                            double loss_weight, double C, double p) {
+                            double loss_weight, double C, double p,
+                            std::span<const double> state_offset) {
   const int64_t states = data.num_states();
   ExactSolution out;
   out.marginals.assign(static_cast<size_t>(states + data.num_table_entries()), 0.0);
   std::vector<double> model(static_cast<size_t>(data.num_params), 0.0);
   std::vector<double> truth(static_cast<size_t>(data.num_params), 0.0);
   std::vector<int32_t> y(static_cast<size_t>(data.num_vars()), 0);
+  double truth_offset = 0;
 
   for (int64_t n = 0; n < data.num_examples(); ++n) {
     const int64_t v0 = data.var_offset[n], v1 = data.var_offset[n + 1];
@@ -49,6 +51,7 @@ ExactSolution solve_exactly(const Dataset& data, std::span<const double> theta, 
       for (int64_t v = v0; v < v1; ++v) {
         score += row_dot(data.var_features, data.state_offset[v] + y[v], theta);
         if (y[v] != data.label[v]) score += loss_weight;
+        if (!state_offset.empty()) score += state_offset[data.state_offset[v] + y[v]];
       }
       for (int64_t a = a0; a < a1; ++a)
         score +=
@@ -81,14 +84,16 @@ ExactSolution solve_exactly(const Dataset& data, std::span<const double> theta, 
         add_row(data.factor_features, t, w, model);
       }
     }
-    for (int64_t v = v0; v < v1; ++v)
+    for (int64_t v = v0; v < v1; ++v) {
       add_row(data.var_features, data.state_offset[v] + data.label[v], 1.0, truth);
+      if (!state_offset.empty()) truth_offset += state_offset[data.state_offset[v] + data.label[v]];
+    }
     for (int64_t a = a0; a < a1; ++a)
       add_row(data.factor_features, data.table_offset[a] + table_entry(data, a, data.label), 1.0,
               truth);
   }
 
-  out.objective = out.smax_sum;
+  out.objective = out.smax_sum - truth_offset;
   out.gradient.resize(model.size());
   for (size_t r = 0; r < model.size(); ++r) {
     const double t = theta[r];

@@ -11,16 +11,41 @@
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/features/feature_encoding.hpp"
+#include "pdsp/features/potential_model.hpp"
 #include "pdsp/features/row_encoding.hpp"
 #include "pdsp/features/typed_encoding.hpp"
 #include "pdsp/inference/factor_graph.hpp"
 
 namespace pdsp {
 
-class FeatureIndex {
+// The linear potential model: f = Phi theta, whose Jacobian is Phi at every theta (moments()).
+class FeatureIndex final : public PotentialModel {
  public:
   using Order = RowEncoding::Order;  // the rows' summation order
   explicit FeatureIndex(const Dataset& data, Order order = Order::Auto);
+
+  std::string name() const override { return "linear"; }
+  bool is_linear() const override { return true; }
+  int64_t num_params() const override { return data_.num_params; }
+  void forward(std::span<const double> theta, std::span<const double> base,
+               std::span<double> potential,
+               std::span<const uint8_t> skip_factor = {}) const override {
+    potentials(theta, base, potential, skip_factor);
+  }
+  void backward(std::span<const double>, std::span<const double> weight, std::span<double> z,
+                std::span<const uint8_t> skip_factor = {}) const override {
+    moments(weight, z, skip_factor);
+  }
+  void forward_example(int64_t n, std::span<const double> theta, std::span<const double> base,
+                       std::span<double> potential) const override {
+    example_potentials(n, theta, base, potential);
+  }
+  void add_backward_example(int64_t n, std::span<const double>, std::span<const double> weight,
+                            std::span<double> z) const override {
+    add_example_moments(n, weight, z);
+  }
+  // max |theta| times the largest row sum.
+  double largest_term(std::span<const double> theta) const override;
 
   // z[r] = sum over the features of parameter r of weight[position] * value, where positions
   // follow the potential layout [states | table entries]; the tables of the factors a with
@@ -28,15 +53,15 @@ class FeatureIndex {
   // keep folded: their moments come from MessagePassing::add_shared_moments).
   void moments(std::span<const double> weight, std::span<double> z,
                std::span<const uint8_t> skip_factor = {}) const;
-  // u = loss + Phi theta in the layout [states | table entries]; equal to compute_potentials,
-  // except that the tables of the factors a with skip_factor[a] != 0 are left as they are (the
-  // shared-table factors of the general kernels, which read one table for all of them: on OCR
-  // writing the others was a fifth of an iteration).
-  void potentials(std::span<const double> theta, std::span<const double> loss,
+  // u = base + Phi theta in the layout [states | table entries], base empty or [states]; equal to
+  // compute_potentials, except that the tables of the factors a with skip_factor[a] != 0 are
+  // left as they are (the shared-table factors of the general kernels, which read one table for
+  // all of them: on OCR writing the others was a fifth of an iteration).
+  void potentials(std::span<const double> theta, std::span<const double> base,
                   std::span<double> potential, std::span<const uint8_t> skip_factor = {}) const;
   // The potentials of example n's positions; z += the moments of example n's positions (the
   // baselines go example by example).
-  void example_potentials(int64_t n, std::span<const double> theta, std::span<const double> loss,
+  void example_potentials(int64_t n, std::span<const double> theta, std::span<const double> base,
                           std::span<double> potential) const;
   void add_example_moments(int64_t n, std::span<const double> weight, std::span<double> z) const;
   // A bound on the sum of |feature value| over the features of one position (the sum of the

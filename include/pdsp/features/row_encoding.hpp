@@ -40,9 +40,10 @@ class RowEncoding final : public FeatureEncoding {
                            std::span<double> z) const override;
   double largest_row_sum() const override { return largest_row_sum_; }
 
-  // potential = loss (on the states; 0 elsewhere) + this encoding's part, in one pass: the
-  // first encoding of a FeatureIndex writes instead of adding (skip_factor as in add_potentials).
-  void set_potentials(std::span<const double> theta, std::span<const double> loss,
+  // potential = base (on the states; 0 elsewhere) + this encoding's part, in one pass: the
+  // first encoding of a FeatureIndex writes instead of adding (skip_factor as in
+  // add_potentials).
+  void set_potentials(std::span<const double> theta, std::span<const double> base,
                       std::span<double> potential, const uint8_t* skip_factor = nullptr) const;
   Order order() const { return order_; }
   // Whether every row of the variables' (part 0) or the factors' (part 1) features holds

@@ -3,6 +3,7 @@
 // and variables of any cardinality: the block update of the messages of one variable, the
 // objective F at fixed messages, and the beliefs with the dual terms.
 #include <cstdint>
+#include <span>
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/inference/counting.hpp"
@@ -43,8 +44,9 @@ class MessagePassing final : public Kernels {
   std::span<const uint8_t> factors_with_folded_beliefs() const { return shared_.folded(); }
   // After factor_beliefs of every factor: sums the folded beliefs per table (in factor order, so
   // the same for any thread count); returns the part of the dual that factor_beliefs left out
-  // for them (sum of b u over their tables), to be subtracted from BeliefTerms::dual.
-  double fold_shared_beliefs();
+  // for them (sum of b u over their tables), to be subtracted from BeliefTerms::dual. With
+  // `counted`, the factors flagged only (SharedPairwiseTables::fold).
+  double fold_shared_beliefs(std::span<const uint8_t> counted = {});
   // z += the moments of the folded beliefs (their tables' parameters), after fold_shared_beliefs.
   void add_shared_moments(std::span<double> z) const;
   // Writes the tables of the folded factors among [first, last) into `belief` (the layout of

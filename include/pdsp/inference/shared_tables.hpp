@@ -10,6 +10,7 @@
 // at least exp(-(range of row s of u / tau)); a table whose rows or columns span more than
 // kSharedTableRange at this temperature (small tau, large potentials) stays in the log domain.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
@@ -96,8 +97,9 @@ class SharedPairwiseTables {
   double* folded_beliefs(int64_t a) const { return folded_beliefs_.data() + folded_offset_[a]; }
   // Sums the folded beliefs of every table's factors into its belief_sum, in factor order (the
   // same for any thread count); returns sum over the tables of sum_{s,t} u(s, t) belief_sum(s, t),
-  // the part of the dual that SharedTable::beliefs leaves out.
-  double fold();
+  // the part of the dual that SharedTable::beliefs leaves out. With `counted` (one flag per
+  // factor), only the factors flagged (those of the examples an evaluation covered).
+  double fold(std::span<const uint8_t> counted = {});
   // z[param] += belief_sum: a table's entry (s, t) is parameter offset(type) + s * cols + t.
   void add_moments(double* z) const;
   // Factor a's folded beliefs written out as its table, b(s, t) = p(s) E(s, t) q(t), at `table`

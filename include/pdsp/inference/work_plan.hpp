@@ -6,6 +6,7 @@
 // Chunk boundaries depend on the data only, so per-chunk results combined in chunk order are the
 // same for any thread count.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
@@ -40,7 +41,9 @@ struct WorkPlan {
 // kChunkSlots message blocks (or one variable of larger degree), except that a class along a
 // tree (Colouring::along_tree) is never cut: one thread updates it in order.
 inline constexpr int64_t kBundleVariables = 128;
-WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph);
+// A non-empty `subset` (distinct examples) plans those examples only, bundled in its order.
+WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph,
+                    std::span<const int64_t> subset = {});
 // Two phases per example: ranges of its factors and ranges of its variables, at most
 // kChunkRegions regions per chunk: factors first, or variables first (the kernels say which
 // beliefs the other kind reads, see Kernels::variables_first); a phase's parity in its bundle
@@ -49,6 +52,7 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph);
 // each cost the scheduling of 3,000 small chunks and made the two threads write neighbouring
 // per-chunk results, so that the beliefs took as long on two threads as on one). On a shard
 // (example_shard.hpp) the factor phase ends with chunks of the cut factors other shards own.
-WorkPlan plan_evaluation(const Dataset& data, bool variables_first);
+WorkPlan plan_evaluation(const Dataset& data, bool variables_first,
+                         std::span<const int64_t> subset = {});
 
 }  // namespace pdsp

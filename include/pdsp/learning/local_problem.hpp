@@ -13,7 +13,7 @@
 
 #include "pdsp/data/allocation.hpp"
 #include "pdsp/data/dataset.hpp"
-#include "pdsp/features/feature_index.hpp"
+#include "pdsp/features/potential_model.hpp"
 #include "pdsp/inference/binary_pairwise.hpp"
 #include "pdsp/inference/colouring.hpp"
 #include "pdsp/inference/counting.hpp"
@@ -21,46 +21,32 @@
 #include "pdsp/inference/halo_exchange.hpp"
 #include "pdsp/inference/message_passing.hpp"
 #include "pdsp/inference/work_plan.hpp"
+#include "pdsp/learning/problem_setup.hpp"
 #include "pdsp/learning/training_state.hpp"
 
 namespace pdsp {
 
-struct ProblemSettings {
-  double epsilon = 1.0;
-  CountingMode counting = CountingMode::Auto;
-  double loss_weight = 1.0;
-  bool loss_augmented = true;       // training adds e_v(s); prediction does not
-  std::string source;               // data file, for error messages
-  bool specialised_kernels = true;  // false: always the general kernels (for comparisons)
-  // Single: the binary pairwise kernels keep their messages in float (an InputError where they
-  // do not apply: the general kernels keep double).
-  MessagePrecision message_precision = MessagePrecision::Double;
-  // Training at eps = 0: the kernels start at this positive temperature, which the trainer
-  // lowers (set_temperature) as it goes; 0: they run at eps = 0 itself (prediction).
-  double smoothing = 0.0;
-};
-
 struct LocalEvaluation {
-  double objective = 0;      // sum of the smax terms of F over this rank's examples
-  double dual = 0;           // sum of the entropy and loss terms of D
-  double expected_loss = 0;  // sum b_v(s) e_v(s): the part of `dual` that is not entropy
-  double violation = 0;      // largest marginalisation violation
+  double objective = 0;  // sum of the smax terms of F over this rank's examples
+  double dual = 0;       // sum of the entropy and loss terms of D
+  // sum b_v(s) (e_v(s) + offset_v(s)): the part of `dual` that is not entropy
+  double expected_loss = 0;
+  double violation = 0;  // largest marginalisation violation
 };
-
-// The loss e_v(s) that training adds to the potentials, per state of `data`'s variables:
-// loss_weight times /vars/loss, or times the Hamming loss [s != label] without it.
-std::vector<double> loss_augmentation(const Dataset& data, double loss_weight);
 
 // `final`, so that calls through a LocalProblem& need no virtual dispatch; through
 // CheckpointedMessages the checkpoints read and write its messages.
 class LocalProblem final : public CheckpointedMessages {
  public:
-  LocalProblem(const Dataset& data, const ProblemSettings& settings);
+  // `model` turns theta into potentials; null: the data's features (FeatureIndex, linear).
+  LocalProblem(const Dataset& data, const ProblemSettings& settings,
+               std::unique_ptr<const PotentialModel> model = nullptr);
 
   const Dataset& data() const override { return data_; }
   const FactorGraph& graph() const { return graph_; }
   const CountingNumbers& counting() const { return counting_; }
-  int64_t num_params() const override { return data_.num_params; }
+  const PotentialModel& model() const { return *model_; }
+  int64_t num_params() const override { return model_->num_params(); }
   // eps > 0 with a negative counting number: F is not convex in the messages and the sweeps
   // converge to a saddle point (design.md §5, Claim 3).
   bool is_saddle_problem() const;
@@ -68,7 +54,18 @@ class LocalProblem final : public CheckpointedMessages {
   std::string kernel_name() const;
   bool threads_inside_examples() const { return threads_inside_examples_; }
 
+  // u = loss + offset + f(theta) (PotentialModel::forward).
   void set_theta(std::span<const double> theta);
+  // An additive term of the variables' potentials, one value per state ([states]), that is not
+  // learned (non-local energies, a message bias): from the next set_theta on, until replaced;
+  // empty: none. It enters the ground-truth score, and the dual terms as the loss does.
+  void set_potential_offset(std::span<const double> offset);
+  // Sweeps, objective(), evaluate(), model_moments() and the ground-truth terms cover these
+  // examples only (distinct, in any order; empty: all, as at the start), for learners that go
+  // over the data a few examples at a time. Not on a shard of a split example, whose sweeps
+  // exchange messages with the other shards; consistent_beliefs covers all examples only.
+  void select_examples(std::span<const int64_t> examples);
+  std::span<const int64_t> selected_examples() const { return selected_; }
   // The temperature the kernels run at: eps, or at eps = 0 the smoothing temperature (above).
   double temperature() const { return temperature_; }
   void set_temperature(double epsilon);
@@ -84,7 +81,7 @@ class LocalProblem final : public CheckpointedMessages {
   // share the data file (Dataset::communicator): when a potential, a message or a belief on any
   // rank is not finite, every rank throws the lowest such rank's explanation.
   LocalEvaluation evaluate();
-  // z = the moments of the last evaluation's beliefs.
+  // z = J(theta)^T b: the moments of the last evaluation's beliefs through the model.
   void model_moments(std::span<double> z) const;
   // The beliefs of the last evaluate() made consistent (local_polytope.hpp): the variable
   // beliefs as they are, the factor tables repaired (folded ones unfolded first), a point of the
@@ -93,8 +90,16 @@ class LocalProblem final : public CheckpointedMessages {
   // expected loss is that of the beliefs, which the repair does not change. For the
   // certificates: the dual at such a point bounds the optimum from below.
   double consistent_beliefs(std::span<double> z);
-  // Feature sums at the ground truth (d of design.md §2); needs labels.
+  // d of design.md §2 through the model at the current theta: J(theta)^T times the indicator of
+  // the ground-truth labelling, over the regions this rank owns (linear: the feature sums at the
+  // ground truth, the same at every theta). Needs labels.
   void ground_truth_moments(std::span<double> d) const;
+  // The potentials of the ground-truth labelling less their loss, summed over the regions this
+  // rank owns: sum of f_i(theta) + offset_i over the labelled positions (linear: theta . d plus
+  // the offset's part), the term F subtracts from the smax terms (design.md §2).
+  double ground_truth_score() const;
+  // Its offset part alone: sum of offset_i over the labelled states (0 without an offset).
+  double ground_truth_offset() const;
 
   // The beliefs of the last evaluation in the layout [states | table entries], except the tables
   // of the factors that the general kernels keep folded (MessagePassing::
@@ -141,6 +146,23 @@ class LocalProblem final : public CheckpointedMessages {
   // A shard's halo beliefs: kept aside (halo_belief_) and zeroed in `belief`, where the moments
   // and loss sums would count them, or written back for the checks that read them.
   void put_halo_beliefs_aside(double* belief);
+  // The plans that sweeps and evaluations run: the whole rank's, or select_examples'.
+  const WorkPlan& active_sweep_plan() const {
+    return selected_.empty() ? sweep_plan_ : selected_sweep_plan_;
+  }
+  const WorkPlan& active_evaluation_plan() const {
+    return selected_.empty() ? evaluation_plan_ : selected_evaluation_plan_;
+  }
+  // What the potentials start from: the loss, or with an offset their sum (offset_base_).
+  std::span<const double> potential_base() const {
+    return offset_base_.empty() ? std::span<const double>(loss_) : offset_base_;
+  }
+  // visit(example, position) for each labelled position of the regions this rank owns in the
+  // examples covered (selected_, or all).
+  template <class Visit>
+  void for_each_truth_position(Visit&& visit) const;
+  // 1 at each labelled position this rank owns, in the potential layout (ground_truth_weights).
+  const std::vector<double>& truth_weight() const;
   void restore_halo_beliefs(double* belief) const;
   // Whether a phase of the evaluation plan holds factor chunks (else variable chunks).
   bool factors_in(int64_t phase) const;
@@ -157,6 +179,7 @@ class LocalProblem final : public CheckpointedMessages {
   MessagePassing general_;
   std::unique_ptr<Kernels> binary_pairwise_;  // null when they do not apply
   Kernels* kernels_;                          // the ones that run
+  Colouring colouring_;  // the sweep's order of the variables, example by example
   WorkPlan sweep_plan_;
   WorkPlan evaluation_plan_;
   std::vector<uint8_t> chunk_counted_;  // counted_chunks()
@@ -165,12 +188,23 @@ class LocalProblem final : public CheckpointedMessages {
   std::unique_ptr<HaloExchange> halo_;  // on a shard of a split example
   // c_v = 0 on some rank: agreed by resolve_kinks, again after each set_temperature.
   std::optional<bool> kinks_on_some_rank_;
-  FeatureIndex features_;
-  std::vector<double> loss_;        // [states], empty without loss augmentation
-  double largest_loss_;             // max |loss_|
-  std::vector<double> theta_;       // the theta of the potentials, for error messages
-  ZeroedArray<double> potential_;   // [states + table entries]
-  bool potentials_bounded_ = true;  // far below the largest double, by a bound from theta
+  std::unique_ptr<const PotentialModel> model_;
+  // The shared-table factors whose potentials set_theta need not write (linear models on the
+  // general kernels; MessagePassing::factors_without_own_table), else empty.
+  std::span<const uint8_t> unwritten_factors_;
+  std::vector<double> loss_;         // [states], empty without loss augmentation
+  std::vector<double> offset_base_;  // [states] loss + offset; empty: no offset
+  double largest_base_;              // max |potential_base()|
+  std::vector<int64_t> selected_;    // select_examples'; empty: all
+  WorkPlan selected_sweep_plan_;
+  WorkPlan selected_evaluation_plan_;
+  std::vector<uint8_t> selected_factor_;      // [factors] 1 for those of the selected examples
+  std::vector<uint8_t> example_selected_;     // [examples] select_examples' scratch, all 0
+  mutable std::vector<double> truth_weight_;  // truth_weight()'s, built at the first call
+  std::vector<double> truth_offset_;          // [examples] ground_truth_offset()'s parts
+  std::vector<double> theta_;                 // the theta of the potentials, for error messages
+  ZeroedArray<double> potential_;             // [states + table entries]
+  bool potentials_bounded_ = true;            // far below the largest double, by a bound from theta
   bool potentials_finite_ = true;
   MessageState lambda_;                        // message state of the kernels
   MessageState kept_lambda_;                   // keep_messages' copy (empty until then)

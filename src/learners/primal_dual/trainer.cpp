@@ -55,8 +55,14 @@ class Trainer {
     for (size_t r = 0; r < params_; ++r) gap[r] = z[r] - d_[r];
     return gap;
   }
+  // F from the sum over the ranks of local_objective() (design.md §2).
   double full_objective(double local_sum, std::span<const double> at) const {
-    return local_sum - dot(d_, at) + regularizer_.value(at);
+    return local_sum - dot(d_, at) - truth_offset_ + regularizer_.value(at);
+  }
+  // This rank's part of F but for the regulariser: its smax terms, less the ground-truth score
+  // when the model is nonlinear (a linear one's is theta . d + truth_offset_, from the reduced d).
+  double local_objective() {
+    return linear_ ? problem_.objective() : problem_.objective() - problem_.ground_truth_score();
   }
   // Sweeps, beliefs and the one allreduce; fills the gradient and the record's F, D, gap.
   void evaluate(IterationRecord& record);
@@ -95,13 +101,17 @@ class Trainer {
   TrainingState state_;
   const Regularizer regularizer_;
   const size_t params_;
-  const bool smoothing_;             // eps = 0: training runs at a temperature lowered towards 0
+  const bool smoothing_;  // eps = 0: training runs at a temperature lowered towards 0
+  // The potential model is linear: d is fixed, and the dual and its certificates hold. A
+  // nonlinear one gets its ground-truth terms at every theta, and F and the gradient only.
+  const bool linear_;
   bool saddle_ = false;              // some rank has a negative counting number
   bool dual_bounds_primal_ = false;  // no negative counting number anywhere
   // Every example on every rank is exact (a forest with Bethe numbers, eps > 0): the messages an
   // iteration ends with were swept at its theta, and the next one evaluates them as they are.
   bool swept_messages_carry_over_ = false;
-  std::vector<double> d_;  // empirical feature sums at the ground truth
+  std::vector<double> d_;    // empirical feature sums at the ground truth (0: nonlinear model)
+  double truth_offset_ = 0;  // linear model: the potential offset's ground-truth part, all ranks
   double message_blocks_ = 0;
   const bool lbfgs_;                             // --theta-step lbfgs
   std::optional<KroneckerCurvature> curvature_;  // --lbfgs-curvature other than identity
@@ -124,7 +134,12 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
       regularizer_{config.C, config.p},
       params_(static_cast<size_t>(problem.num_params())),
       smoothing_(config.epsilon == 0),
+      linear_(problem.model().is_linear()),
       lbfgs_(config.theta_step == "lbfgs") {
+  // The smoothing's certificate is a dual bound, which only a linear model has.
+  if (smoothing_ && !linear_)
+    throw InputError(config.data + ": --epsilon 0: the " + problem.model().name() +
+                     " potential model is nonlinear and trains at eps > 0 only");
   // Collective, so that every rank reports a failure in one line rather than aborting the job.
   // The L-BFGS memory is reserved at its full size here, so it cannot fail to grow mid-run.
   const int memory_vectors = lbfgs_ ? 2 * config.lbfgs_memory + 2 : 0;
@@ -152,7 +167,7 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
   compute_global_terms();
   // Without typed variable blocks the model would be a diagonal from the moments alone, which
   // was not measured to help: those data sets keep gamma I.
-  if (lbfgs_ && config.lbfgs_curvature != "identity") {
+  if (lbfgs_ && config.lbfgs_curvature != "identity" && linear_) {
     using Kind = KroneckerCurvature::Kind;
     const Kind kind = config.lbfgs_curvature == "softmax"     ? Kind::Softmax
                       : config.lbfgs_curvature == "kronecker" ? Kind::Kronecker
@@ -163,14 +178,17 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
 }
 
 void Trainer::compute_global_terms() {
-  d_.resize(params_);
-  problem_.ground_truth_moments(d_);
+  d_.assign(params_, 0.0);
+  if (linear_) problem_.ground_truth_moments(d_);
   d_.push_back(static_cast<double>(problem_.messages_per_sweep()));
+  d_.push_back(linear_ ? problem_.ground_truth_offset() : 0.0);
   // Regime flags decide which collectives run, so they are agreed over all ranks: a rank may
   // hold no negative counting number (or no example at all) while another does.
   const bool exact = problem_.counting().exact_examples() == problem_.data().num_examples();
   double regime[2] = {problem_.is_saddle_problem() ? 1.0 : 0.0, exact ? 0.0 : 1.0};
   comm_.allreduce(d_, regime);
+  truth_offset_ = d_.back();
+  d_.pop_back();
   message_blocks_ = d_.back();
   d_.pop_back();
   saddle_ = regime[0] > 0;
@@ -182,7 +200,7 @@ void Trainer::compute_global_terms() {
   swept_messages_carry_over_ = regime[1] == 0 && !smoothing_ && problem_.temperature() > 0;
   // At eps = 0 every counting number is >= 0 (LocalProblem checks), so the certificate of
   // smoothing.hpp bounds the distance to the optimum.
-  dual_bounds_primal_ = !saddle_;
+  dual_bounds_primal_ = !saddle_ && linear_;
 }
 
 void Trainer::evaluate(IterationRecord& record) {
@@ -195,8 +213,16 @@ void Trainer::evaluate(IterationRecord& record) {
 
   auto phase = Clock::now();
   const LocalEvaluation local = problem_.evaluate();
-  problem_.model_moments(std::span<double>(reduced_).first(params_));
+  const std::span<double> moments = std::span<double>(reduced_).first(params_);
+  problem_.model_moments(moments);
   reduced_[params_] = local.objective;
+  if (!linear_) {
+    // The gradient's ground-truth part at this theta, in the reduced moments (d_ stays 0);
+    // trial_ is free until the step search.
+    problem_.ground_truth_moments(trial_);
+    for (size_t r = 0; r < params_; ++r) moments[r] -= trial_[r];
+    reduced_[params_] -= problem_.ground_truth_score();
+  }
   reduced_[params_ + 1] = local.dual;
   reduced_[params_ + 2] = local.expected_loss;
   maxima_[0] = local.violation;
@@ -220,7 +246,8 @@ void Trainer::evaluate(IterationRecord& record) {
   regularizer_.add_gradient(state_.theta, grad_);
   record.objective = full_objective(reduced_[params_], state_.theta);
   const double conjugate = regularizer_.conjugate(moment_gap);
-  record.dual = reduced_[params_ + 1] - conjugate;
+  // A nonlinear model has no dual: its D and gap are not numbers.
+  record.dual = linear_ ? reduced_[params_ + 1] - truth_offset_ - conjugate : NAN;
   record.gap = record.objective - record.dual;
   record.temperature = problem_.temperature();
   if (smoothing_) {
@@ -262,7 +289,7 @@ bool Trainer::line_search(IterationRecord& record, double first_step, bool inter
     problem_.restore_messages();
     problem_.sweep(config_.sweeps);
     problem_.resolve_kinks();
-    const double candidate = full_objective(comm_.allreduce_sum(problem_.objective()), trial_);
+    const double candidate = full_objective(comm_.allreduce_sum(local_objective()), trial_);
     if (candidate <= record.objective + 1e-4 * eta * slope) {
       theta.swap(trial_);
       record.objective_after_step = candidate;
@@ -346,7 +373,8 @@ StopReason Trainer::convergence(const IterationRecord& record) const {
                              (smoothing_ ? " / 100" : "") + " (not certified: " +
                              (dual_bounds_primal_
                                   ? "primal-dual gap " + number_text(record.gap) + at_zero
-                                  : "no gap test with negative counting numbers") +
+                              : linear_ ? "no gap test with negative counting numbers"
+                                        : "no gap test for a nonlinear potential model") +
                              ")");
   if (config_.max_seconds > 0 && maxima_[1] >= config_.max_seconds) return stop_time_limit();
   if (maxima_[2] > 0) return stop_signal();
@@ -365,15 +393,16 @@ void Trainer::certify_where_it_counts(IterationRecord& record) {
   consistent_entropy() = problem_.consistent_beliefs(consistent_moments());
   comm_.allreduce(std::span<double>(reduced_).subspan(params_ + 4, params_ + 1), {});
   const std::vector<double> moment_gap = minus_d(consistent_moments());
-  record.dual = consistent_entropy() + reduced_[params_ + 2] - regularizer_.conjugate(moment_gap);
+  record.dual = consistent_entropy() + reduced_[params_ + 2] - truth_offset_ -
+                regularizer_.conjugate(moment_gap);
   record.gap = record.objective - record.dual;
   record.gap_certified = true;
   record.seconds_gradient += seconds_since(start);
 }
 
 double Trainer::certified_dual() {
-  return state_.dual_bundle.add(consistent_moments(), reduced_[params_ + 2], d_, regularizer_,
-                                dual_bundle_capacity(static_cast<int64_t>(params_)));
+  return state_.dual_bundle.add(consistent_moments(), reduced_[params_ + 2] - truth_offset_, d_,
+                                regularizer_, dual_bundle_capacity(static_cast<int64_t>(params_)));
 }
 
 StopReason Trainer::continue_smoothing(const IterationRecord& record, const StopReason& stop) {

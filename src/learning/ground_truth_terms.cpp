@@ -1,0 +1,102 @@
+// LocalProblem's terms of the ground truth and of the potential offset: d, the ground-truth
+// score and the offset's part of it (design.md §2), through the potential model.
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "pdsp/data/allocation.hpp"
+#include "pdsp/features/feature_index.hpp"
+#include "pdsp/learning/local_problem.hpp"
+#include "pdsp/util/errors.hpp"
+#include "pdsp/util/vector_ops.hpp"
+
+namespace pdsp {
+
+template <class Visit>
+void LocalProblem::for_each_truth_position(Visit&& visit) const {
+  const std::vector<double>& weight = truth_weight();
+  const int64_t states = data_.num_states();
+  const auto visit_example = [&](int64_t n) {
+    for (int64_t i = data_.state_offset[data_.var_offset[n]];
+         i < data_.state_offset[std::min(data_.var_offset[n + 1], data_.owned_vars())]; ++i)
+      if (weight[i] != 0.0) visit(n, i);
+    for (int64_t t = data_.table_offset[data_.factor_offset[n]];
+         t < data_.table_offset[std::min(data_.factor_offset[n + 1], data_.owned_factors())]; ++t)
+      if (weight[states + t] != 0.0) visit(n, states + t);
+  };
+  if (selected_.empty())
+    for (int64_t n = 0; n < data_.num_examples(); ++n) visit_example(n);
+  else
+    for (int64_t n : selected_) visit_example(n);
+}
+
+const std::vector<double>& LocalProblem::truth_weight() const {
+  if (truth_weight_.empty()) {
+    if (!data_.has_labels())
+      throw InputError(settings_.source + ": /vars/label: the ground truth needs labels");
+    truth_weight_ = ground_truth_weights(data_, graph_);
+  }
+  return truth_weight_;
+}
+
+void LocalProblem::ground_truth_moments(std::span<double> d) const {
+  if (selected_.empty()) {
+    model_->backward(theta_, truth_weight(), d);
+  } else {
+    std::fill(d.begin(), d.end(), 0.0);
+    for (int64_t n : selected_) model_->add_backward_example(n, theta_, truth_weight(), d);
+  }
+  // A linear model's d is the same at every theta: one pass, and the indicator's memory back.
+  if (model_->is_linear()) std::vector<double>().swap(truth_weight_);
+}
+
+double LocalProblem::ground_truth_offset() const {
+  double sum = 0.0;
+  if (selected_.empty())
+    for (double part : truth_offset_) sum += part;
+  else if (!truth_offset_.empty())
+    for (int64_t n : selected_) sum += truth_offset_[n];
+  return sum;
+}
+
+double LocalProblem::ground_truth_score() const {
+  if (model_->is_linear()) {
+    // Some tables may be unwritten (unwritten_factors_): theta . d reads none.
+    std::vector<double> d(static_cast<size_t>(num_params()));
+    ground_truth_moments(d);
+    return dot(theta_, d) + ground_truth_offset();
+  }
+  double score = 0.0;
+  for_each_truth_position([&](int64_t, int64_t i) {
+    score += potential_[i] - (i < static_cast<int64_t>(loss_.size()) ? loss_[i] : 0.0);
+  });
+  return score;
+}
+
+void LocalProblem::set_potential_offset(std::span<const double> offset) {
+  if (offset.empty()) {
+    offset_base_ = {};
+    truth_offset_ = {};
+    largest_base_ = largest_magnitude(loss_);
+    return;
+  }
+  if (static_cast<int64_t>(offset.size()) != data_.num_states())
+    throw std::invalid_argument("set_potential_offset: " + std::to_string(offset.size()) +
+                                " values for " + std::to_string(data_.num_states()) + " states");
+  if (offset_base_.empty())
+    offset_base_ = allocate_vector<double>(
+        settings_.source, "the potential offset (" + std::to_string(offset.size()) + " states)",
+        static_cast<int64_t>(offset.size()));
+  for (size_t i = 0; i < offset.size(); ++i)
+    offset_base_[i] = (i < loss_.size() ? loss_[i] : 0.0) + offset[i];
+  largest_base_ = largest_magnitude(offset_base_);
+  truth_offset_.assign(static_cast<size_t>(data_.num_examples()), 0.0);
+  const std::vector<int64_t> selected = std::exchange(selected_, {});
+  for_each_truth_position([&](int64_t n, int64_t i) {
+    if (i < data_.num_states()) truth_offset_[n] += offset[i];
+  });
+  if (model_->is_linear()) std::vector<double>().swap(truth_weight_);
+  selected_ = selected;
+}
+
+}  // namespace pdsp
