@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pdsp/learners/train_parameters.hpp"
+#include "pdsp/optim/smoothing.hpp"
 #include "pdsp/util/errors.hpp"
 
 namespace pdsp {
@@ -47,7 +48,7 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields(
     // The L-BFGS settings change nothing for the gradient step, the smoothing nothing at
     // eps > 0.
     if (row.trajectory && (!row.name.starts_with("lbfgs_") || theta_step == "lbfgs") &&
-        (row.name != "smoothing_start" || epsilon == 0))
+        (row.name != "smoothing_start" || trains_by_smoothing(epsilon)))
       kept.emplace_back(row.name, row.value_text(*this));
   return kept;
 }

@@ -17,6 +17,12 @@
 // beliefs kept in a bundle (dual_bundle.hpp).
 namespace pdsp {
 
+// Whether training at `epsilon` goes by this continuation: at eps = 0 exactly (the one place
+// that decides it).
+inline bool trains_by_smoothing(double epsilon) {
+  return epsilon == 0;
+}
+
 struct SmoothingProgress {
   double temperature = 0;       // w
   double smoothed_gap = 0;      // F_w - D_w

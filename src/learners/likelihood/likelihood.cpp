@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pdsp/util/errors.hpp"
+#include "pdsp/util/vector_ops.hpp"
 
 namespace pdsp {
 namespace {
@@ -14,7 +15,10 @@ constexpr double kNegativeNll = 1e-9;
 }  // namespace
 
 Likelihood::Likelihood(ApproximateCrf& crf, double C, Communicator& comm)
-    : crf_(crf), C_(C), comm_(comm), params_(static_cast<size_t>(crf.data().num_params)) {
+    : crf_(crf),
+      regularizer_{C, 2.0},
+      comm_(comm),
+      params_(static_cast<size_t>(crf.data().num_params)) {
   d_.resize(params_);
   crf_.ground_truth_moments(d_);
   comm_.allreduce_sum(std::span<double>(d_));
@@ -57,11 +61,10 @@ Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double>
   e.unconverged = static_cast<int64_t>(sums[params_ + 1]);
   e.negative = static_cast<int64_t>(sums[params_ + 2]);
   e.lowest_nll = -negated_lowest[0];
-  double value = sums[params_];
-  for (size_t r = 0; r < params_; ++r) {
-    grad[r] = (sums[r] - d_[r] + C_ * theta[r]) / variables_;
-    value += -d_[r] * theta[r] + 0.5 * C_ * theta[r] * theta[r];
-  }
+  for (size_t r = 0; r < params_; ++r) grad[r] = sums[r] - d_[r];
+  regularizer_.add_gradient(theta, grad);
+  for (size_t r = 0; r < params_; ++r) grad[r] /= variables_;
+  const double value = sums[params_] - dot(d_, theta) + regularizer_.value(theta);
   e.value = value / variables_;
   if (!std::isfinite(e.value))
     throw CollectiveError(crf_.data().source() +
@@ -84,7 +87,7 @@ void Likelihood::example_gradient(int64_t global, std::span<const double> theta,
   }
   comm_.allreduce_sum(grad);
   const double share = 1.0 / static_cast<double>(data.file_examples);
-  for (size_t r = 0; r < params_; ++r) grad[r] += share * C_ * theta[r];
+  Regularizer{share * regularizer_.C, regularizer_.p}.add_gradient(theta, grad);
 }
 
 }  // namespace pdsp

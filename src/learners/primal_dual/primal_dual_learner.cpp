@@ -15,17 +15,7 @@ class PrimalDualLearner final : public Learner {
     config_ = &config;
     comm_ = &comm;
     run_collectively(comm, [&] {
-      ProblemSettings settings{.epsilon = config.epsilon,
-                               .counting = config.counting,
-                               .loss_weight = config.loss_weight,
-                               .loss_augmented = true,
-                               .source = config.data,
-                               .specialised_kernels = config.kernels == "auto",
-                               .message_precision = config.message_precision == "single"
-                                                        ? MessagePrecision::Single
-                                                        : MessagePrecision::Double,
-                               .smoothing = config.epsilon == 0 ? config.smoothing_start : 0.0};
-      problem_ = std::make_unique<LocalProblem>(slice, settings);
+      problem_ = std::make_unique<LocalProblem>(slice, training_problem_settings(config));
       config.counting = problem_->counting().mode;
     });
   }

@@ -133,7 +133,7 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
       state_(std::move(start)),
       regularizer_{config.C, config.p},
       params_(static_cast<size_t>(problem.num_params())),
-      smoothing_(config.epsilon == 0),
+      smoothing_(trains_by_smoothing(config.epsilon)),
       linear_(problem.model().is_linear()),
       lbfgs_(config.theta_step == "lbfgs") {
   // The smoothing's certificate is a dual bound, which only a linear model has.
@@ -467,6 +467,20 @@ TrainResult Trainer::run() {
 }
 
 }  // namespace
+
+ProblemSettings training_problem_settings(const TrainConfig& config) {
+  ProblemSettings settings;
+  settings.epsilon = config.epsilon;
+  settings.counting = config.counting;
+  settings.loss_weight = config.loss_weight;
+  settings.loss_augmented = true;
+  settings.source = config.data;
+  settings.specialised_kernels = config.kernels == "auto";
+  settings.message_precision =
+      config.message_precision == "single" ? MessagePrecision::Single : MessagePrecision::Double;
+  settings.smoothing = trains_by_smoothing(config.epsilon) ? config.smoothing_start : 0.0;
+  return settings;
+}
 
 TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
                   TrainingObserver& observer, TrainingState start) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pdsp/learning/approximate_crf.hpp"
+#include "pdsp/optim/regularizer.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
 namespace pdsp {
@@ -52,7 +53,7 @@ class Likelihood {
 
  private:
   ApproximateCrf& crf_;
-  double C_;
+  const Regularizer regularizer_;  // (C/2) |theta|^2: p = 2 is all the baselines accept
   Communicator& comm_;
   size_t params_;
   double variables_ = 1;

@@ -13,6 +13,11 @@
 
 namespace pdsp {
 
+// The settings of the LocalProblem that train() runs on: the trainer owns the temperature, so
+// at eps = 0 the problem starts at --smoothing-start (its kernels are chosen for a positive
+// temperature), which train() then lowers.
+ProblemSettings training_problem_settings(const TrainConfig& config);
+
 TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
                   TrainingObserver& observer, TrainingState start = {});
 
