@@ -94,25 +94,7 @@ int64_t labelled_entry(const Dataset& data, const FactorGraph& graph, int64_t a)
   return data.table_offset[a] + t;
 }
 
-void add_row(const SparseRows& rows, int64_t i, std::span<double> z) {
-  for (int64_t k = rows.ptr[i]; k < rows.ptr[i + 1]; ++k) z[rows.param[k]] += rows.value[k];
-}
-
 }  // namespace
-
-// Over the regions this rank owns: a shard's halo and copies are counted by their owners.
-void ground_truth_moments(const Dataset& data, const FactorGraph& graph, std::span<double> z) {
-  std::fill(z.begin(), z.end(), 0.0);
-  for (int64_t v = 0; v < data.owned_vars(); ++v)
-    add_row(data.var_features, data.state_offset[v] + data.label[v], z);
-  for (int64_t a = 0; a < data.owned_factors(); ++a)
-    add_row(data.factor_features, labelled_entry(data, graph, a), z);
-  if (data.is_compact()) {
-    const std::vector<double> weight = ground_truth_weights(data, graph);
-    for (auto kind : {TypedEncoding::Kind::Variables, TypedEncoding::Kind::Factors})
-      TypedEncoding(data, kind).add_moments(weight, z);
-  }
-}
 
 std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph) {
   std::vector<double> weight(static_cast<size_t>(data.num_states() + data.num_table_entries()),

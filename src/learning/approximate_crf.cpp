@@ -35,6 +35,15 @@ constexpr double kSameFixedPoint = 1e-6;
 // The annealed start runs inference at theta scaled by k / kAnnealSteps, k = 1 .. kAnnealSteps.
 constexpr int kAnnealSteps = 10;
 
+EngineSettings bethe_at_one(const Dataset& data) {
+  EngineSettings settings;
+  settings.counting = CountingMode::Bethe;
+  settings.epsilon = 1.0;
+  settings.temperature = 1.0;
+  settings.source = data.source();
+  return settings;
+}
+
 }  // namespace
 
 ApproximateCrf::ApproximateCrf(const Dataset& data, ApproximateInference inference, int max_sweeps,
@@ -43,14 +52,14 @@ ApproximateCrf::ApproximateCrf(const Dataset& data, ApproximateInference inferen
       inference_(inference),
       max_sweeps_(max_sweeps),
       tol_(tol),
-      graph_(data),
-      bethe_(make_counting_numbers(data, graph_, CountingMode::Bethe, data.source())),
-      bp_(data, graph_, bethe_, 1.0),
+      // Loopy BP is the general kernels with Bethe numbers at eps = 1.
+      engine_(data, bethe_at_one(data), nullptr),
+      graph_(engine_.graph()),
+      bp_(engine_.general()),
       mean_field_(data, graph_),
-      features_(data),
-      potential_(static_cast<size_t>(data.num_states() + data.num_table_entries()), 0.0),
+      potential_(engine_.potentials(), engine_.potential_array().size()),
       lambda_(static_cast<size_t>(graph_.num_message_entries()), 0.0),
-      belief_(potential_.size(), 0.0),
+      belief_(engine_.potential_array().size(), 0.0),
       per_example_(static_cast<size_t>(data.num_examples()), 0.0),
       cold_log_z_(static_cast<size_t>(data.num_examples()), 0.0),
       cold_converged_(static_cast<size_t>(data.num_examples()), 0),
@@ -90,13 +99,20 @@ std::pair<int64_t, int64_t> ApproximateCrf::state_range(int64_t n) const {
 }
 
 void ApproximateCrf::set_theta(std::span<const double> theta) {
-  theta_.assign(theta.begin(), theta.end());
-  features_.potentials(theta, {}, potential_);
+  engine_.set_theta(theta, {}, 0.0);
 }
 
 void ApproximateCrf::set_example_theta(int64_t n, std::span<const double> theta) {
-  theta_.assign(theta.begin(), theta.end());
-  features_.example_potentials(n, theta, {}, potential_);
+  engine_.set_example_theta(n, theta, {});
+}
+
+void ApproximateCrf::moments(std::span<double> z) const {
+  engine_.model().backward(engine_.theta(), belief_, z);
+}
+
+void ApproximateCrf::add_example_moments(int64_t n, std::span<const double> weight,
+                                         std::span<double> z) const {
+  engine_.model().add_backward_example(n, engine_.theta(), weight, z);
 }
 
 // Sweeps until no message moves by more than tol, undamped then damped; returns the Bethe
@@ -318,9 +334,8 @@ InferenceSummary ApproximateCrf::anneal_where(std::span<const char> wanted,
 }
 
 std::vector<double> ApproximateCrf::truth_scores() const {
-  // Once per object: every evaluation of the likelihood asks for the scores.
-  if (truth_weights_.empty()) truth_weights_ = ground_truth_weights(data_, graph_);
-  const std::vector<double>& truth = truth_weights_;
+  // Kept by the engine: every evaluation of the likelihood asks for the scores.
+  const std::vector<double>& truth = engine_.truth_weight();
   std::vector<double> scores(static_cast<size_t>(data_.num_examples()), 0.0);
   for (int64_t n = 0; n < data_.num_examples(); ++n) {
     double score = 0.0;
@@ -333,15 +348,16 @@ std::vector<double> ApproximateCrf::truth_scores() const {
 
 // Inference to convergence costs far more than these scans.
 void ApproximateCrf::require_finite() const {
-  const bool finite = all_finite(potential_) && all_finite(lambda_) && all_finite(belief_);
+  const bool finite =
+      all_finite(engine_.potential_array()) && all_finite(lambda_) && all_finite(belief_);
   run_collectively(data_.communicator(), [&] {
     if (!finite) throw InputError(data_.source() + ": " + explain_non_finite());
   });
 }
 
 std::string ApproximateCrf::explain_non_finite() const {
-  const PotentialSource u{data_, theta_, {}, potential_};
-  const int64_t potential = first_non_finite(potential_);
+  const PotentialSource u{data_, engine_.theta(), {}, engine_.potential_array()};
+  const int64_t potential = first_non_finite(engine_.potential_array());
   if (potential >= 0) return describe_potential(u, potential);
   const std::string cause = describe_largest_potential(u, 1.0);
   const int64_t message = first_non_finite(lambda_);
@@ -350,7 +366,7 @@ std::string ApproximateCrf::explain_non_finite() const {
 }
 
 void ApproximateCrf::ground_truth_moments(std::span<double> d) const {
-  pdsp::ground_truth_moments(data_, graph_, d);
+  engine_.ground_truth_moments(d);
 }
 
 }  // namespace pdsp

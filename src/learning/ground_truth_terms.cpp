@@ -14,7 +14,7 @@ namespace pdsp {
 
 template <class Visit>
 void LocalProblem::for_each_truth_position(Visit&& visit) const {
-  const std::vector<double>& weight = truth_weight();
+  const std::vector<double>& weight = engine_.truth_weight();
   const int64_t states = data_.num_states();
   const auto visit_example = [&](int64_t n) {
     for (int64_t i = data_.state_offset[data_.var_offset[n]];
@@ -30,24 +30,8 @@ void LocalProblem::for_each_truth_position(Visit&& visit) const {
     for (int64_t n : selected_) visit_example(n);
 }
 
-const std::vector<double>& LocalProblem::truth_weight() const {
-  if (truth_weight_.empty()) {
-    if (!data_.has_labels())
-      throw InputError(settings_.source + ": /vars/label: the ground truth needs labels");
-    truth_weight_ = ground_truth_weights(data_, graph_);
-  }
-  return truth_weight_;
-}
-
 void LocalProblem::ground_truth_moments(std::span<double> d) const {
-  if (selected_.empty()) {
-    model_->backward(theta_, truth_weight(), d);
-  } else {
-    std::fill(d.begin(), d.end(), 0.0);
-    for (int64_t n : selected_) model_->add_backward_example(n, theta_, truth_weight(), d);
-  }
-  // A linear model's d is the same at every theta: one pass, and the indicator's memory back.
-  if (model_->is_linear()) std::vector<double>().swap(truth_weight_);
+  engine_.ground_truth_moments(d, selected_);
 }
 
 double LocalProblem::ground_truth_offset() const {
@@ -60,15 +44,16 @@ double LocalProblem::ground_truth_offset() const {
 }
 
 double LocalProblem::ground_truth_score() const {
-  if (model_->is_linear()) {
+  if (engine_.model().is_linear()) {
     // Some tables may be unwritten (unwritten_factors_): theta . d reads none.
     std::vector<double> d(static_cast<size_t>(num_params()));
     ground_truth_moments(d);
-    return dot(theta_, d) + ground_truth_offset();
+    return dot(engine_.theta(), d) + ground_truth_offset();
   }
   double score = 0.0;
   for_each_truth_position([&](int64_t, int64_t i) {
-    score += potential_[i] - (i < static_cast<int64_t>(loss_.size()) ? loss_[i] : 0.0);
+    score +=
+        engine_.potential_array()[i] - (i < static_cast<int64_t>(loss_.size()) ? loss_[i] : 0.0);
   });
   return score;
 }
@@ -95,7 +80,7 @@ void LocalProblem::set_potential_offset(std::span<const double> offset) {
   for_each_truth_position([&](int64_t n, int64_t i) {
     if (i < data_.num_states()) truth_offset_[n] += offset[i];
   });
-  if (model_->is_linear()) std::vector<double>().swap(truth_weight_);
+  if (engine_.model().is_linear()) engine_.release_truth_weight();
   selected_ = selected;
 }
 

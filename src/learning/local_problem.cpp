@@ -18,9 +18,14 @@
 namespace pdsp {
 namespace {
 
-// Potentials below this cannot overflow in the sums of their rows: far enough below the
-// largest double (1.8e308) for any rounding.
-constexpr double kSafeMagnitude = 1e300;
+EngineSettings engine_settings(const ProblemSettings& settings, double temperature) {
+  EngineSettings engine;
+  engine.counting = settings.counting;
+  engine.epsilon = settings.epsilon;
+  engine.temperature = temperature;
+  engine.source = settings.source;
+  return engine;
+}
 
 }  // namespace
 
@@ -29,10 +34,10 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings,
     : data_(data),
       settings_(settings),
       temperature_(settings.epsilon > 0 ? settings.epsilon : settings.smoothing),
-      graph_(data, settings.source),
-      counting_(make_counting_numbers(data, graph_, settings.counting, settings.source,
-                                      settings.epsilon)),
-      general_(data, graph_, counting_, temperature_),
+      engine_(data, engine_settings(settings, temperature_), std::move(model)),
+      graph_(engine_.graph()),
+      counting_(engine_.counting()),
+      general_(engine_.general()),
       binary_pairwise_(
           make_binary_pairwise_kernels(data, graph_, counting_, settings, temperature_)),
       kernels_(binary_pairwise_ ? binary_pairwise_.get() : &general_),
@@ -43,27 +48,22 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings,
       chunk_counted_(counted_chunks()),
       // A shard exchanges after each phase, which the threads must have finished together.
       threads_inside_examples_(data.shard || share_examples_between_threads(data, graph_)),
-      model_(model ? std::move(model) : std::make_unique<FeatureIndex>(data)),
       // A nonlinear model writes every table, so that the ground-truth score can read them.
-      unwritten_factors_(kernels_ == &general_ && model_->is_linear()
+      unwritten_factors_(kernels_ == &general_ && engine_.model().is_linear()
                              ? general_.factors_without_own_table()
                              : std::span<const uint8_t>()),
       loss_(training_loss(data, settings)),
       largest_base_(largest_magnitude(loss_)),
-      potential_(allocate_zeroed<double>(
-          settings.source,
-          "the potentials (" + std::to_string(data.num_states() + data.num_table_entries()) +
-              " states and table entries)",
-          data.num_states() + data.num_table_entries())),
       lambda_(
           allocate(settings.source,
                    "the messages (" + std::to_string(graph_.num_message_entries()) + " entries)",
                    8.0 * static_cast<double>(graph_.num_message_entries()),
                    [&] { return kernels_->make_message_state(); })),
-      belief_(allocate_zeroed<double>(
-          settings.source,
-          "the beliefs (" + std::to_string(potential_.size()) + " states and table entries)",
-          static_cast<int64_t>(potential_.size()))),
+      belief_(allocate_zeroed<double>(settings.source,
+                                      "the beliefs (" +
+                                          std::to_string(engine_.potential_array().size()) +
+                                          " states and table entries)",
+                                      static_cast<int64_t>(engine_.potential_array().size()))),
       chunk_value_(
           static_cast<size_t>(std::max(sweep_plan_.num_chunks(), evaluation_plan_.num_chunks()))),
       chunk_terms_(static_cast<size_t>(evaluation_plan_.num_chunks())),
@@ -184,16 +184,9 @@ void LocalProblem::restore_messages() {
 }
 
 void LocalProblem::set_theta(std::span<const double> theta) {
-  theta_.assign(theta.begin(), theta.end());
   // The general kernels read one table for all the factors that share it (shared_tables.hpp).
-  model_->forward(theta, potential_base(), potential_, unwritten_factors_);
-  general_.set_potentials(potential_.data());
-  // No potential exceeds max |base| + the model's bound on its terms: when that is far inside
-  // the range of doubles, none can have overflowed, and the potentials (many more than the
-  // parameters) need no scan.
-  const double bound = largest_base_ + model_->largest_term(theta);
-  potentials_bounded_ = all_finite(theta) && bound < kSafeMagnitude;
-  potentials_finite_ = potentials_bounded_ || all_finite(potential_);
+  engine_.set_theta(theta, potential_base(), largest_base_, unwritten_factors_);
+  general_.set_potentials(engine_.potentials());
 }
 
 void LocalProblem::set_temperature(double epsilon) {
@@ -226,7 +219,7 @@ double LocalProblem::sweep(int count) {
   for (int i = 0; i < count; ++i) {
     if (halo_) halo_->count_sweep();
     pass_over_variables([&](int64_t c, std::span<const LocalIndex> vars, Workspace& w) {
-      chunk_value_[c] = kernels_->update_variables(vars, potential_.data(), lambda_, w);
+      chunk_value_[c] = kernels_->update_variables(vars, engine_.potentials(), lambda_, w);
     });
   }
   const WorkPlan& plan = active_sweep_plan();
@@ -248,7 +241,7 @@ void LocalProblem::resolve_kinks() {
   if (!*kinks_on_some_rank_ || (!here && !halo_)) return;
   messages_are_kept_ = false;
   pass_over_variables([&](int64_t, std::span<const LocalIndex> vars, Workspace& w) {
-    if (here) general_.resolve_kinks(vars, potential_.data(), lambda_, w);
+    if (here) general_.resolve_kinks(vars, engine_.potentials(), lambda_, w);
   });
 }
 
@@ -264,8 +257,9 @@ double LocalProblem::objective() {
     const WorkPlan::Chunk& chunk = plan.chunks[c];
     chunk_value_[c] =
         factors_in(phase)
-            ? kernels_->factor_objective(chunk.begin, chunk.end, potential_.data(), lambda_, w)
-            : kernels_->variable_objective(chunk.begin, chunk.end, potential_.data(), lambda_, w);
+            ? kernels_->factor_objective(chunk.begin, chunk.end, engine_.potentials(), lambda_, w)
+            : kernels_->variable_objective(chunk.begin, chunk.end, engine_.potentials(), lambda_,
+                                           w);
   });
   return sum_of_chunks(plan);
 }
@@ -287,10 +281,10 @@ LocalEvaluation LocalProblem::evaluate() {
         const WorkPlan::Chunk& chunk = plan.chunks[c];
         const bool factors = factors_in(phase);
         chunk_terms_[c] =
-            factors ? kernels_->factor_beliefs(chunk.begin, chunk.end, potential_.data(), lambda_,
-                                               belief_.data(), w)
-                    : kernels_->variable_beliefs(chunk.begin, chunk.end, potential_.data(), lambda_,
-                                                 loss, belief_.data(), w);
+            factors ? kernels_->factor_beliefs(chunk.begin, chunk.end, engine_.potentials(),
+                                               lambda_, belief_.data(), w)
+                    : kernels_->variable_beliefs(chunk.begin, chunk.end, engine_.potentials(),
+                                                 lambda_, loss, belief_.data(), w);
         // A belief that is not finite makes its region's term of F non-finite (every smax and
         // max over a region's scores carries a NaN or an inf): only then are the chunk's beliefs
         // read, since a term can also overflow where every belief is finite.
@@ -371,7 +365,7 @@ double LocalProblem::consistent_beliefs(std::span<double> z) {
   });
   const double entropy_terms = sum_of_chunks(evaluation_plan_);
   if (data_.shard) put_halo_beliefs_aside(consistent_belief_.data());
-  model_->backward(theta_, consistent_belief_, z);
+  engine_.model().backward(engine_.theta(), consistent_belief_, z);
   return entropy_terms;
 }
 
@@ -398,23 +392,24 @@ void LocalProblem::restore_halo_beliefs(double* belief) const {
 // near the top of the range of doubles, so they are read only then, or after an import of
 // messages that were not all finite.
 void LocalProblem::require_finite() const {
-  const bool finite = potentials_finite_ &&
-                      std::all_of(chunk_beliefs_finite_.begin(), chunk_beliefs_finite_.end(),
-                                  [](uint8_t chunk_finite) { return chunk_finite != 0; }) &&
-                      ((potentials_bounded_ && imported_finite_) || all_finite(messages()));
+  const bool finite =
+      engine_.potentials_finite() &&
+      std::all_of(chunk_beliefs_finite_.begin(), chunk_beliefs_finite_.end(),
+                  [](uint8_t chunk_finite) { return chunk_finite != 0; }) &&
+      ((engine_.potentials_bounded() && imported_finite_) || all_finite(messages()));
   run_collectively(data_.communicator(), [&] {
     if (!finite) throw InputError(settings_.source + ": " + explain_non_finite());
   });
 }
 
 std::string LocalProblem::explain_non_finite() const {
-  const PotentialSource u{data_, theta_, loss_, potential_};
-  const int64_t potential = first_non_finite(potential_);
+  const PotentialSource u{data_, engine_.theta(), loss_, engine_.potential_array()};
+  const int64_t potential = first_non_finite(engine_.potential_array());
   if (potential >= 0) return describe_potential(u, potential);
   // Huge potentials are the cause unless the bound from theta rules them out (then the
   // messages came from set_messages: a checkpoint's).
   const std::string cause =
-      potentials_bounded_ ? "" : ": " + describe_largest_potential(u, temperature_);
+      engine_.potentials_bounded() ? "" : ": " + describe_largest_potential(u, temperature_);
   const std::vector<double> arena = messages();
   const int64_t message = first_non_finite(arena);
   if (message >= 0) return describe_message(data_, graph_, arena, message) + cause;
@@ -424,15 +419,16 @@ std::string LocalProblem::explain_non_finite() const {
 void LocalProblem::model_moments(std::span<double> z) const {
   if (!selected_.empty()) {
     std::fill(z.begin(), z.end(), 0.0);
-    for (int64_t n : selected_) model_->add_backward_example(n, theta_, belief_, z);
+    for (int64_t n : selected_)
+      engine_.model().add_backward_example(n, engine_.theta(), belief_, z);
     return;
   }
   if (kernels_ != &general_) {
-    model_->backward(theta_, belief_, z);
+    engine_.model().backward(engine_.theta(), belief_, z);
     return;
   }
   // The beliefs of shared-table factors are folded into sums per table (shared_tables.hpp).
-  model_->backward(theta_, belief_, z, general_.factors_with_folded_beliefs());
+  engine_.model().backward(engine_.theta(), belief_, z, general_.factors_with_folded_beliefs());
   general_.add_shared_moments(z);
 }
 

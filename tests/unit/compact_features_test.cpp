@@ -13,6 +13,7 @@
 #include "pdsp/features/feature_index.hpp"
 #include "pdsp/gen/denoise.hpp"
 #include "pdsp/learners/primal_dual/trainer.hpp"
+#include "pdsp/learning/inference_engine.hpp"
 #include "support/brute_force.hpp"
 #include "support/compact_checks.hpp"
 #include "support/compact_data.hpp"
@@ -140,8 +141,8 @@ TEST(CompactFeatures, GroundTruthMomentsAndRowBoundEqualTheExpansion) {
   const Dataset rows = testing::expand_to_rows(data);
   std::vector<double> expected(static_cast<size_t>(data.num_params));
   std::vector<double> actual(expected.size());
-  ground_truth_moments(rows, FactorGraph(rows), expected);
-  ground_truth_moments(data, FactorGraph(data), actual);
+  InferenceEngine(rows, EngineSettings{}, nullptr).ground_truth_moments(expected);
+  InferenceEngine(data, EngineSettings{}, nullptr).ground_truth_moments(actual);
   EXPECT_LT(max_abs_difference(actual, expected), 1e-10);
   // The bound on |potential| / max |theta| may exceed the expansion's (two parts bounded
   // separately) but never fall below it.

@@ -82,11 +82,10 @@ class FeatureIndex final : public PotentialModel {
 std::vector<std::unique_ptr<FeatureEncoding>> make_feature_encodings(const Dataset& data,
                                                                      FeatureIndex::Order order);
 
-// d of design.md §2: the feature sums at the ground-truth labelling (each variable's label and
-// each factor's labelled joint state), in row order.
-void ground_truth_moments(const Dataset& data, const FactorGraph& graph, std::span<double> z);
-// The same labelling as weights in the potential layout: 1 at each labelled position, 0
-// elsewhere (for the baselines, which need it example by example).
+// The ground-truth labelling (each variable's label and each factor's labelled joint state) as
+// weights in the potential layout: 1 at each labelled position of the regions this rank owns (a
+// shard's halo and copies are counted by their owners), 0 elsewhere; d of design.md §2 is the
+// model's backward pass on them (InferenceEngine::ground_truth_moments).
 std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph);
 // Potentials u = loss + Phi theta in the layout [states | table entries], row by row, then the
 // typed terms (the reference FeatureIndex::potentials is tested against).

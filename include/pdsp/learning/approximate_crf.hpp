@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
-#include "pdsp/features/feature_index.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/factor_graph.hpp"
 #include "pdsp/inference/mean_field.hpp"
 #include "pdsp/inference/message_passing.hpp"
+#include "pdsp/learning/inference_engine.hpp"
 
 namespace pdsp {
 
@@ -107,12 +107,13 @@ class ApproximateCrf {
   std::span<const double> example_log_z() const { return per_example_; }
   // The score of the ground truth of each example, sum of its potentials at the labels.
   std::vector<double> truth_scores() const;
+  // 1 at the labels' positions in the potential layout (InferenceEngine::truth_weight).
+  const std::vector<double>& truth_weight() const { return engine_.truth_weight(); }
   std::span<const double> beliefs() const { return belief_; }
-  void moments(std::span<double> z) const { features_.moments(belief_, z); }
+  // z = the moments of the beliefs through the model at the current theta.
+  void moments(std::span<double> z) const;
   // z += the features of example n weighted by `weight` (a vector over the potential layout).
-  void add_example_moments(int64_t n, std::span<const double> weight, std::span<double> z) const {
-    features_.add_example_moments(n, weight, z);
-  }
+  void add_example_moments(int64_t n, std::span<const double> weight, std::span<double> z) const;
   void ground_truth_moments(std::span<double> d) const;
 
  private:
@@ -153,19 +154,18 @@ class ApproximateCrf {
   ApproximateInference inference_;
   int max_sweeps_;
   double tol_;
-  FactorGraph graph_;
-  CountingNumbers bethe_;
-  MessagePassing bp_;
+  InferenceEngine engine_;
+  // engine_'s parts, under the names the inference uses (the starts change the potentials).
+  const FactorGraph& graph_;
+  MessagePassing& bp_;
   MeanField mean_field_;
-  FeatureIndex features_;
-  std::vector<double> theta_;  // the theta of the potentials, for error messages
-  std::vector<double> potential_, lambda_, belief_, per_example_;
+  std::span<double> potential_;
+  std::vector<double> lambda_, belief_, per_example_;
   std::vector<double> cold_log_z_;    // see cold_log_z()
   std::vector<char> cold_converged_;  // whether that fixed point converged
   std::vector<double> accepted_;      // the accepted state (messages or beliefs), see accept()
-  mutable std::vector<double> truth_weights_;  // 1 at the labels' entries, filled on first use
-  std::vector<char> converged_;                // per example, from its last inference
-  std::vector<int> sweeps_;                    // per example, sweeps of its last inference
+  std::vector<char> converged_;       // per example, from its last inference
+  std::vector<int> sweeps_;           // per example, sweeps of its last inference
   std::vector<Workspace> workspaces_;
   std::vector<std::vector<double>> scratch_;  // per thread: an example's state before a sweep
 };

@@ -21,6 +21,7 @@
 #include "pdsp/inference/halo_exchange.hpp"
 #include "pdsp/inference/message_passing.hpp"
 #include "pdsp/inference/work_plan.hpp"
+#include "pdsp/learning/inference_engine.hpp"
 #include "pdsp/learning/problem_setup.hpp"
 #include "pdsp/learning/training_state.hpp"
 
@@ -45,8 +46,8 @@ class LocalProblem final : public CheckpointedMessages {
   const Dataset& data() const override { return data_; }
   const FactorGraph& graph() const { return graph_; }
   const CountingNumbers& counting() const { return counting_; }
-  const PotentialModel& model() const { return *model_; }
-  int64_t num_params() const override { return model_->num_params(); }
+  const PotentialModel& model() const { return engine_.model(); }
+  int64_t num_params() const override { return engine_.model().num_params(); }
   // eps > 0 with a negative counting number: F is not convex in the messages and the sweeps
   // converge to a saddle point (design.md §5, Claim 3).
   bool is_saddle_problem() const;
@@ -161,8 +162,6 @@ class LocalProblem final : public CheckpointedMessages {
   // examples covered (selected_, or all).
   template <class Visit>
   void for_each_truth_position(Visit&& visit) const;
-  // 1 at each labelled position this rank owns, in the potential layout (ground_truth_weights).
-  const std::vector<double>& truth_weight() const;
   void restore_halo_beliefs(double* belief) const;
   // Whether a phase of the evaluation plan holds factor chunks (else variable chunks).
   bool factors_in(int64_t phase) const;
@@ -174,9 +173,11 @@ class LocalProblem final : public CheckpointedMessages {
   const Dataset& data_;
   ProblemSettings settings_;
   double temperature_;
-  FactorGraph graph_;
-  CountingNumbers counting_;
-  MessagePassing general_;
+  InferenceEngine engine_;
+  // engine_'s parts, under the names the loops use.
+  const FactorGraph& graph_;
+  const CountingNumbers& counting_;
+  MessagePassing& general_;
   std::unique_ptr<Kernels> binary_pairwise_;  // null when they do not apply
   Kernels* kernels_;                          // the ones that run
   Colouring colouring_;  // the sweep's order of the variables, example by example
@@ -188,7 +189,6 @@ class LocalProblem final : public CheckpointedMessages {
   std::unique_ptr<HaloExchange> halo_;  // on a shard of a split example
   // c_v = 0 on some rank: agreed by resolve_kinks, again after each set_temperature.
   std::optional<bool> kinks_on_some_rank_;
-  std::unique_ptr<const PotentialModel> model_;
   // The shared-table factors whose potentials set_theta need not write (linear models on the
   // general kernels; MessagePassing::factors_without_own_table), else empty.
   std::span<const uint8_t> unwritten_factors_;
@@ -198,14 +198,9 @@ class LocalProblem final : public CheckpointedMessages {
   std::vector<int64_t> selected_;    // select_examples'; empty: all
   WorkPlan selected_sweep_plan_;
   WorkPlan selected_evaluation_plan_;
-  std::vector<uint8_t> selected_factor_;      // [factors] 1 for those of the selected examples
-  std::vector<uint8_t> example_selected_;     // [examples] select_examples' scratch, all 0
-  mutable std::vector<double> truth_weight_;  // truth_weight()'s, built at the first call
-  std::vector<double> truth_offset_;          // [examples] ground_truth_offset()'s parts
-  std::vector<double> theta_;                 // the theta of the potentials, for error messages
-  ZeroedArray<double> potential_;             // [states + table entries]
-  bool potentials_bounded_ = true;            // far below the largest double, by a bound from theta
-  bool potentials_finite_ = true;
+  std::vector<uint8_t> selected_factor_;       // [factors] 1 for those of the selected examples
+  std::vector<uint8_t> example_selected_;      // [examples] select_examples' scratch, all 0
+  std::vector<double> truth_offset_;           // [examples] ground_truth_offset()'s parts
   MessageState lambda_;                        // message state of the kernels
   MessageState kept_lambda_;                   // keep_messages' copy (empty until then)
   bool messages_are_kept_ = false;             // lambda_ equals kept_lambda_

@@ -1,0 +1,72 @@
+#include "pdsp/learning/inference_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "pdsp/features/feature_index.hpp"
+#include "pdsp/learning/non_finite_report.hpp"
+#include "pdsp/util/errors.hpp"
+
+namespace pdsp {
+namespace {
+
+// Potentials below this cannot overflow in the sums of their rows: far enough below the
+// largest double (1.8e308) for any rounding.
+constexpr double kSafeMagnitude = 1e300;
+
+}  // namespace
+
+InferenceEngine::InferenceEngine(const Dataset& data, const EngineSettings& settings,
+                                 std::unique_ptr<const PotentialModel> model)
+    : data_(data),
+      source_(settings.source),
+      graph_(data, settings.source),
+      counting_(make_counting_numbers(data, graph_, settings.counting, settings.source,
+                                      settings.epsilon)),
+      general_(data, graph_, counting_, settings.temperature),
+      model_(model ? std::move(model) : std::make_unique<FeatureIndex>(data)),
+      potential_(allocate_zeroed<double>(
+          settings.source,
+          "the potentials (" + std::to_string(data.num_states() + data.num_table_entries()) +
+              " states and table entries)",
+          data.num_states() + data.num_table_entries())) {}
+
+void InferenceEngine::set_theta(std::span<const double> theta, std::span<const double> base,
+                                double largest_base, std::span<const uint8_t> skip_factor) {
+  theta_.assign(theta.begin(), theta.end());
+  model_->forward(theta, base, potential_, skip_factor);
+  // No potential exceeds max |base| + the model's bound on its terms: when that is far inside
+  // the range of doubles, none can have overflowed, and the potentials (many more than the
+  // parameters) need no scan.
+  const double bound = largest_base + model_->largest_term(theta);
+  potentials_bounded_ = all_finite(theta) && bound < kSafeMagnitude;
+  potentials_finite_ = potentials_bounded_ || all_finite(potential_);
+}
+
+void InferenceEngine::set_example_theta(int64_t n, std::span<const double> theta,
+                                        std::span<const double> base) {
+  theta_.assign(theta.begin(), theta.end());
+  model_->forward_example(n, theta, base, potential_);
+}
+
+const std::vector<double>& InferenceEngine::truth_weight() const {
+  if (truth_weight_.empty()) {
+    if (!data_.has_labels())
+      throw InputError(source_ + ": /vars/label: the ground truth needs labels");
+    truth_weight_ = ground_truth_weights(data_, graph_);
+  }
+  return truth_weight_;
+}
+
+void InferenceEngine::ground_truth_moments(std::span<double> d,
+                                           std::span<const int64_t> examples) const {
+  if (examples.empty()) {
+    model_->backward(theta_, truth_weight(), d);
+  } else {
+    std::fill(d.begin(), d.end(), 0.0);
+    for (int64_t n : examples) model_->add_backward_example(n, theta_, truth_weight(), d);
+  }
+  if (model_->is_linear()) release_truth_weight();
+}
+
+}  // namespace pdsp
