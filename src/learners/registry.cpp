@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "pdsp/inference/binary_lp.hpp"
 #include "pdsp/learners/learner.hpp"
 #include "pdsp/util/errors.hpp"
 
@@ -67,6 +68,13 @@ void check_learner_settings(const LearnerEntry& learner, const TrainConfig& conf
           "single applies to " + learners_with(&LearnerTraits::single_precision) + " only");
   require(traits.checkpoints || !checkpoints, which,
           "checkpoints are for " + learners_with(&LearnerTraits::checkpoints));
+}
+
+void check_learner_data(const LearnerEntry& learner, const Dataset& slice, Communicator& comm) {
+  run_collectively(comm, [&] {
+    if (learner.traits.binary_pairwise_only)
+      require_binary_pairwise(slice, "--learner " + learner.name);
+  });
 }
 
 }  // namespace pdsp

@@ -61,7 +61,7 @@ finish_cases() {
 "$pdsp" gen denoise --train "$work/one.h5" --height 8 --width 8 --train-copies 1 > /dev/null
 echo "not hdf5" > "$work/text.h5"
 head -c 3000 "$work/train.h5" > "$work/truncated.h5"
-/usr/bin/python3 - "$work" <<'PY'
+/usr/bin/python3 - "$work" "$(dirname "$0")/../../python" <<'PY'
 import shutil, sys, h5py
 work = sys.argv[1]
 def damaged(name, edit):
@@ -108,6 +108,14 @@ def unknown_counting(f):
     f.attrs["counting"] = "text"
 damaged_model("infepsilon", infinite_epsilon)
 damaged_model("badcounting", unknown_counting)
+# Two chains of three ternary variables: data that --learner ssvm-fw (binary pairwise) refuses.
+sys.path.insert(0, sys.argv[2])
+import numpy as np
+import pdsp
+chain = pdsp.Example(card=[3, 3, 3], label=[0, 2, 1], factors=[[0, 1], [1, 2]],
+                     var_features=pdsp.SparseRows(np.arange(10), np.zeros(9, dtype=np.int32),
+                                                  np.ones(9)))
+pdsp.write_dataset(f"{work}/ternary.h5", [chain, chain], num_params=1)
 with open(f"{work}/bad.toml", "w") as f:
     f.write("epsilonn = 0.5\n")
 with open(f"{work}/typo.toml", "w") as f:
@@ -178,6 +186,7 @@ for ranks in 1 2; do
   expect_error 2 "\-\-epsilon: \-\-learner ssvm-fw solves the structured SVM (eps = 0)" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner ssvm-fw
   expect_error 2 "\-\-learner ssvm-fw: checkpoints are for the primal-dual learner" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0 --checkpoint-dir "$work"
   expect_error 2 "nolabels.h5: /vars/label: training needs ground-truth labels" $ranks -- "$pdsp" train --data "$work/nolabels.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0
+  expect_error 2 "ternary.h5: /vars/card\[0\] is 3: \-\-learner ssvm-fw needs binary variables" $ranks -- "$pdsp" train --data "$work/ternary.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0
   expect_error 2 "\-\-learner: lbp-magic not in" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner lbp-magic
   expect_error 2 "$work/none.toml: cannot read the config file" $ranks -- "$pdsp" train --config "$work/none.toml"
   expect_error 2 "$work/bad.toml: 'epsilonn' is not a setting of pdsp train" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --config "$work/bad.toml"

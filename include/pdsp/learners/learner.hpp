@@ -29,6 +29,8 @@ struct LearnerTraits {
   bool checkpoints = false;       // --checkpoint-dir, --resume
   bool split_examples = false;    // examples cut into shards over several ranks (--shards)
   bool single_precision = false;  // --message-precision single
+  // Data of binary variables and pairwise factors only (checked on the slices, before set-up).
+  bool binary_pairwise_only = false;
   // The name of the objective in the metrics: "F" (the primal-dual objective, or F_0 for the
   // structured SVM) or what else the learner minimises.
   std::string objective = "F";
@@ -79,5 +81,8 @@ const LearnerEntry& find_learner(const std::string& name);
 // split examples keeps them whole.)
 void check_learner_settings(const LearnerEntry& learner, const TrainConfig& config,
                             bool checkpoints);
+// The data kinds that a learner's traits refuse, on every rank's slice: an InputError naming the
+// region. Collective.
+void check_learner_data(const LearnerEntry& learner, const Dataset& slice, Communicator& comm);
 
 }  // namespace pdsp

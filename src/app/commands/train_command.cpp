@@ -307,6 +307,8 @@ int run_train(const Invocation& invocation, Communicator& comm) {
   const Dataset slice = load_rank_slice(
       config.data, comm, &layout, [&](const std::string& stage) { progress.update(stage); },
       parse_shard_count(o.shards), &plan);
+  const LearnerEntry& entry = find_learner(config.learner);
+  check_learner_data(entry, slice, comm);
   o.layout = describe_layout(slice, plan, comm);
   if (!o.whole_because.empty()) o.layout += " (" + o.whole_because + " keeps examples whole)";
   progress.update("fingerprinting the training set");
@@ -322,7 +324,6 @@ int run_train(const Invocation& invocation, Communicator& comm) {
         comm.size(), omp_get_max_threads(), o.seconds_load, o.layout.c_str(),
         config.to_line().c_str());
 
-  const LearnerEntry& entry = find_learner(config.learner);
   const std::unique_ptr<Learner> learner = entry.make();
   bool requeue = false;
   const TrainResult result =

@@ -296,7 +296,6 @@ SsvmFrankWolfe::SsvmFrankWolfe(const Dataset& slice, const SsvmConfig& config, C
   run_collectively(comm, [&] {
     if (!slice.has_labels())
       throw InputError(slice.source() + ": /vars/label: training needs ground-truth labels");
-    require_binary_pairwise(slice, "--learner ssvm-fw");
   });
   solver_ = std::make_unique<Solver>(slice, config, comm);
 }

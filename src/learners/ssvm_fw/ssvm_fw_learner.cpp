@@ -31,6 +31,7 @@ LearnerEntry ssvm_fw_learner() {
   LearnerTraits traits;
   traits.epsilon_high = 0;
   traits.epsilon_rule = "solves the structured SVM (eps = 0)";
+  traits.binary_pairwise_only = true;
   return {"ssvm-fw",
           "the structured SVM (eps = 0) on binary pairwise data: block Frank-Wolfe on its dual "
           "with an exact LP oracle",

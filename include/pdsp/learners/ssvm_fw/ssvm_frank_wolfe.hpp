@@ -30,9 +30,9 @@ struct SsvmConfig {
 };
 
 // Collective over the ranks of `comm`, each with its slice of whole examples (which must
-// outlive it). The constructor checks the data, on every rank the lowest failing rank's error
-// (the data is not binary pairwise or has no labels), and sets up the features and the labels'
-// moments; run() trains.
+// outlive it), of binary variables and pairwise factors (the learner's traits declare it, and
+// the train command checks it). The constructor checks the labels, on every rank the lowest
+// failing rank's error, and sets up the features and the labels' moments; run() trains.
 class SsvmFrankWolfe {
  public:
   SsvmFrankWolfe(const Dataset& slice, const SsvmConfig& config, Communicator& comm);
