@@ -53,6 +53,13 @@ void FeatureIndex::example_potentials(int64_t n, std::span<const double> theta,
   for (const auto& encoding : encodings_) encoding->add_example_potentials(n, theta, potential);
 }
 
+void FeatureIndex::backward_indicator(std::span<const double>, std::span<const double> indicator,
+                                      std::span<double> z) const {
+  std::fill(z.begin(), z.begin() + data_.num_params, 0.0);
+  rows_->add_indicator_moments(indicator, z);
+  for (size_t k = 1; k < encodings_.size(); ++k) encodings_[k]->add_moments(indicator, z);
+}
+
 double FeatureIndex::largest_term(std::span<const double> theta) const {
   double largest_theta = 0.0;
   for (double t : theta) largest_theta = std::max(largest_theta, std::abs(t));

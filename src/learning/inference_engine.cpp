@@ -61,7 +61,7 @@ const std::vector<double>& InferenceEngine::truth_weight() const {
 void InferenceEngine::ground_truth_moments(std::span<double> d,
                                            std::span<const int64_t> examples) const {
   if (examples.empty()) {
-    model_->backward(theta_, truth_weight(), d);
+    model_->backward_indicator(theta_, truth_weight(), d);
   } else {
     std::fill(d.begin(), d.end(), 0.0);
     for (int64_t n : examples) model_->add_backward_example(n, theta_, truth_weight(), d);

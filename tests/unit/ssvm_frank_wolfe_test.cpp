@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "pdsp/learners/learner.hpp"
 #include "pdsp/parallel/communicator.hpp"
 #include "support/compact_data.hpp"
 #include "support/ssvm_reference.hpp"
@@ -103,9 +104,18 @@ TEST(SsvmFrankWolfe, StopsAtItsPassLimitWithoutClaimingConvergence) {
 }
 
 TEST(SsvmFrankWolfe, RefusesDataThatIsNotBinaryPairwiseOrHasNoLabels) {
+  // The learner's traits declare binary pairwise data, which the train command checks on the
+  // slices; every rank throws the lowest failing rank's message (run_collectively).
   const Dataset ternary = testing::random_dataset({testing::chain_shape(3, 3)}, 3, 2);
-  // Every rank throws the lowest failing rank's message (run_collectively).
-  EXPECT_THROW(train_fw(ternary, 1.0, 1e-3), CollectiveError);
+  SerialCommunicator serial;
+  try {
+    check_learner_data(find_learner("ssvm-fw"), ternary, serial);
+    FAIL() << "ternary data must be refused";
+  } catch (const CollectiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("is 3: --learner ssvm-fw needs binary variables"),
+              std::string::npos)
+        << e.what();
+  }
   Dataset unlabelled = testing::random_dataset({kTriangle}, 3, 2);
   unlabelled.labelled = false;
   unlabelled.label.clear();

@@ -44,6 +44,9 @@ class FeatureIndex final : public PotentialModel {
                             std::span<double> z) const override {
     add_example_moments(n, weight, z);
   }
+  // The rows of the labelled positions alone, in position order, then the typed encodings.
+  void backward_indicator(std::span<const double> theta, std::span<const double> indicator,
+                          std::span<double> z) const override;
   // max |theta| times the largest row sum.
   double largest_term(std::span<const double> theta) const override;
 
