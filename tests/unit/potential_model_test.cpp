@@ -78,6 +78,18 @@ ProblemSettings bethe(double epsilon) {
   return settings;
 }
 
+// Training at eps = 1 with Bethe numbers on trees, where F is the exact objective: enough sweeps
+// to converge the messages before each gradient, and no stop before the iteration limit.
+TrainConfig bethe_training(int max_iters) {
+  TrainConfig config;
+  config.epsilon = 1.0;
+  config.counting = CountingMode::Bethe;
+  config.sweeps = 10;
+  config.max_iters = max_iters;
+  config.tol = 1e-14;
+  return config;
+}
+
 void sweep_to_convergence(LocalProblem& problem) {
   for (int sweep = 0; sweep < 500 && problem.sweep(1) > 1e-14; ++sweep) {
   }
@@ -140,12 +152,7 @@ TEST(NonlinearModel, GradientMatchesFiniteDifferencesOfTheBruteForceObjective) {
 TEST(NonlinearModel, TrainsToTheExactStationaryPointWithoutACertificate) {
   const Dataset data = testing::random_dataset(
       {testing::tree_shape(), testing::chain_shape(5), testing::tree_shape()}, 4, 31);
-  TrainConfig config;
-  config.epsilon = 1.0;
-  config.counting = CountingMode::Bethe;
-  config.sweeps = 10;
-  config.max_iters = 400;
-  config.tol = 1e-14;
+  TrainConfig config = bethe_training(400);
   config.C = 0.5;
   config.lbfgs_curvature = "auto";  // a curvature model assumes linearity: not built here
   LocalProblem problem(data, bethe(1.0), std::make_unique<SquashedFeatures>(data));
@@ -228,12 +235,7 @@ TEST(PotentialOffset, TrainingReachesTheExactOptimum) {
   const Dataset data =
       testing::random_dataset({testing::tree_shape(), testing::chain_shape(5)}, 4, 3);
   const std::vector<double> offset = state_offset(data, 9);
-  TrainConfig config;
-  config.epsilon = 1.0;
-  config.counting = CountingMode::Bethe;
-  config.sweeps = 10;
-  config.max_iters = 1000;
-  config.tol = 1e-14;
+  const TrainConfig config = bethe_training(1000);
   LocalProblem problem(data, bethe(1.0));
   problem.set_potential_offset(offset);
   SerialCommunicator serial;
