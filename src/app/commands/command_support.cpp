@@ -11,6 +11,7 @@ const std::vector<CommandSpec>& command_table() {
       {"info", "validate a data set, or show a model's, prediction's or checkpoint's provenance",
        run_info},
       {"gen denoise", "generate binary image-denoising data", run_gen_denoise},
+      {"gen domke", "generate Domke's (NIPS 2013) synthetic denoising data", run_gen_domke},
   };
   return table;
 }
