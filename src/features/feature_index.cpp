@@ -8,18 +8,21 @@
 namespace pdsp {
 
 std::vector<std::unique_ptr<FeatureEncoding>> make_feature_encodings(const Dataset& data,
-                                                                     FeatureIndex::Order order) {
+                                                                     FeatureIndex::Order order,
+                                                                     TypedKinds kinds) {
   std::vector<std::unique_ptr<FeatureEncoding>> encodings;
   encodings.push_back(std::make_unique<RowEncoding>(data, order));
-  for (auto kind : {TypedEncoding::Kind::Variables, TypedEncoding::Kind::Factors})
-    if (auto typed = std::make_unique<TypedEncoding>(data, kind); typed->present())
+  using Kind = TypedEncoding::Kind;
+  for (auto [kind, wanted] :
+       {std::pair{Kind::Variables, kinds.variables}, std::pair{Kind::Factors, kinds.factors}})
+    if (auto typed = std::make_unique<TypedEncoding>(data, kind); wanted && typed->present())
       encodings.push_back(std::move(typed));
   return encodings;
 }
 
-FeatureIndex::FeatureIndex(const Dataset& data, Order order) : data_(data) {
+FeatureIndex::FeatureIndex(const Dataset& data, Order order, TypedKinds kinds) : data_(data) {
   check_parameter_memory(data, data.source());
-  encodings_ = make_feature_encodings(data, order);
+  encodings_ = make_feature_encodings(data, order, kinds);
   rows_ = dynamic_cast<const RowEncoding*>(encodings_.front().get());
   for (const auto& encoding : encodings_) largest_row_sum_ += encoding->largest_row_sum();
 }

@@ -320,11 +320,16 @@ LocalEvaluation LocalProblem::evaluate() {
            i < data_.state_offset[data_.var_offset[n + 1]]; ++i)
         expected_loss += belief_[i] * base[i];
   }
-  // model_moments reads the beliefs example by example, the folded tables among them written
-  // out (shared_tables.hpp).
-  if (!selected_.empty() && kernels_ == &general_)
-    for (int64_t n : selected_)
-      general_.unfold_beliefs(data_.factor_offset[n], data_.factor_offset[n + 1], belief_.data());
+  // model_moments reads the folded tables written out (shared_tables.hpp) where it does not
+  // go through their sums per table: example by example, or through a nonlinear model (whose
+  // parameters are not the tables').
+  if (kernels_ == &general_ && !general_.factors_with_folded_beliefs().empty()) {
+    if (!selected_.empty())
+      for (int64_t n : selected_)
+        general_.unfold_beliefs(data_.factor_offset[n], data_.factor_offset[n + 1], belief_.data());
+    else if (!engine_.model().is_linear())
+      general_.unfold_beliefs(0, data_.owned_factors(), belief_.data());
+  }
   return {total.objective, total.dual, expected_loss, total.violation};
 }
 
@@ -423,7 +428,7 @@ void LocalProblem::model_moments(std::span<double> z) const {
       engine_.model().add_backward_example(n, engine_.theta(), belief_, z);
     return;
   }
-  if (kernels_ != &general_) {
+  if (kernels_ != &general_ || !engine_.model().is_linear()) {
     engine_.model().backward(engine_.theta(), belief_, z);
     return;
   }

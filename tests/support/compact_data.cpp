@@ -165,4 +165,37 @@ Dataset multi_label_dataset(int examples) {
   return data;
 }
 
+Dataset shared_table_dataset(const std::vector<GraphShape>& shapes, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  DatasetBuilder builder(kSharedTableRowParams + kSharedTableSize);
+  std::vector<int32_t> types;
+  for (size_t n = 0; n < shapes.size(); ++n) {
+    const GraphShape& shape = shapes[n];
+    builder.begin_example();
+    std::vector<int64_t> ids;
+    for (int32_t card : shape.cards) {
+      std::vector<FeatureRow> rows;
+      for (int32_t s = 0; s < card; ++s)
+        rows.push_back({{static_cast<int32_t>(rng() % kSharedTableRowParams), normal(rng)}});
+      ids.push_back(builder.add_variable(card, static_cast<int32_t>(rng() % card), rows));
+    }
+    for (size_t f = 0; f < shape.factors.size(); ++f) {
+      const PlacedFactor factor = place_factor(shape, shape.factors[f], ids);
+      std::vector<FeatureRow> rows;
+      if (n == 0 && f == 0)
+        for (int64_t t = 0; t < factor.table; ++t) rows.push_back({{0, normal(rng)}});
+      builder.add_factor(factor.vars, rows);
+      types.push_back(0);
+    }
+  }
+  Dataset data = builder.finish();
+  data.obs_offset.assign(data.var_offset.size(), 0);
+  data.factor_types = {true, {kSharedTableRowParams}, {0}, types, {}};
+  // No variable reads a type (expand_to_rows reads the variables' types too).
+  data.var_types = {
+      true, {}, {}, std::vector<int32_t>(static_cast<size_t>(data.num_vars()), -1), {}};
+  return data;
+}
+
 }  // namespace pdsp::testing

@@ -28,4 +28,12 @@ Dataset expand_to_rows(const Dataset& compact);
 // no type in every third example.
 Dataset multi_label_dataset(int examples);
 
+inline constexpr int32_t kSharedTableRowParams = 4;  // format 1 rows of the variables
+inline constexpr int32_t kSharedTableSize = 18;      // the largest table (3 x 2 x 3)
+// Variables with random format 1 rows; every factor of type 0, a shared table (dim 0) that
+// pairwise factors of several shapes and one of arity 3 read. The first factor of the first
+// example keeps a format 1 row of its own, so it must take the general path.
+// Parameters: the rows' kSharedTableRowParams, then the shared block's kSharedTableSize.
+Dataset shared_table_dataset(const std::vector<GraphShape>& shapes, uint64_t seed);
+
 }  // namespace pdsp::testing

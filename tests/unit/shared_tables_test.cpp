@@ -25,8 +25,7 @@ namespace {
 
 using testing::max_abs_difference;
 
-constexpr int32_t kRowParams = 4;   // format 1 rows of the variables
-constexpr int32_t kTableSize = 18;  // the shared block: the largest table (3 x 2 x 3)
+constexpr int32_t kRowParams = testing::kSharedTableRowParams;
 
 testing::GraphShape four_state_chain() {
   testing::GraphShape shape = testing::chain_shape(5);
@@ -34,46 +33,11 @@ testing::GraphShape four_state_chain() {
   return shape;
 }
 
-// Variables with random format 1 rows; every factor of type 0, a shared table (dim 0) that
-// pairwise factors of several shapes and one of arity 3 read. The first factor of the first
-// example keeps a format 1 row of its own, so it must take the general path.
-Dataset shared_table_data(const std::vector<testing::GraphShape>& shapes, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  DatasetBuilder builder(kRowParams + kTableSize);
-  std::vector<int32_t> types;
-  for (size_t n = 0; n < shapes.size(); ++n) {
-    const testing::GraphShape& shape = shapes[n];
-    builder.begin_example();
-    std::vector<int64_t> ids;
-    for (int32_t card : shape.cards) {
-      std::vector<FeatureRow> rows;
-      for (int32_t s = 0; s < card; ++s)
-        rows.push_back({{static_cast<int32_t>(rng() % kRowParams), normal(rng)}});
-      ids.push_back(builder.add_variable(card, static_cast<int32_t>(rng() % card), rows));
-    }
-    for (size_t f = 0; f < shape.factors.size(); ++f) {
-      const testing::PlacedFactor factor = testing::place_factor(shape, shape.factors[f], ids);
-      std::vector<FeatureRow> rows;
-      if (n == 0 && f == 0)
-        for (int64_t t = 0; t < factor.table; ++t) rows.push_back({{0, normal(rng)}});
-      builder.add_factor(factor.vars, rows);
-      types.push_back(0);
-    }
-  }
-  Dataset data = builder.finish();
-  data.obs_offset.assign(data.var_offset.size(), 0);
-  data.factor_types = {true, {kRowParams}, {0}, types, {}};
-  // No variable reads a type (expand_to_rows reads the variables' types too).
-  data.var_types = {
-      true, {}, {}, std::vector<int32_t>(static_cast<size_t>(data.num_vars()), -1), {}};
-  return data;
-}
-
 Dataset test_data() {
-  return shared_table_data({four_state_chain(), testing::tree_shape(), four_state_chain(),
-                            testing::chain_shape(4), testing::tree_shape()},
-                           7);
+  return testing::shared_table_dataset(
+      {four_state_chain(), testing::tree_shape(), four_state_chain(), testing::chain_shape(4),
+       testing::tree_shape()},
+      7);
 }
 
 std::vector<double> random_theta(int64_t size, double table_scale, uint64_t seed) {

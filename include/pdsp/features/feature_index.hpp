@@ -18,11 +18,18 @@
 
 namespace pdsp {
 
+// Which kinds of format 2's typed regions a FeatureIndex covers: a nonlinear model that replaces
+// a kind's linear blocks keeps the rest linear through a FeatureIndex without it.
+struct TypedKinds {
+  bool variables = true;
+  bool factors = true;
+};
+
 // The linear potential model: f = Phi theta, whose Jacobian is Phi at every theta (moments()).
 class FeatureIndex final : public PotentialModel {
  public:
   using Order = RowEncoding::Order;  // the rows' summation order
-  explicit FeatureIndex(const Dataset& data, Order order = Order::Auto);
+  explicit FeatureIndex(const Dataset& data, Order order = Order::Auto, TypedKinds kinds = {});
 
   std::string name() const override { return "linear"; }
   bool is_linear() const override { return true; }
@@ -83,7 +90,8 @@ class FeatureIndex final : public PotentialModel {
 
 // The encodings `data` uses, rows first: one line per encoding.
 std::vector<std::unique_ptr<FeatureEncoding>> make_feature_encodings(const Dataset& data,
-                                                                     FeatureIndex::Order order);
+                                                                     FeatureIndex::Order order,
+                                                                     TypedKinds kinds = {});
 
 // The ground-truth labelling (each variable's label and each factor's labelled joint state) as
 // weights in the potential layout: 1 at each labelled position of the regions this rank owns (a

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace pdsp {
 
@@ -26,6 +27,12 @@ class PotentialModel {
   // form apply. A nonlinear model gets none of them.
   virtual bool is_linear() const = 0;
   virtual int64_t num_params() const = 0;
+  // Where training starts when no checkpoint says otherwise: zero for a linear model; a
+  // nonlinear one may need to start away from it (a network's hidden units would all get the
+  // same gradient there).
+  virtual std::vector<double> initial_theta() const {
+    return std::vector<double>(static_cast<size_t>(num_params()), 0.0);
+  }
 
   // potential = base + f(theta) over every position, base empty (0) or [states] (0 on the table
   // entries); the tables of the factors a with skip_factor[a] != 0 are left as they are.

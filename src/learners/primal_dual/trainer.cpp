@@ -158,7 +158,7 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
           trial_.resize(params_);
           reduced_.resize(moment_vectors * params_ + 5);
           d_.reserve(params_ + 1);
-          if (state_.theta.empty()) state_.theta.assign(params_, 0.0);
+          if (state_.theta.empty()) state_.theta = problem.model().initial_theta();
           if (lbfgs_) state_.lbfgs.reserve(params_, config.lbfgs_memory);
         });
   });

@@ -1,0 +1,90 @@
+#pragma once
+// Multi-layer perceptrons as potentials (Domke, NIPS 2013): the typed regions of a kind read
+// their observation row x (format 2) through one network per region type,
+//   f(x) = W s(U x + b) + c,   s the logistic sigmoid, one output per state,
+// in place of the type's linear block. The format-1 rows and a kind left linear keep their
+// linear terms (a FeatureIndex without the replaced kinds). theta is the data's parameters (the
+// replaced blocks among them unused) followed by each network's U [hidden x dim], b [hidden],
+// W [states x hidden] and c [states]. A type of dim 0 (no observation) is a network of an empty
+// input: a table c + W s(b).
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pdsp/data/dataset.hpp"
+#include "pdsp/features/feature_index.hpp"
+#include "pdsp/features/potential_model.hpp"
+
+namespace pdsp {
+
+struct MlpSettings {
+  TypedKinds replaced{false, false};  // the kinds whose typed blocks become networks
+  int hidden = 16;                    // units of the hidden layer
+  uint64_t seed = 1;                  // of initial_theta
+};
+
+class MlpModel final : public PotentialModel {
+ public:
+  MlpModel(const Dataset& data, const MlpSettings& settings);
+
+  std::string name() const override { return "mlp"; }
+  bool is_linear() const override { return false; }
+  int64_t num_params() const override { return data_.num_params + network_params_; }
+  void forward(std::span<const double> theta, std::span<const double> base,
+               std::span<double> potential,
+               std::span<const uint8_t> skip_factor = {}) const override;
+  void backward(std::span<const double> theta, std::span<const double> weight, std::span<double> z,
+                std::span<const uint8_t> skip_factor = {}) const override;
+  void forward_example(int64_t n, std::span<const double> theta, std::span<const double> base,
+                       std::span<double> potential) const override;
+  void add_backward_example(int64_t n, std::span<const double> theta,
+                            std::span<const double> weight, std::span<double> z) const override;
+  // The linear part's bound plus, per network, the largest |c_t| + sum_i |W_ti| (s lies in
+  // (0, 1)).
+  double largest_term(std::span<const double> theta) const override;
+
+  // A seeded start away from zero, where every hidden unit would get the same gradient: U and W
+  // drawn from N(0, 1 / fan-in), b and c and the data's parameters 0.
+  std::vector<double> initial_theta() const override;
+
+ private:
+  // One network: the type it replaces, where its parameters start in theta, its sizes.
+  struct Network {
+    int64_t offset = 0;
+    int dim = 0;
+    int states = 0;  // the most states of a region of the type
+  };
+  // A region a network reads: its kind's network, its potentials, its observation row.
+  struct Region {
+    int32_t network;
+    int64_t position;    // of its first state in the potential layout
+    int32_t size;        // states
+    LocalIndex obs_row;  // -1: none
+  };
+  // f of one region added to its potentials; hidden is the scratch of the hidden layer.
+  void region_forward(const Region& r, std::span<const double> theta, double* potential,
+                      std::vector<double>& hidden) const;
+  // The region's gradient (weights at its potentials) added to grad, which starts at the
+  // networks' first parameter.
+  void region_backward(const Region& r, std::span<const double> theta, const double* weight,
+                       double* grad, std::vector<double>& hidden) const;
+  // The regions of example n, and whether region r is a skipped factor.
+  std::span<const Region> example_regions(int64_t n) const;
+  bool skipped(const Region& r, std::span<const uint8_t> skip_factor) const;
+
+  const Dataset& data_;
+  FeatureIndex linear_;
+  int hidden_;
+  uint64_t seed_;
+  std::vector<Network> networks_;
+  int64_t network_params_ = 0;
+  std::vector<Region> regions_;           // example by example, variables then factors
+  std::vector<int64_t> example_regions_;  // [examples + 1] into regions_
+  // The backward pass sums fixed blocks of regions into their own gradients, then the blocks
+  // in order: the same sums for any thread count.
+  int64_t block_regions_ = 1;
+  mutable std::vector<double> block_grad_;
+};
+
+}  // namespace pdsp

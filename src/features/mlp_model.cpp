@@ -1,0 +1,235 @@
+#include "pdsp/features/mlp_model.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace pdsp {
+namespace {
+
+double sigmoid(double z) {
+  return 1.0 / (1.0 + std::exp(-z));
+}
+
+// At most this many blocks of regions in the backward pass: their gradients stay small beside
+// the regions' potentials.
+constexpr int64_t kMaxBlocks = 256;
+constexpr int64_t kMinBlockRegions = 1024;
+
+}  // namespace
+
+MlpModel::MlpModel(const Dataset& data, const MlpSettings& settings)
+    : data_(data),
+      linear_(data, FeatureIndex::Order::Auto,
+              {!settings.replaced.variables, !settings.replaced.factors}),
+      hidden_(settings.hidden),
+      seed_(settings.seed) {
+  int64_t offset = data.num_params;
+  const auto add_kind = [&](const RegionTypes& types, bool replaced,
+                            const std::vector<LocalIndex>& region_offset) {
+    std::vector<int32_t> network_of(static_cast<size_t>(types.num_types()), -1);
+    if (!replaced || !types.present) return network_of;
+    for (int64_t k = 0; k < types.num_types(); ++k) {
+      int states = 0;
+      for (size_t r = 0; r < types.type.size(); ++r)
+        if (types.type[r] == k)
+          states = std::max(states, static_cast<int>(region_offset[r + 1] - region_offset[r]));
+      network_of[static_cast<size_t>(k)] = static_cast<int32_t>(networks_.size());
+      networks_.push_back({offset, types.dim[k], states});
+      offset += int64_t{hidden_} * types.dim[k] + hidden_ + int64_t{states} * hidden_ + states;
+    }
+    return network_of;
+  };
+  const std::vector<int32_t> var_network =
+      add_kind(data.var_types, settings.replaced.variables, data.state_offset);
+  const std::vector<int32_t> factor_network =
+      add_kind(data.factor_types, settings.replaced.factors, data.table_offset);
+  network_params_ = offset - data.num_params;
+
+  const auto row_of = [](const RegionTypes& types, int64_t r) {
+    return types.obs_row.empty() ? LocalIndex{-1} : types.obs_row[r];
+  };
+  example_regions_.push_back(0);
+  for (int64_t n = 0; n < data.num_examples(); ++n) {
+    for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) {
+      const int32_t type = data.var_types.present ? data.var_types.type[v] : -1;
+      if (type >= 0 && var_network[type] >= 0)
+        regions_.push_back(
+            {var_network[type], data.state_offset[v], data.card[v], row_of(data.var_types, v)});
+    }
+    for (int64_t a = data.factor_offset[n]; a < data.factor_offset[n + 1]; ++a) {
+      const int32_t type = data.factor_types.present ? data.factor_types.type[a] : -1;
+      if (type >= 0 && factor_network[type] >= 0)
+        regions_.push_back({factor_network[type], data.num_states() + data.table_offset[a],
+                            static_cast<int32_t>(data.table_offset[a + 1] - data.table_offset[a]),
+                            row_of(data.factor_types, a)});
+    }
+    example_regions_.push_back(static_cast<int64_t>(regions_.size()));
+  }
+  const auto regions = static_cast<int64_t>(regions_.size());
+  block_regions_ = std::max(kMinBlockRegions, (regions + kMaxBlocks - 1) / kMaxBlocks);
+  const int64_t blocks = (regions + block_regions_ - 1) / block_regions_;
+  block_grad_.assign(static_cast<size_t>(blocks * network_params_), 0.0);
+}
+
+std::span<const MlpModel::Region> MlpModel::example_regions(int64_t n) const {
+  return std::span<const Region>(regions_).subspan(
+      static_cast<size_t>(example_regions_[n]),
+      static_cast<size_t>(example_regions_[n + 1] - example_regions_[n]));
+}
+
+bool MlpModel::skipped(const Region& r, std::span<const uint8_t> skip_factor) const {
+  if (skip_factor.empty() || r.position < data_.num_states()) return false;
+  // A factor's position is the first entry of its table: find the factor by its table offset.
+  const int64_t entry = r.position - data_.num_states();
+  const auto a = std::upper_bound(data_.table_offset.begin(), data_.table_offset.end(), entry) -
+                 data_.table_offset.begin() - 1;
+  return skip_factor[a] != 0;
+}
+
+void MlpModel::region_forward(const Region& r, std::span<const double> theta, double* potential,
+                              std::vector<double>& hidden) const {
+  const Network& net = networks_[static_cast<size_t>(r.network)];
+  const double* U = theta.data() + net.offset;
+  const double* b = U + int64_t{hidden_} * net.dim;
+  const double* W = b + hidden_;
+  const double* c = W + int64_t{net.states} * hidden_;
+  hidden.assign(b, b + hidden_);
+  if (r.obs_row >= 0) {
+    const ObservationRows& obs = data_.observations;
+    for (int64_t k = obs.ptr[r.obs_row]; k < obs.ptr[r.obs_row + 1]; ++k) {
+      const double x = obs.value_at(k);
+      const int32_t j = obs.index[k];
+      for (int i = 0; i < hidden_; ++i) hidden[i] += U[int64_t{i} * net.dim + j] * x;
+    }
+  }
+  for (double& h : hidden) h = sigmoid(h);
+  for (int32_t t = 0; t < r.size; ++t) {
+    double out = c[t];
+    for (int i = 0; i < hidden_; ++i) out += W[int64_t{t} * hidden_ + i] * hidden[i];
+    potential[r.position + t] += out;
+  }
+}
+
+void MlpModel::region_backward(const Region& r, std::span<const double> theta, const double* weight,
+                               double* grad, std::vector<double>& hidden) const {
+  const Network& net = networks_[static_cast<size_t>(r.network)];
+  const int64_t local = net.offset - data_.num_params;
+  const double* U = theta.data() + net.offset;
+  const double* b = U + int64_t{hidden_} * net.dim;
+  const double* W = b + hidden_;
+  double* dU = grad + local;
+  double* db = dU + int64_t{hidden_} * net.dim;
+  double* dW = db + hidden_;
+  double* dc = dW + int64_t{net.states} * hidden_;
+  // The hidden layer again (cheaper to recompute than to keep for every region).
+  hidden.assign(b, b + hidden_);
+  const ObservationRows& obs = data_.observations;
+  const int64_t first = r.obs_row >= 0 ? obs.ptr[r.obs_row] : 0;
+  const int64_t last = r.obs_row >= 0 ? obs.ptr[r.obs_row + 1] : 0;
+  for (int64_t k = first; k < last; ++k)
+    for (int i = 0; i < hidden_; ++i)
+      hidden[i] += U[int64_t{i} * net.dim + obs.index[k]] * obs.value_at(k);
+  for (double& h : hidden) h = sigmoid(h);
+  for (int i = 0; i < hidden_; ++i) {
+    double back = 0.0;  // d(w . f) / d(hidden i)
+    for (int32_t t = 0; t < r.size; ++t)
+      back += weight[r.position + t] * W[int64_t{t} * hidden_ + i];
+    const double pre = back * hidden[i] * (1.0 - hidden[i]);  // through the sigmoid
+    db[i] += pre;
+    for (int64_t k = first; k < last; ++k)
+      dU[int64_t{i} * net.dim + obs.index[k]] += pre * obs.value_at(k);
+  }
+  for (int32_t t = 0; t < r.size; ++t) {
+    const double w = weight[r.position + t];
+    dc[t] += w;
+    for (int i = 0; i < hidden_; ++i) dW[int64_t{t} * hidden_ + i] += w * hidden[i];
+  }
+}
+
+void MlpModel::forward(std::span<const double> theta, std::span<const double> base,
+                       std::span<double> potential, std::span<const uint8_t> skip_factor) const {
+  linear_.forward(theta.first(static_cast<size_t>(data_.num_params)), base, potential, skip_factor);
+  const auto regions = static_cast<int64_t>(regions_.size());
+#pragma omp parallel
+  {
+    std::vector<double> hidden;
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < regions; ++r)
+      if (!skipped(regions_[r], skip_factor))
+        region_forward(regions_[r], theta, potential.data(), hidden);
+  }
+}
+
+void MlpModel::backward(std::span<const double> theta, std::span<const double> weight,
+                        std::span<double> z, std::span<const uint8_t> skip_factor) const {
+  linear_.backward(theta.first(static_cast<size_t>(data_.num_params)), weight, z, skip_factor);
+  const auto regions = static_cast<int64_t>(regions_.size());
+  const int64_t blocks = (regions + block_regions_ - 1) / block_regions_;
+#pragma omp parallel
+  {
+    std::vector<double> hidden;
+#pragma omp for schedule(dynamic)
+    for (int64_t block = 0; block < blocks; ++block) {
+      double* grad = block_grad_.data() + block * network_params_;
+      std::fill(grad, grad + network_params_, 0.0);
+      for (int64_t r = block * block_regions_; r < std::min(regions, (block + 1) * block_regions_);
+           ++r)
+        if (!skipped(regions_[r], skip_factor))
+          region_backward(regions_[r], theta, weight.data(), grad, hidden);
+    }
+  }
+  double* out = z.data() + data_.num_params;
+  std::fill(out, out + network_params_, 0.0);
+  for (int64_t block = 0; block < blocks; ++block)
+    for (int64_t p = 0; p < network_params_; ++p)
+      out[p] += block_grad_[block * network_params_ + p];
+}
+
+void MlpModel::forward_example(int64_t n, std::span<const double> theta,
+                               std::span<const double> base, std::span<double> potential) const {
+  linear_.forward_example(n, theta.first(static_cast<size_t>(data_.num_params)), base, potential);
+  std::vector<double> hidden;
+  for (const Region& r : example_regions(n)) region_forward(r, theta, potential.data(), hidden);
+}
+
+void MlpModel::add_backward_example(int64_t n, std::span<const double> theta,
+                                    std::span<const double> weight, std::span<double> z) const {
+  linear_.add_backward_example(n, theta.first(static_cast<size_t>(data_.num_params)), weight, z);
+  std::vector<double> hidden;
+  for (const Region& r : example_regions(n))
+    region_backward(r, theta, weight.data(), z.data() + data_.num_params, hidden);
+}
+
+double MlpModel::largest_term(std::span<const double> theta) const {
+  double largest = 0.0;
+  for (const Network& net : networks_) {
+    const double* W = theta.data() + net.offset + int64_t{hidden_} * net.dim + hidden_;
+    const double* c = W + int64_t{net.states} * hidden_;
+    for (int t = 0; t < net.states; ++t) {
+      double bound = std::abs(c[t]);
+      for (int i = 0; i < hidden_; ++i) bound += std::abs(W[int64_t{t} * hidden_ + i]);
+      largest = std::max(largest, bound);
+    }
+  }
+  return linear_.largest_term(theta.first(static_cast<size_t>(data_.num_params))) + largest;
+}
+
+std::vector<double> MlpModel::initial_theta() const {
+  std::vector<double> theta(static_cast<size_t>(num_params()), 0.0);
+  std::mt19937_64 rng(seed_);
+  for (const Network& net : networks_) {
+    double* U = theta.data() + net.offset;
+    double* W = U + int64_t{hidden_} * net.dim + hidden_;
+    std::normal_distribution<double> input(0.0, 1.0 / std::sqrt(std::max(net.dim, 1)));
+    std::normal_distribution<double> output(0.0, 1.0 / std::sqrt(hidden_));
+    for (int64_t i = 0; i < int64_t{hidden_} * net.dim; ++i) U[i] = input(rng);
+    for (int64_t i = 0; i < int64_t{net.states} * hidden_; ++i) W[i] = output(rng);
+  }
+  return theta;
+}
+
+}  // namespace pdsp

@@ -1,0 +1,178 @@
+// The multi-layer perceptron potentials (mlp_model.hpp) on format 2 data with every kind of
+// typed part: backward is the gradient of w . forward by finite differences; the per-example
+// passes add up to the whole; the sums do not depend on the thread count; nothing replaced is
+// the linear model; the bound holds; and through LocalProblem at converged messages on trees
+// (shared tables among the factors) the gradient of the exact F matches finite differences, and
+// the trainer decreases F from the seeded start.
+#include "pdsp/features/mlp_model.hpp"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+
+#include "pdsp/learners/primal_dual/trainer.hpp"
+#include "pdsp/learning/local_problem.hpp"
+#include "pdsp/util/vector_ops.hpp"
+#include "support/compact_data.hpp"
+#include "support/test_helpers.hpp"
+#include "support/tiny_graphs.hpp"
+
+namespace pdsp {
+namespace {
+
+using testing::max_abs_difference;
+
+Dataset compact_data() {
+  return testing::random_compact_dataset(
+      {testing::tree_shape(), testing::chain_shape(4, 3), testing::loopy_shape()}, 21);
+}
+
+int64_t positions(const Dataset& data) {
+  return data.num_states() + data.num_table_entries();
+}
+
+MlpSettings both_kinds(int hidden = 5) {
+  MlpSettings settings;
+  settings.replaced = {true, true};
+  settings.hidden = hidden;
+  settings.seed = 3;
+  return settings;
+}
+
+// w . f(theta) over every position.
+double weighted_output(const PotentialModel& model, std::span<const double> theta,
+                       std::span<const double> w) {
+  std::vector<double> potential(w.size(), 0.0);
+  model.forward(theta, {}, potential);
+  return dot(potential, w);
+}
+
+TEST(MlpModel, BackwardIsTheGradientOfTheWeightedOutput) {
+  const Dataset data = compact_data();
+  const MlpModel model(data, both_kinds());
+  EXPECT_GT(model.num_params(), data.num_params);
+  std::vector<double> theta = model.initial_theta();
+  const std::vector<double> noise = testing::normal_theta(model.num_params(), 0.3, 8);
+  for (size_t r = 0; r < theta.size(); ++r) theta[r] += noise[r];
+  const std::vector<double> w = testing::normal_theta(positions(data), 1.0, 9);
+  std::vector<double> g(theta.size());
+  model.backward(theta, w, g);
+  for (size_t r = 0; r < theta.size(); ++r) {
+    const double h = 1e-6;
+    std::vector<double> up = theta, down = theta;
+    up[r] += h;
+    down[r] -= h;
+    const double numeric =
+        (weighted_output(model, up, w) - weighted_output(model, down, w)) / (2 * h);
+    EXPECT_NEAR(g[r], numeric, 1e-6 * std::max(1.0, std::abs(numeric))) << "parameter " << r;
+  }
+}
+
+TEST(MlpModel, ExamplePassesAddUpToTheWholeForAnyThreadCount) {
+  const Dataset data = compact_data();
+  const MlpModel model(data, both_kinds());
+  const std::vector<double> theta = testing::normal_theta(model.num_params(), 0.5, 4);
+  const std::vector<double> w = testing::normal_theta(positions(data), 1.0, 5);
+  const std::vector<double> loss = testing::normal_theta(data.num_states(), 1.0, 6);
+  std::vector<double> whole(static_cast<size_t>(positions(data))), parts(whole.size());
+  model.forward(theta, loss, whole);
+  for (int64_t n = 0; n < data.num_examples(); ++n) model.forward_example(n, theta, loss, parts);
+  EXPECT_LT(max_abs_difference(whole, parts), 1e-12);
+  std::vector<double> z(theta.size()), z_parts(theta.size(), 0.0);
+  model.backward(theta, w, z);
+  for (int64_t n = 0; n < data.num_examples(); ++n)
+    model.add_backward_example(n, theta, w, z_parts);
+  EXPECT_LT(max_abs_difference(z, z_parts), 1e-12);
+  const int threads = omp_get_max_threads();
+  for (int t : {1, 2, 3}) {
+    omp_set_num_threads(t);
+    std::vector<double> again(theta.size());
+    model.backward(theta, w, again);
+    EXPECT_EQ(again, z) << t << " threads";
+  }
+  omp_set_num_threads(threads);
+}
+
+TEST(MlpModel, ReplacingNothingIsTheLinearModelAndTheBoundHolds) {
+  const Dataset data = compact_data();
+  const MlpModel none(data, MlpSettings{});
+  EXPECT_EQ(none.num_params(), data.num_params);
+  const std::vector<double> theta = testing::normal_theta(data.num_params, 1.0, 2);
+  std::vector<double> mlp(static_cast<size_t>(positions(data))), linear(mlp.size());
+  none.forward(theta, {}, mlp);
+  FeatureIndex(data).forward(theta, {}, linear);
+  EXPECT_EQ(mlp, linear);
+
+  const MlpModel model(data, both_kinds(7));
+  const std::vector<double> big = testing::normal_theta(model.num_params(), 3.0, 1);
+  std::vector<double> potential(mlp.size(), 0.0);
+  model.forward(big, {}, potential);
+  double largest = 0;
+  for (double u : potential) largest = std::max(largest, std::abs(u));
+  EXPECT_LE(largest, model.largest_term(big));
+}
+
+ProblemSettings bethe_at(double epsilon) {
+  ProblemSettings settings;
+  settings.epsilon = epsilon;
+  settings.counting = CountingMode::Bethe;
+  settings.source = "tiny";
+  return settings;
+}
+
+// F = sum smax - truth score at converged messages: on trees with Bethe numbers, the exact F.
+double converged_f(LocalProblem& problem, std::span<const double> theta) {
+  problem.set_theta(theta);
+  for (int sweep = 0; sweep < 500 && problem.sweep(1) > 1e-14; ++sweep) {
+  }
+  return problem.objective() - problem.ground_truth_score();
+}
+
+TEST(MlpModel, TheGradientOfTheExactObjectiveMatchesFiniteDifferencesWithSharedTables) {
+  // Every factor reads one shared table type (dim 0), which the general kernels fold: its
+  // network is a table of its own parameters, and the moments must come from the beliefs
+  // written out, not from the table's sums.
+  const Dataset data = testing::shared_table_dataset(
+      {testing::tree_shape(), testing::chain_shape(4, 3), testing::tree_shape()}, 5);
+  MlpSettings settings = both_kinds(4);
+  LocalProblem problem(data, bethe_at(0.8), std::make_unique<MlpModel>(data, settings));
+  ASSERT_FALSE(problem.model().is_linear());
+  ASSERT_NE(problem.kernel_name().find("general"), std::string::npos);
+  std::vector<double> theta = problem.model().initial_theta();
+  const std::vector<double> noise = testing::normal_theta(problem.num_params(), 0.4, 2);
+  for (size_t r = 0; r < theta.size(); ++r) theta[r] += noise[r];
+  converged_f(problem, theta);
+  problem.evaluate();
+  std::vector<double> z(theta.size()), d(theta.size());
+  problem.model_moments(z);
+  problem.ground_truth_moments(d);
+  for (size_t r = 0; r < theta.size(); ++r) {
+    const double h = 1e-5;
+    std::vector<double> up = theta, down = theta;
+    up[r] += h;
+    down[r] -= h;
+    const double numeric = (converged_f(problem, up) - converged_f(problem, down)) / (2 * h);
+    EXPECT_NEAR(z[r] - d[r], numeric, 1e-6 * std::max(1.0, std::abs(numeric))) << "parameter " << r;
+  }
+}
+
+TEST(MlpModel, TheTrainerDecreasesFFromTheSeededStart) {
+  const Dataset data = testing::random_compact_dataset(
+      {testing::tree_shape(), testing::chain_shape(5, 3), testing::loopy_shape()}, 17);
+  TrainConfig config;
+  config.epsilon = 0.5;
+  config.max_iters = 60;
+  config.tol = 0;
+  LocalProblem problem(data, bethe_at(0.5), std::make_unique<MlpModel>(data, both_kinds()));
+  SerialCommunicator serial;
+  testing::Recorder recorder;
+  const TrainResult result = train(problem, config, serial, recorder);
+  ASSERT_GE(recorder.records.size(), 2u);
+  EXPECT_LT(result.objective, recorder.records.front().objective);
+  EXPECT_NE(problem.model().initial_theta(),
+            std::vector<double>(static_cast<size_t>(problem.num_params()), 0.0));
+}
+
+}  // namespace
+}  // namespace pdsp
