@@ -45,6 +45,13 @@ ModelFile read_model(const std::string& path) {
     throw_file_error(path, "@counting",
                      "is '" + model.counting + "', not one of " + kCountingModeNames);
   if (file.has_attribute("inference")) model.inference = file.read_string_attribute("inference");
+  if (file.has_attribute("unary_model"))
+    model.unary_model = file.read_string_attribute("unary_model");
+  if (file.has_attribute("pairwise_model"))
+    model.pairwise_model = file.read_string_attribute("pairwise_model");
+  if (file.has_attribute("hidden")) model.hidden = file.read_int_attribute("hidden");
+  if (model.hidden < 1 || model.hidden > 4096)
+    throw_file_error(path, "@hidden", "is " + std::to_string(model.hidden) + ", not in [1, 4096]");
   model.provenance = read_provenance(file);
   return model;
 }

@@ -68,6 +68,17 @@ void check_learner_settings(const LearnerEntry& learner, const TrainConfig& conf
           "single applies to " + learners_with(&LearnerTraits::single_precision) + " only");
   require(traits.checkpoints || !checkpoints, which,
           "checkpoints are for " + learners_with(&LearnerTraits::checkpoints));
+  for (const auto& [flag, name] : {std::pair{"--unary-model", config.unary_model},
+                                   std::pair{"--pairwise-model", config.pairwise_model}}) {
+    if (name == "linear") continue;
+    const std::string what = std::string(flag) + " " + name;
+    require(
+        traits.nonlinear_models, what,
+        "nonlinear function classes are for " + learners_with(&LearnerTraits::nonlinear_models));
+    // Without entropy the objective of a nonlinear model has no smooth dual to certify and no
+    // temperature to lower (Trainer).
+    require(config.epsilon > 0, what, "nonlinear function classes train at --epsilon > 0");
+  }
 }
 
 void check_learner_data(const LearnerEntry& learner, const Dataset& slice, Communicator& comm) {

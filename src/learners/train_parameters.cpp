@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "pdsp/features/potential_models.hpp"
 #include "pdsp/learners/learner.hpp"
 #include "pdsp/util/counting_mode.hpp"
 
@@ -112,6 +113,28 @@ std::vector<TrainParameter> make_table() {
        .help = "scale of the loss augmentation e_v(s) (Hamming, or the data's /vars/loss)",
        .member = &TrainConfig::loss_weight,
        .rule = at_least(0),
+       .trajectory = true},
+      {.name = "unary_model",
+       .flag = "--unary-model",
+       .group = kModel,
+       .help = "function class of the typed variables' potentials (format 2): linear, or mlp "
+               "(a network per type on the observation row; eps > 0, primal-dual only)",
+       .member = &TrainConfig::unary_model,
+       .rule = one_of(function_class_names()),
+       .trajectory = true},
+      {.name = "pairwise_model",
+       .flag = "--pairwise-model",
+       .group = kModel,
+       .help = "function class of the typed factors' potentials (format 2), as --unary-model",
+       .member = &TrainConfig::pairwise_model,
+       .rule = one_of(function_class_names()),
+       .trajectory = true},
+      {.name = "hidden",
+       .flag = "--hidden",
+       .group = kModel,
+       .help = "hidden units of each network (--unary-model or --pairwise-model mlp)",
+       .member = &TrainConfig::hidden,
+       .rule = between(1, 4096),
        .trajectory = true},
       {.name = "sweeps",
        .flag = "--sweeps",

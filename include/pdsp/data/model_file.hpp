@@ -17,6 +17,13 @@ struct ModelFile {
   double epsilon = 1.0;
   std::string counting = "uniform";
   std::string inference;  // "lbp" / "mean-field" for the likelihood baselines, else empty
+  // The function classes of the potentials and the networks' hidden units: theta holds the
+  // data's parameters, then the networks' (features/mlp_model.hpp). "linear" in files written
+  // before the classes were recorded.
+  std::string unary_model = "linear";
+  std::string pairwise_model = "linear";
+  int64_t hidden = 16;
+  bool linear_classes() const { return unary_model == "linear" && pairwise_model == "linear"; }
   Provenance provenance;
 };
 

@@ -31,6 +31,8 @@ struct LearnerTraits {
   bool single_precision = false;  // --message-precision single
   // Data of binary variables and pairwise factors only (checked on the slices, before set-up).
   bool binary_pairwise_only = false;
+  // Nonlinear function classes (--unary-model, --pairwise-model other than linear).
+  bool nonlinear_models = false;
   // The name of the objective in the metrics: "F" (the primal-dual objective, or F_0 for the
   // structured SVM) or what else the learner minimises.
   std::string objective = "F";

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "pdsp/features/potential_models.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/util/field.hpp"
 #include "pdsp/util/temperature.hpp"
@@ -26,6 +27,11 @@ struct TrainConfig {
   double p = 2.0;
   CountingMode counting = CountingMode::Auto;
   double loss_weight = 1.0;
+  // The function classes of the variables' and the factors' typed regions
+  // (features/potential_models.hpp), and the hidden units of a network.
+  std::string unary_model = "linear";
+  std::string pairwise_model = "linear";
+  int hidden = 16;
   int sweeps = 1;
   int max_iters = 200;
   double tol = 1e-6;
@@ -60,6 +66,8 @@ struct TrainConfig {
   // log line, the metrics header and the model attributes.
   Fields fields() const;
   std::string to_line() const;
+  // The function classes and network size of the potentials (make_potential_model).
+  ModelChoice model_choice() const { return {unary_model, pairwise_model, hidden, 1}; }
   // The fields that change the training trajectory: a checkpoint resumes only with the same.
   std::vector<std::pair<std::string, std::string>> trajectory_fields() const;
 };

@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "pdsp/data/output_checks.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/data/prediction_file.hpp"
+#include "pdsp/features/potential_models.hpp"
 #include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learners/train_config.hpp"
 #include "pdsp/learning/approximate_crf.hpp"
@@ -91,7 +93,17 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
                                 const ModelFile& model, const PredictFlags& f, Communicator& comm,
                                 Progress& progress, std::vector<double>& beliefs) {
   std::unique_ptr<LocalProblem> problem;
-  run_collectively(comm, [&] { problem = std::make_unique<LocalProblem>(slice, settings); });
+  run_collectively(comm, [&] {
+    problem = std::make_unique<LocalProblem>(
+        slice, settings,
+        make_potential_model(
+            slice, {model.unary_model, model.pairwise_model, static_cast<int>(model.hidden), 1}));
+    if (problem->num_params() != static_cast<int64_t>(model.theta.size()))
+      throw InputError(f.model + ": /theta has " + std::to_string(model.theta.size()) +
+                       " parameters, but its classes (unary " + model.unary_model + ", pairwise " +
+                       model.pairwise_model + ") on " + f.data + " take " +
+                       std::to_string(problem->num_params()));
+  });
   problem->set_theta(model.theta);
   int sweeps = 0;
   double change[1] = {INFINITY};
@@ -187,6 +199,16 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
     }
     settings.loss_augmented = false;
     settings.source = f.data;
+    for (const auto& [name, value] : {std::pair{"unary_model", model.unary_model},
+                                      std::pair{"pairwise_model", model.pairwise_model}}) {
+      const std::vector<std::string>& classes = function_class_names();
+      if (std::find(classes.begin(), classes.end(), value) == classes.end())
+        throw InputError(f.model + ": @" + name + " is '" + value +
+                         "', not a function class pdsp knows");
+    }
+    if (!model.linear_classes() && f.inference != "message-passing")
+      throw InputError("--inference " + f.inference + ": " + f.model +
+                       " has nonlinear function classes, which only message passing predicts");
   });
   use_threads(f.threads);
 
@@ -197,7 +219,10 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
       f.data, comm, &layout, [&](const std::string& stage) { progress.update(stage); },
       parse_shard_count(f.shards));
   run_collectively(comm, [&] {
-    if (layout.num_params != static_cast<int64_t>(model.theta.size()))
+    // A nonlinear model's networks follow the data's parameters in theta (primal_dual_beliefs
+    // checks their count).
+    if (model.linear_classes() ? layout.num_params != static_cast<int64_t>(model.theta.size())
+                               : layout.num_params > static_cast<int64_t>(model.theta.size()))
       throw InputError(f.data + ": @num_params is " + std::to_string(layout.num_params) +
                        " but the model " + f.model + " has " + std::to_string(model.theta.size()) +
                        " parameters");

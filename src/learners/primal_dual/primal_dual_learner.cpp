@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "pdsp/features/potential_models.hpp"
 #include "pdsp/learners/learner.hpp"
 #include "pdsp/learners/primal_dual/trainer.hpp"
 
@@ -15,7 +16,8 @@ class PrimalDualLearner final : public Learner {
     config_ = &config;
     comm_ = &comm;
     run_collectively(comm, [&] {
-      problem_ = std::make_unique<LocalProblem>(slice, training_problem_settings(config));
+      problem_ = std::make_unique<LocalProblem>(slice, training_problem_settings(config),
+                                                make_potential_model(slice, config.model_choice()));
       config.counting = problem_->counting().mode;
     });
   }
@@ -63,6 +65,7 @@ LearnerEntry primal_dual_learner() {
   traits.checkpoints = true;
   traits.split_examples = true;
   traits.single_precision = true;
+  traits.nonlinear_models = true;
   return {"primal-dual", "Hazan & Urtasun's primal-dual message passing, at any epsilon", traits,
           [] { return std::make_unique<PrimalDualLearner>(); }};
 }

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Perceptron potentials end to end on Domke's synthetic denoising (pdsp gen domke): train with
+# --unary-model and --pairwise-model mlp, predict from the model file (which records the classes
+# and holds the networks' weights after the data's parameters), resume bitwise from a
+# checkpoint on the same ranks, and train on 2 ranks to the 1-rank model within 1e-9.
+set -euo pipefail
+pdsp=$1
+mpirun=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$pdsp" gen domke --train "$work/train.h5" --test "$work/test.h5" --height 16 --width 16 \
+  --train-images 3 --test-images 2 --blur 2 > /dev/null
+common=(train --data "$work/train.h5" --epsilon 0.5 --unary-model mlp --pairwise-model mlp
+        --hidden 4 --tol 0 --threads 1)
+"$pdsp" "${common[@]}" --max-iters 20 --out "$work/model.h5" > "$work/log"
+grep -q "stopped after 20 iterations" "$work/log" || { echo "FAIL: training"; cat "$work/log"; exit 1; }
+# 12 data parameters, then per network U [4 x 2], b [4], W [states x 4], c [states]: 2 and 4
+# states give 22 and 32.
+/usr/bin/python3 - "$work/model.h5" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    assert f["/theta"].shape == (12 + 22 + 32,), f["/theta"].shape
+    assert f.attrs["unary_model"] == b"mlp" and f.attrs["pairwise_model"] == b"mlp"
+    assert int(f.attrs["hidden"]) == 4
+PY
+echo "ok: the model file records the classes and holds 66 parameters"
+"$pdsp" predict --data "$work/test.h5" --model "$work/model.h5" --out "$work/pred.h5" > "$work/log"
+grep -q "per-variable error" "$work/log" || { echo "FAIL: predict"; cat "$work/log"; exit 1; }
+echo "ok: predicted with the networks ($(grep -o 'per-variable error: [0-9.]*%' "$work/log"))"
+
+"$pdsp" "${common[@]}" --max-iters 8 --out "$work/part.h5" --checkpoint-dir "$work/ck" > /dev/null
+"$pdsp" "${common[@]}" --max-iters 20 --out "$work/resumed.h5" --checkpoint-dir "$work/ck" \
+  --resume auto > "$work/log"
+grep -q "resuming from" "$work/log" || { echo "FAIL: no resume"; cat "$work/log"; exit 1; }
+h5diff "$work/model.h5" "$work/resumed.h5" /theta > /dev/null ||
+  { echo "FAIL: the resumed run is not bitwise the uninterrupted one"; exit 1; }
+echo "ok: checkpointed at 8 iterations and resumed: theta bitwise"
+
+"$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2 "$pdsp" "${common[@]}" \
+  --max-iters 20 --out "$work/two.h5" > /dev/null
+h5diff --relative=1e-9 "$work/model.h5" "$work/two.h5" /theta > /dev/null ||
+  { echo "FAIL: 2 ranks differ from 1 by more than 1e-9"; h5diff --relative=1e-9 "$work/model.h5" "$work/two.h5" /theta | head; exit 1; }
+echo "ok: 2 ranks give the 1-rank theta within 1e-9"
