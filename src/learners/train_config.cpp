@@ -46,9 +46,10 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields(
   std::vector<std::pair<std::string, std::string>> kept;
   for (const TrainParameter& row : train_parameters())
     // The L-BFGS settings change nothing for the gradient step, the smoothing nothing at
-    // eps > 0.
+    // eps > 0, the networks' size nothing without a network.
     if (row.trajectory && (!row.name.starts_with("lbfgs_") || theta_step == "lbfgs") &&
-        (row.name != "smoothing_start" || trains_by_smoothing(epsilon)))
+        (row.name != "smoothing_start" || trains_by_smoothing(epsilon)) &&
+        (row.name != "hidden" || !model_choice().linear()))
       kept.emplace_back(row.name, row.value_text(*this));
   return kept;
 }

@@ -85,22 +85,30 @@ TEST(TrainParameters, FieldsAreTheRecordedRowsInTheirOrder) {
 }
 
 // A checkpoint resumes only with the same values of these; the L-BFGS settings count only for
-// the L-BFGS step, the smoothing's start only at eps = 0.
-TEST(TrainParameters, TrajectoryFieldsDependOnTheStepAndTheTemperature) {
+// the L-BFGS step, the smoothing's start only at eps = 0, the networks' size only with a
+// network.
+TEST(TrainParameters, TrajectoryFieldsDependOnTheStepTheTemperatureAndTheClasses) {
   const auto names = [](const TrainConfig& config) {
     std::vector<std::string> out;
     for (const auto& [name, value] : config.trajectory_fields()) out.push_back(name);
     return out;
   };
   TrainConfig config;
-  EXPECT_EQ(names(config), (std::vector<std::string>{"epsilon", "C", "p", "counting", "loss_weight",
-                                                     "sweeps", "max_step_trials", "theta_step",
-                                                     "lbfgs_memory", "lbfgs_curvature"}));
+  EXPECT_EQ(names(config),
+            (std::vector<std::string>{"epsilon", "C", "p", "counting", "loss_weight", "unary_model",
+                                      "pairwise_model", "sweeps", "max_step_trials", "theta_step",
+                                      "lbfgs_memory", "lbfgs_curvature"}));
   config.epsilon = 0;
   config.theta_step = "gradient";
   EXPECT_EQ(names(config),
             (std::vector<std::string>{"epsilon", "smoothing_start", "C", "p", "counting",
-                                      "loss_weight", "sweeps", "max_step_trials", "theta_step"}));
+                                      "loss_weight", "unary_model", "pairwise_model", "sweeps",
+                                      "max_step_trials", "theta_step"}));
+  config.epsilon = 0.5;
+  config.pairwise_model = "mlp";
+  EXPECT_EQ(names(config), (std::vector<std::string>{"epsilon", "C", "p", "counting", "loss_weight",
+                                                     "unary_model", "pairwise_model", "hidden",
+                                                     "sweeps", "max_step_trials", "theta_step"}));
 }
 
 }  // namespace
