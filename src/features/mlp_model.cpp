@@ -58,14 +58,14 @@ MlpModel::MlpModel(const Dataset& data, const MlpSettings& settings)
       const int32_t type = data.var_types.present ? data.var_types.type[v] : -1;
       if (type >= 0 && var_network[type] >= 0)
         regions_.push_back(
-            {var_network[type], data.state_offset[v], data.card[v], row_of(data.var_types, v)});
+            {var_network[type], data.state_offset[v], data.card[v], row_of(data.var_types, v), -1});
     }
     for (int64_t a = data.factor_offset[n]; a < data.factor_offset[n + 1]; ++a) {
       const int32_t type = data.factor_types.present ? data.factor_types.type[a] : -1;
       if (type >= 0 && factor_network[type] >= 0)
         regions_.push_back({factor_network[type], data.num_states() + data.table_offset[a],
                             static_cast<int32_t>(data.table_offset[a + 1] - data.table_offset[a]),
-                            row_of(data.factor_types, a)});
+                            row_of(data.factor_types, a), a});
     }
     example_regions_.push_back(static_cast<int64_t>(regions_.size()));
   }
@@ -79,15 +79,6 @@ std::span<const MlpModel::Region> MlpModel::example_regions(int64_t n) const {
   return std::span<const Region>(regions_).subspan(
       static_cast<size_t>(example_regions_[n]),
       static_cast<size_t>(example_regions_[n + 1] - example_regions_[n]));
-}
-
-bool MlpModel::skipped(const Region& r, std::span<const uint8_t> skip_factor) const {
-  if (skip_factor.empty() || r.position < data_.num_states()) return false;
-  // A factor's position is the first entry of its table: find the factor by its table offset.
-  const int64_t entry = r.position - data_.num_states();
-  const auto a = std::upper_bound(data_.table_offset.begin(), data_.table_offset.end(), entry) -
-                 data_.table_offset.begin() - 1;
-  return skip_factor[a] != 0;
 }
 
 void MlpModel::region_forward(const Region& r, std::span<const double> theta, double* potential,

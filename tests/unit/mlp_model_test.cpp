@@ -94,6 +94,37 @@ TEST(MlpModel, ExamplePassesAddUpToTheWholeForAnyThreadCount) {
   omp_set_num_threads(threads);
 }
 
+// The tables of skipped factors are left as they are (the general kernels read another
+// factor's), and they add nothing to the gradient. Only factors without format 1 rows are
+// skipped, as only those share tables.
+TEST(MlpModel, SkippedFactorsAreNeitherWrittenNorRead) {
+  const Dataset data = compact_data();
+  const MlpModel model(data, both_kinds());
+  const std::vector<double> theta = testing::normal_theta(model.num_params(), 0.5, 7);
+  std::vector<uint8_t> skip(static_cast<size_t>(data.num_factors()), 0);
+  const std::vector<LocalIndex>& rows = data.factor_features.ptr;
+  int64_t skipped = 0;
+  for (int64_t a = 0; a < data.num_factors(); a += 2)
+    if (rows[data.table_offset[a]] == rows[data.table_offset[a + 1]]) skipped += skip[a] = 1;
+  ASSERT_GT(skipped, 0);
+  std::vector<double> full(static_cast<size_t>(positions(data)), 0.0);
+  std::vector<double> partial(full.size(), -7.0);
+  model.forward(theta, {}, full);
+  model.forward(theta, {}, partial, skip);
+  const int64_t states = data.num_states();
+  for (int64_t a = 0; a < data.num_factors(); ++a)
+    for (int64_t t = data.table_offset[a]; t < data.table_offset[a + 1]; ++t)
+      EXPECT_EQ(partial[states + t], skip[a] ? -7.0 : full[states + t]) << "factor " << a;
+  std::vector<double> w = testing::normal_theta(positions(data), 1.0, 3);
+  std::vector<double> z_skip(theta.size()), z_zeroed(theta.size());
+  model.backward(theta, w, z_skip, skip);
+  for (int64_t a = 0; a < data.num_factors(); ++a)
+    if (skip[a])
+      for (int64_t t = data.table_offset[a]; t < data.table_offset[a + 1]; ++t) w[states + t] = 0;
+  model.backward(theta, w, z_zeroed);
+  EXPECT_LT(max_abs_difference(z_skip, z_zeroed), 1e-12);
+}
+
 TEST(MlpModel, ReplacingNothingIsTheLinearModelAndTheBoundHolds) {
   const Dataset data = compact_data();
   const MlpModel none(data, MlpSettings{});

@@ -61,6 +61,7 @@ class MlpModel final : public PotentialModel {
     int64_t position;    // of its first state in the potential layout
     int32_t size;        // states
     LocalIndex obs_row;  // -1: none
+    int64_t factor;      // the factor's index, -1 for a variable (skip masks name factors)
   };
   // f of one region added to its potentials; hidden is the scratch of the hidden layer.
   void region_forward(const Region& r, std::span<const double> theta, double* potential,
@@ -69,9 +70,11 @@ class MlpModel final : public PotentialModel {
   // networks' first parameter.
   void region_backward(const Region& r, std::span<const double> theta, const double* weight,
                        double* grad, std::vector<double>& hidden) const;
-  // The regions of example n, and whether region r is a skipped factor.
+  // The regions of example n.
   std::span<const Region> example_regions(int64_t n) const;
-  bool skipped(const Region& r, std::span<const uint8_t> skip_factor) const;
+  static bool skipped(const Region& r, std::span<const uint8_t> skip_factor) {
+    return r.factor >= 0 && !skip_factor.empty() && skip_factor[r.factor] != 0;
+  }
 
   const Dataset& data_;
   FeatureIndex linear_;
