@@ -47,7 +47,8 @@ class Estimator:
                  lbfgs_curvature=_DEFAULT["lbfgs_curvature"], threads=_DEFAULT["threads"],
                  kernels=_DEFAULT["kernels"], message_precision=_DEFAULT["message_precision"],
                  inference_sweeps=_DEFAULT["inference_sweeps"],
-                 inference_tol=_DEFAULT["inference_tol"], ranks=1, predict_tol=1e-9,
+                 inference_tol=_DEFAULT["inference_tol"], fit_sweeps=_DEFAULT["fit_sweeps"],
+                 fit_iters=_DEFAULT["fit_iters"], ranks=1, predict_tol=1e-9,
                  predict_max_sweeps=1000, model_path=None, extra_args=(), pdsp=None,
                  mpirun="mpirun", verbose=1):
         for name, value in locals().items():

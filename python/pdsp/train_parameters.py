@@ -27,4 +27,6 @@ PARAMETERS = {
     "message_precision": {"flag": "--message-precision", "default": 'double'},
     "inference_sweeps": {"flag": "--inference-sweeps", "default": 200},
     "inference_tol": {"flag": "--inference-tol", "default": 1e-08},
+    "fit_sweeps": {"flag": "--fit-sweeps", "default": 25},
+    "fit_iters": {"flag": "--fit-iters", "default": 100},
 }

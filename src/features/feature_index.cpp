@@ -20,7 +20,8 @@ std::vector<std::unique_ptr<FeatureEncoding>> make_feature_encodings(const Datas
   return encodings;
 }
 
-FeatureIndex::FeatureIndex(const Dataset& data, Order order, TypedKinds kinds) : data_(data) {
+FeatureIndex::FeatureIndex(const Dataset& data, Order order, TypedKinds kinds)
+    : data_(data), kinds_(kinds) {
   check_parameter_memory(data, data.source());
   encodings_ = make_feature_encodings(data, order, kinds);
   rows_ = dynamic_cast<const RowEncoding*>(encodings_.front().get());
@@ -61,6 +62,27 @@ void FeatureIndex::backward_indicator(std::span<const double>, std::span<const d
   std::fill(z.begin(), z.begin() + data_.num_params, 0.0);
   rows_->add_indicator_moments(indicator, z);
   for (size_t k = 1; k < encodings_.size(); ++k) encodings_[k]->add_moments(indicator, z);
+}
+
+std::vector<uint8_t> FeatureIndex::parameter_kinds() const {
+  std::vector<uint8_t> kinds(static_cast<size_t>(data_.num_params), 0);
+  for (int32_t r : data_.var_features.param) kinds[r] |= kVariableParameter;
+  for (int32_t r : data_.factor_features.param) kinds[r] |= kFactorParameter;
+  // A type's block spans its largest region's states.
+  const auto mark_blocks = [&](const RegionTypes& types, const std::vector<LocalIndex>& offset,
+                               uint8_t kind) {
+    if (!types.present) return;
+    std::vector<int64_t> size(static_cast<size_t>(types.num_types()), 0);
+    for (size_t r = 0; r < types.type.size(); ++r)
+      if (types.type[r] >= 0)
+        size[types.type[r]] = std::max<int64_t>(size[types.type[r]], offset[r + 1] - offset[r]);
+    for (int64_t k = 0; k < types.num_types(); ++k)
+      for (int64_t p = 0; p < types.block_size(k, size[k]); ++p)
+        kinds[types.param_offset[k] + p] |= kind;
+  };
+  if (kinds_.variables) mark_blocks(data_.var_types, data_.state_offset, kVariableParameter);
+  if (kinds_.factors) mark_blocks(data_.factor_types, data_.table_offset, kFactorParameter);
+  return kinds;
 }
 
 double FeatureIndex::largest_term(std::span<const double> theta) const {

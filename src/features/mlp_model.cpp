@@ -29,7 +29,7 @@ MlpModel::MlpModel(const Dataset& data, const MlpSettings& settings)
       seed_(settings.seed) {
   int64_t offset = data.num_params;
   const auto add_kind = [&](const RegionTypes& types, bool replaced,
-                            const std::vector<LocalIndex>& region_offset) {
+                            const std::vector<LocalIndex>& region_offset, uint8_t kind) {
     std::vector<int32_t> network_of(static_cast<size_t>(types.num_types()), -1);
     if (!replaced || !types.present) return network_of;
     for (int64_t k = 0; k < types.num_types(); ++k) {
@@ -38,15 +38,15 @@ MlpModel::MlpModel(const Dataset& data, const MlpSettings& settings)
         if (types.type[r] == k)
           states = std::max(states, static_cast<int>(region_offset[r + 1] - region_offset[r]));
       network_of[static_cast<size_t>(k)] = static_cast<int32_t>(networks_.size());
-      networks_.push_back({offset, types.dim[k], states});
+      networks_.push_back({kind, offset, types.dim[k], states});
       offset += int64_t{hidden_} * types.dim[k] + hidden_ + int64_t{states} * hidden_ + states;
     }
     return network_of;
   };
   const std::vector<int32_t> var_network =
-      add_kind(data.var_types, settings.replaced.variables, data.state_offset);
+      add_kind(data.var_types, settings.replaced.variables, data.state_offset, kVariableParameter);
   const std::vector<int32_t> factor_network =
-      add_kind(data.factor_types, settings.replaced.factors, data.table_offset);
+      add_kind(data.factor_types, settings.replaced.factors, data.table_offset, kFactorParameter);
   network_params_ = offset - data.num_params;
 
   const auto row_of = [](const RegionTypes& types, int64_t r) {
@@ -207,6 +207,16 @@ double MlpModel::largest_term(std::span<const double> theta) const {
     }
   }
   return linear_.largest_term(theta.first(static_cast<size_t>(data_.num_params))) + largest;
+}
+
+std::vector<uint8_t> MlpModel::parameter_kinds() const {
+  std::vector<uint8_t> kinds = linear_.parameter_kinds();
+  kinds.resize(static_cast<size_t>(num_params()), 0);
+  for (size_t k = 0; k < networks_.size(); ++k) {
+    const int64_t end = k + 1 < networks_.size() ? networks_[k + 1].offset : num_params();
+    std::fill(kinds.begin() + networks_[k].offset, kinds.begin() + end, networks_[k].kind);
+  }
+  return kinds;
 }
 
 std::vector<double> MlpModel::initial_theta() const {

@@ -10,12 +10,17 @@ namespace pdsp {
 LearnerEntry primal_dual_learner();
 LearnerEntry ssvm_fw_learner();
 LearnerEntry likelihood_learner(const std::string& name);
+LearnerEntry domke_learner();
 
 const std::vector<LearnerEntry>& learner_registry() {
   static const std::vector<LearnerEntry> learners = {
-      primal_dual_learner(),         ssvm_fw_learner(),
-      likelihood_learner("lbp-sgd"), likelihood_learner("lbp-lbfgs"),
-      likelihood_learner("mf-sgd"),  likelihood_learner("mf-lbfgs"),
+      primal_dual_learner(),
+      ssvm_fw_learner(),
+      likelihood_learner("lbp-sgd"),
+      likelihood_learner("lbp-lbfgs"),
+      likelihood_learner("mf-sgd"),
+      likelihood_learner("mf-lbfgs"),
+      domke_learner(),
   };
   return learners;
 }

@@ -18,6 +18,7 @@ const char* const kModel = "Model";
 const char* const kStop = "Optimisation and stopping";
 const char* const kSpeed = kPerformanceGroup;
 const char* const kBaselines = "Likelihood baselines (--learner)";
+const char* const kFits = "Alternating fits (--learner domke)";
 
 ParameterRule at_least(double low) {
   return {.low = low};
@@ -230,6 +231,18 @@ std::vector<TrainParameter> make_table() {
        .help = "inference convergence tolerance",
        .member = &TrainConfig::inference_tol,
        .rule = at_least(0)},
+      {.name = "fit_sweeps",
+       .flag = "--fit-sweeps",
+       .group = kFits,
+       .help = "message sweeps after each function class's fit",
+       .member = &TrainConfig::fit_sweeps,
+       .rule = at_least(1)},
+      {.name = "fit_iters",
+       .flag = "--fit-iters",
+       .group = kFits,
+       .help = "L-BFGS iterations of each fit at fixed messages",
+       .member = &TrainConfig::fit_iters,
+       .rule = at_least(1)},
   };
 }
 

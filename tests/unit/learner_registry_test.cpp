@@ -21,7 +21,7 @@ std::string refusal(const std::string& learner, const TrainConfig& config,
 
 TEST(LearnerRegistry, FindsEveryLearnerByNameAndMakesIt) {
   const std::vector<std::string> names = learner_names();
-  ASSERT_EQ(names.size(), 6u);
+  ASSERT_EQ(names.size(), 7u);
   EXPECT_EQ(names.front(), "primal-dual") << "the default comes first";
   for (const std::string& name : names) {
     const LearnerEntry& entry = find_learner(name);
@@ -38,7 +38,7 @@ TEST(LearnerRegistry, RefusesAnUnknownNameListingTheKnownOnes) {
   } catch (const InputError& error) {
     EXPECT_STREQ(error.what(),
                  "--learner: gibbs-sgd is not one of primal-dual, ssvm-fw, lbp-sgd, lbp-lbfgs, "
-                 "mf-sgd, mf-lbfgs");
+                 "mf-sgd, mf-lbfgs, domke");
   }
 }
 
@@ -58,6 +58,19 @@ TEST(LearnerRegistry, ChecksEachLearnersTraitsInOneLine) {
   EXPECT_EQ(refusal("primal-dual", config), "");
   EXPECT_EQ(refusal("mf-sgd", config), "--p: --learner mf-sgd uses p = 2");
   config.p = 2;
+  EXPECT_EQ(refusal("domke", config),
+            "--epsilon: --learner domke fits at a positive temperature (--epsilon > 0; Domke uses "
+            "0.1)");
+  config.epsilon = 0.1;
+  config.unary_model = "mlp";
+  EXPECT_EQ(refusal("domke", config), "");
+  config.epsilon = 0;
+  EXPECT_EQ(refusal("ssvm-fw", config),
+            "--unary-model mlp: nonlinear function classes are for the primal-dual and domke "
+            "learners");
+  EXPECT_EQ(refusal("primal-dual", config),
+            "--unary-model mlp: nonlinear function classes train at --epsilon > 0");
+  config.unary_model = "linear";
   config.message_precision = "single";
   EXPECT_EQ(refusal("primal-dual", config), "");
   EXPECT_EQ(refusal("mf-lbfgs", config),

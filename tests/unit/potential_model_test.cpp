@@ -62,6 +62,7 @@ class SquashedFeatures final : public PotentialModel {
   double largest_term(std::span<const double> theta) const override {
     return linear_.largest_term(squash(theta));
   }
+  std::vector<uint8_t> parameter_kinds() const override { return linear_.parameter_kinds(); }
 
  private:
   static void chain(std::span<const double> theta, std::span<double> z) {

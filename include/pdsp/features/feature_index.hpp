@@ -56,6 +56,8 @@ class FeatureIndex final : public PotentialModel {
                           std::span<double> z) const override;
   // max |theta| times the largest row sum.
   double largest_term(std::span<const double> theta) const override;
+  // The rows' parameters by the kind of their positions, the typed blocks of the kinds covered.
+  std::vector<uint8_t> parameter_kinds() const override;
 
   // z[r] = sum over the features of parameter r of weight[position] * value, where positions
   // follow the potential layout [states | table entries]; the tables of the factors a with
@@ -85,6 +87,7 @@ class FeatureIndex final : public PotentialModel {
   const Dataset& data_;
   std::vector<std::unique_ptr<FeatureEncoding>> encodings_;
   const RowEncoding* rows_;  // the first encoding
+  TypedKinds kinds_;
   double largest_row_sum_ = 0;
 };
 

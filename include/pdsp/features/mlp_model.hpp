@@ -44,6 +44,8 @@ class MlpModel final : public PotentialModel {
   // (0, 1)).
   double largest_term(std::span<const double> theta) const override;
 
+  // The linear part's kinds, then each network's parameters by its kind.
+  std::vector<uint8_t> parameter_kinds() const override;
   // A seeded start away from zero, where every hidden unit would get the same gradient: U and W
   // drawn from N(0, 1 / fan-in), b and c and the data's parameters 0.
   std::vector<double> initial_theta() const override;
@@ -51,6 +53,7 @@ class MlpModel final : public PotentialModel {
  private:
   // One network: the type it replaces, where its parameters start in theta, its sizes.
   struct Network {
+    uint8_t kind = 0;  // PotentialModel::kVariableParameter or kFactorParameter
     int64_t offset = 0;
     int dim = 0;
     int states = 0;  // the most states of a region of the type

@@ -27,6 +27,11 @@ class PotentialModel {
   // form apply. A nonlinear model gets none of them.
   virtual bool is_linear() const = 0;
   virtual int64_t num_params() const = 0;
+  // For each parameter, which region kinds' potentials read it: kVariableParameter,
+  // kFactorParameter, both or neither (0). Learners that fit one kind at a time use it.
+  static constexpr uint8_t kVariableParameter = 1;
+  static constexpr uint8_t kFactorParameter = 2;
+  virtual std::vector<uint8_t> parameter_kinds() const = 0;
   // Where training starts when no checkpoint says otherwise: zero for a linear model; a
   // nonlinear one may need to start away from it (a network's hidden units would all get the
   // same gradient there).

@@ -57,6 +57,8 @@ struct TrainConfig {
   // The learner's name in learners/registry.cpp (which also checks the settings it refuses).
   std::string learner = "primal-dual";
   int inference_sweeps = 200;  // baselines: sweeps of approximate inference per evaluation
+  int fit_sweeps = 25;         // domke: message sweeps after each fit (Domke's 25)
+  int fit_iters = 100;         // domke: L-BFGS iterations of each fit at fixed messages
   double inference_tol = 1e-8;
 
   // Throws InputError naming the flag of a value its row's rule refuses (the learner's own
