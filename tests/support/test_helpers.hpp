@@ -21,6 +21,16 @@ class Recorder final : public TrainingObserver {
   std::vector<IterationRecord> records;
 };
 
+// A training problem's settings on the tests' in-memory data: eps, counting numbers, the rest
+// as ProblemSettings has them.
+inline ProblemSettings training_settings(double epsilon, CountingMode counting) {
+  ProblemSettings settings;
+  settings.epsilon = epsilon;
+  settings.counting = counting;
+  settings.source = "tiny";
+  return settings;
+}
+
 inline double max_abs_difference(std::span<const double> a, std::span<const double> b) {
   double worst = 0;
   for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));

@@ -22,14 +22,6 @@ namespace {
 using testing::max_abs_difference;
 using testing::Recorder;
 
-ProblemSettings uniform_at(double epsilon) {
-  ProblemSettings settings;
-  settings.epsilon = epsilon;
-  settings.counting = CountingMode::Uniform;
-  settings.source = "tiny";
-  return settings;
-}
-
 TEST(LbfgsMinimize, FindsTheMinimumOfAQuadratic) {
   // f(x) = 1/2 x'Ax - b'x with A = diag(1..6) + 0.5 (a coupling): minimum at A^-1 b.
   const int n = 6;
@@ -62,7 +54,7 @@ TEST(AlternatingFits, LinearFitsReachThePrimalDualOptimum) {
   config.tol = 1e-13;
   SerialCommunicator serial;
   Recorder primal_dual;
-  LocalProblem reference(data, uniform_at(1.0));
+  LocalProblem reference(data, testing::training_settings(1.0, CountingMode::Uniform));
   const TrainResult optimum = train(reference, config, serial, primal_dual);
   ASSERT_EQ(optimum.stop.kind, StopKind::Converged) << optimum.stop.text;
 
@@ -70,7 +62,7 @@ TEST(AlternatingFits, LinearFitsReachThePrimalDualOptimum) {
   config.tol = 1e-15;
   config.fit_sweeps = 25;
   config.fit_iters = 200;
-  LocalProblem problem(data, uniform_at(1.0));
+  LocalProblem problem(data, testing::training_settings(1.0, CountingMode::Uniform));
   Recorder fits;
   const TrainResult fitted = train_alternating_fits(problem, config, serial, fits);
   EXPECT_LT(max_abs_difference(fitted.state.theta, optimum.state.theta), 1e-6) << fitted.stop.text;
@@ -90,7 +82,8 @@ TEST(AlternatingFits, EveryOuterIterationLowersFWithNetworks) {
   MlpSettings networks;
   networks.replaced = {true, true};
   networks.hidden = 4;
-  LocalProblem problem(data, uniform_at(0.5), std::make_unique<MlpModel>(data, networks));
+  LocalProblem problem(data, testing::training_settings(0.5, CountingMode::Uniform),
+                       std::make_unique<MlpModel>(data, networks));
   SerialCommunicator serial;
   Recorder recorder;
   train_alternating_fits(problem, config, serial, recorder);

@@ -14,6 +14,15 @@
 namespace pdsp {
 namespace {
 
+DomkeOptions small_images(int height, int width, int images, double blur) {
+  DomkeOptions options;
+  options.height = height;
+  options.width = width;
+  options.images = images;
+  options.blur = blur;
+  return options;
+}
+
 TEST(DomkeData, TheBlurKeepsConstantsAndSumsAPointToOne) {
   const int height = 40, width = 41;
   const std::vector<double> constant(static_cast<size_t>(height * width), 0.37);
@@ -52,12 +61,7 @@ TEST(DomkeData, ThePapersImagesHoldSmoothBlobsOfBothClasses) {
 }
 
 TEST(DomkeData, ObservationsLieInTheIntervalsTheirLabelsSelect) {
-  DomkeOptions options;
-  options.height = 12;
-  options.width = 9;
-  options.images = 5;
-  options.blur = 2.0;
-  const Dataset data = generate_domke(options);
+  const Dataset data = generate_domke(small_images(12, 9, 5, 2.0));
   const ObservationRows& obs = data.observations;
   const auto row_values = [&](LocalIndex row) {
     EXPECT_EQ(obs.ptr[row + 1] - obs.ptr[row], 2);
@@ -87,12 +91,7 @@ TEST(DomkeData, ObservationsLieInTheIntervalsTheirLabelsSelect) {
 
 TEST(DomkeData, TheFileRoundTripsThroughTheFormatTwoReader) {
   testing::files::TempDir dir;
-  DomkeOptions options;
-  options.height = 7;
-  options.width = 6;
-  options.images = 3;
-  options.blur = 1.5;
-  const Dataset data = generate_domke(options);
+  const Dataset data = generate_domke(small_images(7, 6, 3, 1.5));
   write_dataset(dir.file("domke.h5"), data);
   const Dataset back = read_dataset(dir.file("domke.h5"));
   EXPECT_EQ(back.label, data.label);

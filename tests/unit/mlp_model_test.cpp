@@ -145,11 +145,7 @@ TEST(MlpModel, ReplacingNothingIsTheLinearModelAndTheBoundHolds) {
 }
 
 ProblemSettings bethe_at(double epsilon) {
-  ProblemSettings settings;
-  settings.epsilon = epsilon;
-  settings.counting = CountingMode::Bethe;
-  settings.source = "tiny";
-  return settings;
+  return testing::training_settings(epsilon, CountingMode::Bethe);
 }
 
 // F = sum smax - truth score at converged messages: on trees with Bethe numbers, the exact F.

@@ -72,11 +72,7 @@ class SquashedFeatures final : public PotentialModel {
 };
 
 ProblemSettings bethe(double epsilon) {
-  ProblemSettings settings;
-  settings.epsilon = epsilon;
-  settings.counting = CountingMode::Bethe;
-  settings.source = "tiny";
-  return settings;
+  return testing::training_settings(epsilon, CountingMode::Bethe);
 }
 
 // Training at eps = 1 with Bethe numbers on trees, where F is the exact objective: enough sweeps

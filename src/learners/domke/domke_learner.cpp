@@ -2,39 +2,17 @@
 // (alternating_fits.hpp), for linear potentials and networks alike, at eps > 0.
 #include <memory>
 
-#include "pdsp/features/potential_models.hpp"
 #include "pdsp/learners/domke/alternating_fits.hpp"
-#include "pdsp/learners/learner.hpp"
-#include "pdsp/learners/primal_dual/trainer.hpp"
+#include "pdsp/learners/primal_dual/problem_learner.hpp"
 
 namespace pdsp {
 namespace {
 
-class DomkeLearner final : public Learner {
+class DomkeLearner final : public ProblemLearner {
  public:
-  void set_up(const Dataset& slice, TrainConfig& config, Communicator& comm) override {
-    config_ = &config;
-    comm_ = &comm;
-    run_collectively(comm, [&] {
-      problem_ = std::make_unique<LocalProblem>(slice, training_problem_settings(config),
-                                                make_potential_model(slice, config.model_choice()));
-      config.counting = problem_->counting().mode;
-    });
-  }
-
-  std::string set_up_summary() const override {
-    return "kernels (rank 0): " + problem_->kernel_name() + "; potential model " +
-           problem_->model().name();
-  }
-
   TrainResult run(TrainingObserver& observer, TrainingState) override {
     return train_alternating_fits(*problem_, *config_, *comm_, observer);
   }
-
- private:
-  TrainConfig* config_ = nullptr;
-  Communicator* comm_ = nullptr;
-  std::unique_ptr<LocalProblem> problem_;
 };
 
 }  // namespace

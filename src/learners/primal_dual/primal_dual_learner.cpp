@@ -3,29 +3,13 @@
 #include <cstdio>
 #include <memory>
 
-#include "pdsp/features/potential_models.hpp"
-#include "pdsp/learners/learner.hpp"
-#include "pdsp/learners/primal_dual/trainer.hpp"
+#include "pdsp/learners/primal_dual/problem_learner.hpp"
 
 namespace pdsp {
 namespace {
 
-class PrimalDualLearner final : public Learner {
+class PrimalDualLearner final : public ProblemLearner {
  public:
-  void set_up(const Dataset& slice, TrainConfig& config, Communicator& comm) override {
-    config_ = &config;
-    comm_ = &comm;
-    run_collectively(comm, [&] {
-      problem_ = std::make_unique<LocalProblem>(slice, training_problem_settings(config),
-                                                make_potential_model(slice, config.model_choice()));
-      config.counting = problem_->counting().mode;
-    });
-  }
-
-  std::string set_up_summary() const override {
-    return "kernels (rank 0): " + problem_->kernel_name();
-  }
-
   CheckpointedMessages* checkpointed() override { return problem_.get(); }
 
   TrainResult run(TrainingObserver& observer, TrainingState start) override {
@@ -50,11 +34,6 @@ class PrimalDualLearner final : public Learner {
         line,
         {{"halo_values_sent", sums[0]}, {"halo_seconds", maxima[0]}, {"halo_sweeps", maxima[1]}}};
   }
-
- private:
-  TrainConfig* config_ = nullptr;
-  Communicator* comm_ = nullptr;
-  std::unique_ptr<LocalProblem> problem_;
 };
 
 }  // namespace

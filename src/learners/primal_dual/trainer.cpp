@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "pdsp/data/allocation.hpp"
+#include "pdsp/features/potential_models.hpp"
 #include "pdsp/learners/primal_dual/kronecker_curvature.hpp"
 #include "pdsp/optim/regularizer.hpp"
 #include "pdsp/optim/smoothing.hpp"
@@ -480,6 +481,17 @@ ProblemSettings training_problem_settings(const TrainConfig& config) {
       config.message_precision == "single" ? MessagePrecision::Single : MessagePrecision::Double;
   settings.smoothing = trains_by_smoothing(config.epsilon) ? config.smoothing_start : 0.0;
   return settings;
+}
+
+std::unique_ptr<LocalProblem> make_training_problem(const Dataset& slice, TrainConfig& config,
+                                                    Communicator& comm) {
+  std::unique_ptr<LocalProblem> problem;
+  run_collectively(comm, [&] {
+    problem = std::make_unique<LocalProblem>(slice, training_problem_settings(config),
+                                             make_potential_model(slice, config.model_choice()));
+    config.counting = problem->counting().mode;
+  });
+  return problem;
 }
 
 TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator& comm,

@@ -1,0 +1,31 @@
+#pragma once
+// What the learners that train on a LocalProblem share (primal-dual, domke): the problem built
+// by make_training_problem at set-up, with the settings and communicator of the run, and the
+// set-up line that names its kernels and potential model.
+#include <memory>
+#include <string>
+
+#include "pdsp/learners/learner.hpp"
+#include "pdsp/learners/primal_dual/trainer.hpp"
+
+namespace pdsp {
+
+class ProblemLearner : public Learner {
+ public:
+  void set_up(const Dataset& slice, TrainConfig& config, Communicator& comm) override {
+    config_ = &config;
+    comm_ = &comm;
+    problem_ = make_training_problem(slice, config, comm);
+  }
+  std::string set_up_summary() const override {
+    return "kernels (rank 0): " + problem_->kernel_name() + "; potential model " +
+           problem_->model().name();
+  }
+
+ protected:
+  TrainConfig* config_ = nullptr;
+  Communicator* comm_ = nullptr;
+  std::unique_ptr<LocalProblem> problem_;
+};
+
+}  // namespace pdsp
