@@ -11,6 +11,7 @@
 #include "pdsp/util/clock.hpp"
 #include "pdsp/util/errors.hpp"
 #include "pdsp/util/vector_ops.hpp"
+#include "trainer_loop.hpp"
 
 namespace pdsp {
 namespace {
@@ -40,90 +41,7 @@ double interpolated_step(double f0, double slope, double eta, double f_eta) {
   return std::exp2(std::round(std::log2(std::clamp(step, eta / 16, eta / 2))));
 }
 
-// The outer loop, one method per phase of design.md §5.
-class Trainer {
- public:
-  Trainer(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
-          TrainingObserver& observer, TrainingState start);
-  TrainResult run();
-
- private:
-  void compute_global_terms();
-  // z - d: the moments' distance from the ground truth's (the gradient without the
-  // regulariser, and the argument of its conjugate in the dual).
-  std::vector<double> minus_d(std::span<const double> z) const {
-    std::vector<double> gap(params_);
-    for (size_t r = 0; r < params_; ++r) gap[r] = z[r] - d_[r];
-    return gap;
-  }
-  // F from the sum over the ranks of local_objective() (design.md §2).
-  double full_objective(double local_sum, std::span<const double> at) const {
-    return local_sum - dot(d_, at) - truth_offset_ + regularizer_.value(at);
-  }
-  // This rank's part of F but for the regulariser: its smax terms, less the ground-truth score
-  // when the model is nonlinear (a linear one's is theta . d + truth_offset_, from the reduced d).
-  double local_objective() {
-    return linear_ ? problem_.objective() : problem_.objective() - problem_.ground_truth_score();
-  }
-  // Sweeps, beliefs and the one allreduce; fills the gradient and the record's F, D, gap.
-  void evaluate(IterationRecord& record);
-  // The step on theta: along -H g when the L-BFGS memory has pairs or a curvature model starts
-  // it (-P^{-1} g), else (or when that fails) along -grad; updates theta, the step and the
-  // memory.
-  void take_step(IterationRecord& record);
-  // Armijo backtracking along direction_ from `first_step`, halving (or, with `interpolate`,
-  // by quadratic interpolation), at most --max-step-trials evaluations of F; moves theta and
-  // returns true at the first sufficient decrease.
-  bool line_search(IterationRecord& record, double first_step, bool interpolate);
-  StopReason convergence(const IterationRecord& record) const;
-  // eps > 0 with no negative counting number: replaces D by the dual at this iteration's beliefs
-  // made consistent, a bound at any messages, where the gap decides or reports a stop. Its pass
-  // costs several gradients (64x64 denoising: 105 ms against 10), so other iterations keep the
-  // D of the beliefs as they are, a bound only once the messages have converged.
-  void certify_where_it_counts(IterationRecord& record);
-  // eps = 0: adds this evaluation's beliefs, made consistent, to the dual bundle and returns the
-  // best D_0 (smoothing.hpp).
-  double certified_dual();
-  // The moments of this evaluation's beliefs made consistent, after the sums of reduced_'s
-  // scalars, and their entropy terms after them (at eps = 0 every iteration, else where
-  // certify_where_it_counts needs them).
-  std::span<double> consistent_moments() {
-    return std::span<double>(reduced_).subspan(params_ + 4, params_);
-  }
-  double& consistent_entropy() { return reduced_[2 * params_ + 4]; }
-  // eps = 0: lowers the temperature when smoothing.hpp's rule says so (a stop on a small
-  // decrease of F_w then becomes a move to the next temperature); returns the stop reason left.
-  StopReason continue_smoothing(const IterationRecord& record, const StopReason& stop);
-
-  LocalProblem& problem_;
-  const TrainConfig& config_;
-  Communicator& comm_;
-  TrainingObserver& observer_;
-  TrainingState state_;
-  const Regularizer regularizer_;
-  const size_t params_;
-  const bool smoothing_;  // eps = 0: training runs at a temperature lowered towards 0
-  // The potential model is linear: d is fixed, and the dual and its certificates hold. A
-  // nonlinear one gets its ground-truth terms at every theta, and F and the gradient only.
-  const bool linear_;
-  bool saddle_ = false;              // some rank has a negative counting number
-  bool dual_bounds_primal_ = false;  // no negative counting number anywhere
-  // Every example on every rank is exact (a forest with Bethe numbers, eps > 0): the messages an
-  // iteration ends with were swept at its theta, and the next one evaluates them as they are.
-  bool swept_messages_carry_over_ = false;
-  std::vector<double> d_;    // empirical feature sums at the ground truth (0: nonlinear model)
-  double truth_offset_ = 0;  // linear model: the potential offset's ground-truth part, all ranks
-  double message_blocks_ = 0;
-  const bool lbfgs_;                             // --theta-step lbfgs
-  std::optional<KroneckerCurvature> curvature_;  // --lbfgs-curvature other than identity
-  std::vector<double> grad_, direction_, trial_, reduced_;
-  double entropy_ = 0;  // eps = 0: D_w - D_0 of the last evaluation (smoothing.hpp)
-  // Maxima of the allreduce: [violation, training seconds, stop request, local compute seconds].
-  // The clock and the request travel with the gradient so that every rank takes the same
-  // decisions.
-  double maxima_[4] = {0, 0, 0, 0};
-  Clock::time_point started_;
-};
+}  // namespace
 
 Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
                  TrainingObserver& observer, TrainingState start)
@@ -352,78 +270,6 @@ void Trainer::take_step(IterationRecord& record) {
   record.seconds_step = seconds_since(start);
 }
 
-StopReason Trainer::convergence(const IterationRecord& record) const {
-  const double accepted = record.objective_after_step;
-  const double scale = std::max(1.0, std::abs(accepted));
-  // "converged" only where an optimality test says so: the primal-dual gap, which bounds the
-  // distance to the optimum when no counting number is negative, its dual taken at the beliefs
-  // made consistent (at eps = 0: the certificate of smoothing.hpp).
-  const std::string at_zero =
-      smoothing_ ? " at eps = 0 (temperature " + number_text(record.temperature) + ")" : "";
-  if (record.gap_certified && record.gap >= 0 && record.gap < config_.tol * scale)
-    return stop_converged("converged: primal-dual gap" + at_zero + " below tol");
-  // At eps = 0 a decrease of F_w below tol is no sign that the gap is: the smoothed problem must
-  // be solved finer than the certificate asks (the tests' trees and loops: a hundredth of tol
-  // gives a certified gap below tol, tol itself leaves it tens of times above).
-  const double decrease_tol = smoothing_ ? 0.01 * config_.tol : config_.tol;
-  if (!std::isnan(state_.previous_objective) &&
-      std::abs(state_.previous_objective - accepted) < decrease_tol * scale)
-    // A small decrease is a reason to stop, not a proof of optimality (a slow step on an
-    // ill-conditioned problem decreases F slowly far from its minimum).
-    return stop_small_change(std::string("relative decrease of F below tol") +
-                             (smoothing_ ? " / 100" : "") + " (not certified: " +
-                             (dual_bounds_primal_
-                                  ? "primal-dual gap " + number_text(record.gap) + at_zero
-                              : linear_ ? "no gap test with negative counting numbers"
-                                        : "no gap test for a nonlinear potential model") +
-                             ")");
-  if (config_.max_seconds > 0 && maxima_[1] >= config_.max_seconds) return stop_time_limit();
-  if (maxima_[2] > 0) return stop_signal();
-  if (record.iteration >= config_.max_iters) return stop_iteration_limit();
-  return no_stop();
-}
-
-void Trainer::certify_where_it_counts(IterationRecord& record) {
-  if (!dual_bounds_primal_ || smoothing_) return;
-  const double scale = std::max(1.0, std::abs(record.objective_after_step));
-  // A raw gap below zero only says that the beliefs are not consistent yet: no reason to pay.
-  if (!(std::abs(record.gap) < config_.tol * scale) && !convergence(record).stops()) return;
-  // The step search left the beliefs of this iteration's evaluation as they were, and every
-  // rank decides alike from reduced values.
-  const auto start = Clock::now();
-  consistent_entropy() = problem_.consistent_beliefs(consistent_moments());
-  comm_.allreduce(std::span<double>(reduced_).subspan(params_ + 4, params_ + 1), {});
-  const std::vector<double> moment_gap = minus_d(consistent_moments());
-  record.dual = consistent_entropy() + reduced_[params_ + 2] - truth_offset_ -
-                regularizer_.conjugate(moment_gap);
-  record.gap = record.objective - record.dual;
-  record.gap_certified = true;
-  record.seconds_gradient += seconds_since(start);
-}
-
-double Trainer::certified_dual() {
-  return state_.dual_bundle.add(consistent_moments(), reduced_[params_ + 2] - truth_offset_, d_,
-                                regularizer_, dual_bundle_capacity(static_cast<int64_t>(params_)));
-}
-
-StopReason Trainer::continue_smoothing(const IterationRecord& record, const StopReason& stop) {
-  const bool small_decrease = stop.kind == StopKind::SmallChange;
-  if (stop.stops() && !small_decrease) return stop;
-  const double scale = std::max(1.0, std::abs(record.objective_after_step));
-  const double next = next_temperature({.temperature = state_.smoothing,
-                                        .smoothed_gap = record.smoothed_gap,
-                                        .entropy = entropy_,
-                                        .target = config_.tol * scale,
-                                        .small_decrease = small_decrease});
-  if (!(next < state_.smoothing)) return stop;
-  // F changes with the temperature: the curvature pairs and the last F belong to the old one.
-  state_.smoothing = next;
-  problem_.set_temperature(next);
-  state_.lbfgs.clear();
-  state_.previous_objective = NAN;
-  return no_stop();
-}
-
 TrainResult Trainer::run() {
   started_ = Clock::now();
   if (smoothing_) problem_.set_temperature(state_.smoothing);
@@ -465,33 +311,6 @@ TrainResult Trainer::run() {
   result.state = state_;
   result.state.seconds_trained += seconds_since(started_);
   return result;
-}
-
-}  // namespace
-
-ProblemSettings training_problem_settings(const TrainConfig& config) {
-  ProblemSettings settings;
-  settings.epsilon = config.epsilon;
-  settings.counting = config.counting;
-  settings.loss_weight = config.loss_weight;
-  settings.loss_augmented = true;
-  settings.source = config.data;
-  settings.specialised_kernels = config.kernels == "auto";
-  settings.message_precision =
-      config.message_precision == "single" ? MessagePrecision::Single : MessagePrecision::Double;
-  settings.smoothing = trains_by_smoothing(config.epsilon) ? config.smoothing_start : 0.0;
-  return settings;
-}
-
-std::unique_ptr<LocalProblem> make_training_problem(const Dataset& slice, TrainConfig& config,
-                                                    Communicator& comm) {
-  std::unique_ptr<LocalProblem> problem;
-  run_collectively(comm, [&] {
-    problem = std::make_unique<LocalProblem>(slice, training_problem_settings(config),
-                                             make_potential_model(slice, config.model_choice()));
-    config.counting = problem->counting().mode;
-  });
-  return problem;
 }
 
 TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator& comm,

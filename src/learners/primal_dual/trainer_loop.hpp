@@ -1,0 +1,103 @@
+#pragma once
+// The outer loop behind train() (trainer.hpp), shared by its two files: trainer.cpp (the
+// phases of an iteration and the loop) and trainer_stops.cpp (the stopping tests, the
+// certificates and the smoothing's temperature). Internal to src/learners/primal_dual.
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pdsp/learners/primal_dual/kronecker_curvature.hpp"
+#include "pdsp/learners/primal_dual/trainer.hpp"
+#include "pdsp/optim/regularizer.hpp"
+#include "pdsp/util/clock.hpp"
+#include "pdsp/util/vector_ops.hpp"
+
+namespace pdsp {
+
+// The outer loop, one method per phase of design.md §5.
+class Trainer {
+ public:
+  Trainer(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
+          TrainingObserver& observer, TrainingState start);
+  TrainResult run();
+
+ private:
+  void compute_global_terms();
+  // z - d: the moments' distance from the ground truth's (the gradient without the
+  // regulariser, and the argument of its conjugate in the dual).
+  std::vector<double> minus_d(std::span<const double> z) const {
+    std::vector<double> gap(params_);
+    for (size_t r = 0; r < params_; ++r) gap[r] = z[r] - d_[r];
+    return gap;
+  }
+  // F from the sum over the ranks of local_objective() (design.md §2).
+  double full_objective(double local_sum, std::span<const double> at) const {
+    return local_sum - dot(d_, at) - truth_offset_ + regularizer_.value(at);
+  }
+  // This rank's part of F but for the regulariser: its smax terms, less the ground-truth score
+  // when the model is nonlinear (a linear one's is theta . d + truth_offset_, from the reduced d).
+  double local_objective() {
+    return linear_ ? problem_.objective() : problem_.objective() - problem_.ground_truth_score();
+  }
+  // Sweeps, beliefs and the one allreduce; fills the gradient and the record's F, D, gap.
+  void evaluate(IterationRecord& record);
+  // The step on theta: along -H g when the L-BFGS memory has pairs or a curvature model starts
+  // it (-P^{-1} g), else (or when that fails) along -grad; updates theta, the step and the
+  // memory.
+  void take_step(IterationRecord& record);
+  // Armijo backtracking along direction_ from `first_step`, halving (or, with `interpolate`,
+  // by quadratic interpolation), at most --max-step-trials evaluations of F; moves theta and
+  // returns true at the first sufficient decrease.
+  bool line_search(IterationRecord& record, double first_step, bool interpolate);
+  StopReason convergence(const IterationRecord& record) const;
+  // eps > 0 with no negative counting number: replaces D by the dual at this iteration's beliefs
+  // made consistent, a bound at any messages, where the gap decides or reports a stop. Its pass
+  // costs several gradients (64x64 denoising: 105 ms against 10), so other iterations keep the
+  // D of the beliefs as they are, a bound only once the messages have converged.
+  void certify_where_it_counts(IterationRecord& record);
+  // eps = 0: adds this evaluation's beliefs, made consistent, to the dual bundle and returns the
+  // best D_0 (smoothing.hpp).
+  double certified_dual();
+  // The moments of this evaluation's beliefs made consistent, after the sums of reduced_'s
+  // scalars, and their entropy terms after them (at eps = 0 every iteration, else where
+  // certify_where_it_counts needs them).
+  std::span<double> consistent_moments() {
+    return std::span<double>(reduced_).subspan(params_ + 4, params_);
+  }
+  double& consistent_entropy() { return reduced_[2 * params_ + 4]; }
+  // eps = 0: lowers the temperature when smoothing.hpp's rule says so (a stop on a small
+  // decrease of F_w then becomes a move to the next temperature); returns the stop reason left.
+  StopReason continue_smoothing(const IterationRecord& record, const StopReason& stop);
+
+  LocalProblem& problem_;
+  const TrainConfig& config_;
+  Communicator& comm_;
+  TrainingObserver& observer_;
+  TrainingState state_;
+  const Regularizer regularizer_;
+  const size_t params_;
+  const bool smoothing_;  // eps = 0: training runs at a temperature lowered towards 0
+  // The potential model is linear: d is fixed, and the dual and its certificates hold. A
+  // nonlinear one gets its ground-truth terms at every theta, and F and the gradient only.
+  const bool linear_;
+  bool saddle_ = false;              // some rank has a negative counting number
+  bool dual_bounds_primal_ = false;  // no negative counting number anywhere
+  // Every example on every rank is exact (a forest with Bethe numbers, eps > 0): the messages an
+  // iteration ends with were swept at its theta, and the next one evaluates them as they are.
+  bool swept_messages_carry_over_ = false;
+  std::vector<double> d_;    // empirical feature sums at the ground truth (0: nonlinear model)
+  double truth_offset_ = 0;  // linear model: the potential offset's ground-truth part, all ranks
+  double message_blocks_ = 0;
+  const bool lbfgs_;                             // --theta-step lbfgs
+  std::optional<KroneckerCurvature> curvature_;  // --lbfgs-curvature other than identity
+  std::vector<double> grad_, direction_, trial_, reduced_;
+  double entropy_ = 0;  // eps = 0: D_w - D_0 of the last evaluation (smoothing.hpp)
+  // Maxima of the allreduce: [violation, training seconds, stop request, local compute seconds].
+  // The clock and the request travel with the gradient so that every rank takes the same
+  // decisions.
+  double maxima_[4] = {0, 0, 0, 0};
+  Clock::time_point started_;
+};
+
+}  // namespace pdsp
