@@ -2,7 +2,6 @@
 // score and the offset's part of it (design.md §2), through the potential model.
 #include <algorithm>
 #include <stdexcept>
-#include <utility>
 
 #include "pdsp/data/allocation.hpp"
 #include "pdsp/features/feature_index.hpp"
@@ -11,24 +10,6 @@
 #include "pdsp/util/vector_ops.hpp"
 
 namespace pdsp {
-
-template <class Visit>
-void LocalProblem::for_each_truth_position(Visit&& visit) const {
-  const std::vector<double>& weight = engine_.truth_weight();
-  const int64_t states = data_.num_states();
-  const auto visit_example = [&](int64_t n) {
-    for (int64_t i = data_.state_offset[data_.var_offset[n]];
-         i < data_.state_offset[std::min(data_.var_offset[n + 1], data_.owned_vars())]; ++i)
-      if (weight[i] != 0.0) visit(n, i);
-    for (int64_t t = data_.table_offset[data_.factor_offset[n]];
-         t < data_.table_offset[std::min(data_.factor_offset[n + 1], data_.owned_factors())]; ++t)
-      if (weight[states + t] != 0.0) visit(n, states + t);
-  };
-  if (selected_.empty())
-    for (int64_t n = 0; n < data_.num_examples(); ++n) visit_example(n);
-  else
-    for (int64_t n : selected_) visit_example(n);
-}
 
 void LocalProblem::ground_truth_moments(std::span<double> d) const {
   engine_.ground_truth_moments(d, selected_);
@@ -50,11 +31,24 @@ double LocalProblem::ground_truth_score() const {
     ground_truth_moments(d);
     return dot(engine_.theta(), d) + ground_truth_offset();
   }
+  // A nonlinear model writes every table (unwritten_factors_ is empty): the score is read off
+  // the potentials at the labelled positions, less the loss.
+  const std::vector<double>& weight = engine_.truth_weight();
+  const ZeroedArray<double>& potential = engine_.potential_array();
+  const int64_t states = data_.num_states();
   double score = 0.0;
-  for_each_truth_position([&](int64_t, int64_t i) {
-    score +=
-        engine_.potential_array()[i] - (i < static_cast<int64_t>(loss_.size()) ? loss_[i] : 0.0);
-  });
+  const auto add_example = [&](int64_t n) {
+    for (int64_t i = data_.state_offset[data_.var_offset[n]];
+         i < data_.state_offset[std::min(data_.var_offset[n + 1], data_.owned_vars())]; ++i)
+      if (weight[i] != 0.0) score += potential[i] - (loss_.empty() ? 0.0 : loss_[i]);
+    for (int64_t t = data_.table_offset[data_.factor_offset[n]];
+         t < data_.table_offset[std::min(data_.factor_offset[n + 1], data_.owned_factors())]; ++t)
+      if (weight[states + t] != 0.0) score += potential[states + t];
+  };
+  if (selected_.empty())
+    for (int64_t n = 0; n < data_.num_examples(); ++n) add_example(n);
+  else
+    for (int64_t n : selected_) add_example(n);
   return score;
 }
 
@@ -75,13 +69,14 @@ void LocalProblem::set_potential_offset(std::span<const double> offset) {
   for (size_t i = 0; i < offset.size(); ++i)
     offset_base_[i] = (i < loss_.size() ? loss_[i] : 0.0) + offset[i];
   largest_base_ = largest_magnitude(offset_base_);
+  // The offset lies on the states only: its ground-truth part is each owned variable's offset at
+  // its label (none without labels, as in prediction).
   truth_offset_.assign(static_cast<size_t>(data_.num_examples()), 0.0);
-  const std::vector<int64_t> selected = std::exchange(selected_, {});
-  for_each_truth_position([&](int64_t n, int64_t i) {
-    if (i < data_.num_states()) truth_offset_[n] += offset[i];
-  });
-  if (engine_.model().is_linear()) engine_.release_truth_weight();
-  selected_ = selected;
+  if (!data_.has_labels()) return;
+  for (int64_t n = 0; n < data_.num_examples(); ++n)
+    for (int64_t v = data_.var_offset[n]; v < std::min(data_.var_offset[n + 1], data_.owned_vars());
+         ++v)
+      truth_offset_[n] += offset[data_.state_offset[v] + data_.label[v]];
 }
 
 }  // namespace pdsp

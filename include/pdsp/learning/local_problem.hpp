@@ -158,10 +158,6 @@ class LocalProblem final : public CheckpointedMessages {
   std::span<const double> potential_base() const {
     return offset_base_.empty() ? std::span<const double>(loss_) : offset_base_;
   }
-  // visit(example, position) for each labelled position of the regions this rank owns in the
-  // examples covered (selected_, or all).
-  template <class Visit>
-  void for_each_truth_position(Visit&& visit) const;
   void restore_halo_beliefs(double* belief) const;
   // Whether a phase of the evaluation plan holds factor chunks (else variable chunks).
   bool factors_in(int64_t phase) const;
