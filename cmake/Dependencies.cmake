@@ -22,3 +22,10 @@ find_library(METIS_LIBRARY metis)
 if(NOT METIS_INCLUDE_DIR OR NOT METIS_LIBRARY)
   message(FATAL_ERROR "METIS not found: install Debian's libmetis-dev (run/install_deps.sh)")
 endif()
+# XGBoost's C API induces the regression trees of the boosted function class
+# (src/features/tree_ensemble.cpp); found by path, as METIS is.
+find_path(XGBOOST_INCLUDE_DIR xgboost/c_api.h)
+find_library(XGBOOST_LIBRARY xgboost)
+if(NOT XGBOOST_INCLUDE_DIR OR NOT XGBOOST_LIBRARY)
+  message(FATAL_ERROR "XGBoost not found: install Debian's libxgboost-dev (run/install_deps.sh)")
+endif()

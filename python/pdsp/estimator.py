@@ -40,7 +40,8 @@ class Estimator:
                  smoothing_start=_DEFAULT["smoothing_start"], C=_DEFAULT["C"], p=_DEFAULT["p"],
                  counting=_DEFAULT["counting"], loss_weight=_DEFAULT["loss_weight"],
                  unary_model=_DEFAULT["unary_model"], pairwise_model=_DEFAULT["pairwise_model"],
-                 hidden=_DEFAULT["hidden"], sweeps=_DEFAULT["sweeps"], max_iters=_DEFAULT["max_iters"], tol=_DEFAULT["tol"],
+                 hidden=_DEFAULT["hidden"], sweeps=_DEFAULT["sweeps"],
+                 max_iters=_DEFAULT["max_iters"], tol=_DEFAULT["tol"],
                  max_seconds=_DEFAULT["max_seconds"], step=_DEFAULT["step"],
                  max_step_trials=_DEFAULT["max_step_trials"], theta_step=_DEFAULT["theta_step"],
                  lbfgs_memory=_DEFAULT["lbfgs_memory"],
@@ -48,7 +49,9 @@ class Estimator:
                  kernels=_DEFAULT["kernels"], message_precision=_DEFAULT["message_precision"],
                  inference_sweeps=_DEFAULT["inference_sweeps"],
                  inference_tol=_DEFAULT["inference_tol"], fit_sweeps=_DEFAULT["fit_sweeps"],
-                 fit_iters=_DEFAULT["fit_iters"], ranks=1, predict_tol=1e-9,
+                 fit_iters=_DEFAULT["fit_iters"], tree_rounds=_DEFAULT["tree_rounds"],
+                 tree_shrinkage=_DEFAULT["tree_shrinkage"],
+                 tree_min_leaf=_DEFAULT["tree_min_leaf"], ranks=1, predict_tol=1e-9,
                  predict_max_sweeps=1000, model_path=None, extra_args=(), pdsp=None,
                  mpirun="mpirun", verbose=1):
         for name, value in locals().items():

@@ -29,4 +29,7 @@ PARAMETERS = {
     "inference_tol": {"flag": "--inference-tol", "default": 1e-08},
     "fit_sweeps": {"flag": "--fit-sweeps", "default": 25},
     "fit_iters": {"flag": "--fit-iters", "default": 100},
+    "tree_rounds": {"flag": "--tree-rounds", "default": 1},
+    "tree_shrinkage": {"flag": "--tree-shrinkage", "default": 0.25},
+    "tree_min_leaf": {"flag": "--tree-min-leaf", "default": 0.05},
 }

@@ -321,11 +321,14 @@ void File::flush() {
 template std::vector<int32_t> File::read<int32_t>(const std::string&, int64_t, int64_t) const;
 template std::vector<int64_t> File::read<int64_t>(const std::string&, int64_t, int64_t) const;
 template std::vector<double> File::read<double>(const std::string&, int64_t, int64_t) const;
+template std::vector<uint8_t> File::read<uint8_t>(const std::string&, int64_t, int64_t) const;
 template void File::create_dataset<int32_t>(const std::string&, int64_t);
 template void File::create_dataset<int64_t>(const std::string&, int64_t);
 template void File::create_dataset<double>(const std::string&, int64_t);
+template void File::create_dataset<uint8_t>(const std::string&, int64_t);
 template void File::write_slice<int32_t>(const std::string&, int64_t, std::span<const int32_t>);
 template void File::write_slice<int64_t>(const std::string&, int64_t, std::span<const int64_t>);
 template void File::write_slice<double>(const std::string&, int64_t, std::span<const double>);
+template void File::write_slice<uint8_t>(const std::string&, int64_t, std::span<const uint8_t>);
 
 }  // namespace pdsp::h5

@@ -10,7 +10,8 @@
 
 namespace pdsp {
 void write_model(const std::string& path, const std::vector<double>& theta,
-                 const Fields& attributes, const Provenance& provenance) {
+                 const Fields& attributes, const Provenance& provenance,
+                 const std::vector<StoredEnsemble>& trees) {
   write_output(path, [&](const std::string& temporary) {
     h5::File file = h5::File::create(temporary);
     file.write_attribute("format", std::string(kModelFormat));
@@ -20,6 +21,7 @@ void write_model(const std::string& path, const std::vector<double>& theta,
       std::visit([&](const auto& typed) { file.write_attribute(name, typed); }, value);
     write_provenance(file, provenance);
     file.write("/theta", theta);
+    write_ensembles(file, trees);
   });
 }
 
@@ -52,6 +54,7 @@ ModelFile read_model(const std::string& path) {
   if (file.has_attribute("hidden")) model.hidden = file.read_int_attribute("hidden");
   if (model.hidden < 1 || model.hidden > 4096)
     throw_file_error(path, "@hidden", "is " + std::to_string(model.hidden) + ", not in [1, 4096]");
+  model.trees = read_ensembles(file);
   model.provenance = read_provenance(file);
   return model;
 }

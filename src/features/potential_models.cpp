@@ -1,12 +1,32 @@
 #include "pdsp/features/potential_models.hpp"
 
-#include "pdsp/features/mlp_model.hpp"
+#include <algorithm>
+
+#include "pdsp/features/function_class_model.hpp"
 #include "pdsp/util/errors.hpp"
 
 namespace pdsp {
+namespace {
+
+constexpr FunctionClass kClasses[] = {FunctionClass::Zero, FunctionClass::Constant,
+                                      FunctionClass::Linear, FunctionClass::Trees,
+                                      FunctionClass::Mlp};
+
+FunctionClass class_named(const std::string& flag, const std::string& name) {
+  for (FunctionClass c : kClasses)
+    if (function_class_name(c) == name) return c;
+  throw InputError(flag + " " + name + ": not a function class (one of zero, constant, linear, " +
+                   "trees, mlp)");
+}
+
+}  // namespace
 
 const std::vector<std::string>& function_class_names() {
-  static const std::vector<std::string> names = {"linear", "mlp"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (FunctionClass c : kClasses) out.push_back(function_class_name(c));
+    return out;
+  }();
   return names;
 }
 
@@ -19,15 +39,19 @@ std::unique_ptr<const PotentialModel> make_potential_model(const Dataset& data,
     if (name != "linear" && !types.present)
       throw InputError(flag + " " + name + ": " + data.source() + " has no typed " + kind +
                        " (format 2's /" + (kind == "variables" ? "var" : "factor") +
-                       "_types) for a network to read");
+                       "_types) for the class to read");
   };
   require_types("--unary-model", choice.unary, data.var_types, "variables");
   require_types("--pairwise-model", choice.pairwise, data.factor_types, "factors");
-  MlpSettings settings;
-  settings.replaced = {choice.unary == "mlp", choice.pairwise == "mlp"};
-  settings.hidden = choice.hidden;
-  settings.seed = choice.seed;
-  return std::make_unique<MlpModel>(data, settings);
+  FunctionClasses classes;
+  classes.unary = class_named("--unary-model", choice.unary);
+  classes.pairwise = class_named("--pairwise-model", choice.pairwise);
+  classes.hidden = choice.hidden;
+  classes.seed = choice.seed;
+  classes.trees = choice.trees;
+  classes.stored_trees = choice.stored_trees;
+  classes.source = choice.source;
+  return std::make_unique<FunctionClassModel>(data, classes);
 }
 
 }  // namespace pdsp

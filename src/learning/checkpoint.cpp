@@ -20,6 +20,7 @@ constexpr uint64_t kMessageTag = 102;
 constexpr uint64_t kConfigTag = 103;
 constexpr uint64_t kLbfgsTags[4] = {104, 105, 106, 107};
 constexpr uint64_t kDualTags[3] = {108, 109, 110};
+constexpr uint64_t kTreeTag = 111;
 
 // The L-BFGS memory's datasets, in the order of kLbfgsTags.
 constexpr const char* kLbfgsDatasets[4] = {"/lbfgs/s", "/lbfgs/y", "/lbfgs/step",
@@ -77,11 +78,25 @@ std::string dual_checksum(const DualBundle& bundle) {
   return sum.hex();
 }
 
-std::string text_checksum(const std::string& text) {
+std::string text_checksum(const std::string& text, uint64_t tag = kConfigTag) {
   Checksum sum;
   for (size_t i = 0; i < text.size(); ++i)
-    sum.add_word(kConfigTag, static_cast<int64_t>(i), static_cast<unsigned char>(text[i]));
+    sum.add_word(tag, static_cast<int64_t>(i), static_cast<unsigned char>(text[i]));
   return sum.hex();
+}
+
+// The boosted trees (a trees class's, stored_trees.hpp): each ensemble's description and
+// XGBoost model as text, and its leaf values; empty without trees.
+std::string trees_checksum(const std::vector<StoredEnsemble>& trees) {
+  if (trees.empty()) return "";
+  std::string text, values;
+  for (const StoredEnsemble& e : trees) {
+    text += e.kind + " " + std::to_string(e.type) + " " + std::to_string(e.outputs) + " ";
+    for (int64_t offset : e.tree_offset) text += std::to_string(offset) + ",";
+    text += e.booster;
+    values += hex_checksum(kTreeTag, 0, e.leaf_value, nullptr);
+  }
+  return text_checksum(text, kTreeTag) + values;
 }
 
 std::string settings_line(const Checkpoint& c) {
@@ -121,7 +136,8 @@ std::string header_text(const Checkpoint& c, int64_t version, int64_t num_params
                       : "\nsmoothing=" + bits(c.state.smoothing) +
                             "\ndual_best=" + bits(c.state.dual_bundle.best) +
                             "\ndual_next=" + std::to_string(dual_next) +
-                            "\ndual=" + dual_checksum(c.state.dual_bundle));
+                            "\ndual=" + dual_checksum(c.state.dual_bundle)) +
+         (c.state.trees.empty() ? "" : "\ntrees=" + trees_checksum(c.state.trees));
 }
 
 // The four datasets of the memory, checked against the parameter count before any is read
@@ -255,12 +271,15 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write_attribute("checksum_messages", messages_checksum);
     const std::string memory_checksum = lbfgs_checksum(c.state.lbfgs);
     file.write_attribute("checksum_lbfgs", memory_checksum);
+    if (!c.state.trees.empty())
+      file.write_attribute("checksum_trees", trees_checksum(c.state.trees));
     write_provenance(file, c.provenance);
     file.write_attribute(
         "checksum_header",
         text_checksum(header_text(c, kCheckpointFormatVersion, params, total, theta_checksum,
                                   messages_checksum, memory_checksum)));
     file.write("/theta", c.state.theta);
+    write_ensembles(file, c.state.trees);
     for (int i = 0; i < 4; ++i) file.write(kLbfgsDatasets[i], lbfgs_vector(c.state.lbfgs, i));
     file.write("/dual/moments", c.state.dual_bundle.moments);
     file.write("/dual/losses", c.state.dual_bundle.losses);
@@ -312,6 +331,12 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
   if (version >= 3) {
     c.state.smoothing = file.read_double_attribute("smoothing");
     dual_next = read_dual_bundle(file, path, params, c.state.dual_bundle);
+  }
+  // Trees (a trees class's) before the header checksum, which covers theirs.
+  if (file.has_attribute("checksum_trees")) {
+    c.state.trees = read_ensembles(file);
+    if (trees_checksum(c.state.trees) != file.read_string_attribute("checksum_trees"))
+      throw_file_error(path, "/trees", "checksum mismatch (the file is corrupt)");
   }
   const std::string theta_checksum = file.read_string_attribute("checksum_theta");
   const std::string memory_checksum =

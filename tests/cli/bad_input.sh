@@ -184,13 +184,16 @@ for ranks in 1 2; do
   expect_error 2 "\-\-out /dev/null: exists and is not a regular file" $ranks -- "$pdsp" train --data "$work/train.h5" --out /dev/null
   expect_error 2 "\-\-checkpoint-dir $work/model.h5: is a file, not a directory" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --checkpoint-dir "$work/model.h5"
   expect_error 2 "\-\-epsilon: \-\-learner ssvm-fw solves the structured SVM (eps = 0)" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner ssvm-fw
-  expect_error 2 "\-\-learner ssvm-fw: checkpoints are for the primal-dual learner" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0 --checkpoint-dir "$work"
+  expect_error 2 "\-\-learner ssvm-fw: checkpoints are for the primal-dual and domke learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0 --checkpoint-dir "$work"
   expect_error 2 "nolabels.h5: /vars/label: training needs ground-truth labels" $ranks -- "$pdsp" train --data "$work/nolabels.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0
   expect_error 2 "ternary.h5: /vars/card\[0\] is 3: \-\-learner ssvm-fw needs binary variables" $ranks -- "$pdsp" train --data "$work/ternary.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0
   # Nonlinear function classes: eps > 0, the primal-dual learner, format 2's typed regions.
   expect_error 2 "\-\-unary-model mlp: nonlinear function classes train at \-\-epsilon > 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --unary-model mlp --epsilon 0
   expect_error 2 "\-\-pairwise-model mlp: nonlinear function classes are for the primal-dual and domke learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --pairwise-model mlp --learner lbp-lbfgs
   expect_error 2 "\-\-unary-model mlp: $work/train.h5 has no typed variables" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --unary-model mlp
+  expect_error 2 "\-\-unary-model trees: boosted trees grow by rounds of the domke learner" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --unary-model trees
+  expect_error 2 "\-\-pairwise-model trees: nonlinear function classes are for the primal-dual and domke learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --pairwise-model trees --learner ssvm-fw --epsilon 0
+  expect_error 2 "\-\-tree-min-leaf: '0.7' is not a finite number in \[0, 0.5\]" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --tree-min-leaf 0.7
   expect_error 2 "\-\-epsilon: \-\-learner domke fits at a positive temperature" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner domke --epsilon 0
   expect_error 2 "\-\-learner: lbp-magic not in" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner lbp-magic
   expect_error 2 "$work/none.toml: cannot read the config file" $ranks -- "$pdsp" train --config "$work/none.toml"

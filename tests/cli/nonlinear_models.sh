@@ -3,7 +3,9 @@
 # --unary-model and --pairwise-model mlp, predict from the model file (which records the classes
 # and holds the networks' weights after the data's parameters), resume bitwise from a
 # checkpoint on the same ranks, and train on 2 ranks to the 1-rank model within 1e-9; then
-# Domke's alternating fits (--learner domke) lower F at every iteration and predict.
+# Domke's alternating fits (--learner domke) lower F at every iteration and predict; and boosted
+# trees (--unary-model and --pairwise-model trees): the model file holds them, 2 ranks grow the
+# same trees bitwise, and a run killed by SIGKILL resumes to the uninterrupted model bitwise.
 set -euo pipefail
 pdsp=$1
 mpirun=$2
@@ -53,3 +55,45 @@ assert len(f) == 4 and all(b < a for a, b in zip(f, f[1:])), f
 PY
 "$pdsp" predict --data "$work/test.h5" --model "$work/domke.h5" --out "$work/pred.h5" > /dev/null
 echo "ok: --learner domke lowered F at each of 4 iterations and its model predicts"
+
+trees=(train --data "$work/train.h5" --learner domke --epsilon 0.5 --unary-model trees
+       --pairwise-model trees --tol 0 --max-iters 6)
+"$pdsp" "${trees[@]}" --threads 1 --out "$work/trees.h5" > "$work/log"
+"$pdsp" info "$work/trees.h5" > "$work/info"
+grep -q "trees: variables type 0, 6 rounds of 2 trees" "$work/info" &&
+  grep -q "trees: factors type 0, 6 rounds of 4 trees" "$work/info" ||
+  { echo "FAIL: the model file's trees"; cat "$work/info"; exit 1; }
+"$pdsp" predict --data "$work/test.h5" --model "$work/trees.h5" --out "$work/pred.h5" > "$work/log"
+echo "ok: the model file holds 6 rounds of trees per type and predicts" \
+  "($(grep -o 'per-variable error: [0-9.]*%' "$work/log"))"
+
+"$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2 "$pdsp" "${trees[@]}" \
+  --threads 1 --out "$work/trees2.h5" > /dev/null
+for object in /theta /trees; do
+  h5diff "$work/trees.h5" "$work/trees2.h5" $object > /dev/null ||
+    { echo "FAIL: 2 ranks grew other trees ($object)"; exit 1; }
+done
+echo "ok: 2 ranks grow the 1-rank trees bitwise"
+
+# Checkpoints after every iteration; the run is killed once one is published, well before its
+# 150 iterations are done, and resumed to them.
+"$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/trees150.h5" > /dev/null
+"$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/killed.h5" \
+  --checkpoint-dir "$work/tck" --checkpoint-every 1 > /dev/null &
+runner=$!
+for _ in $(seq 600); do
+  [ -e "$work/tck/latest" ] && break
+  sleep 0.05
+done
+kill -9 $runner 2> /dev/null || true
+wait $runner 2> /dev/null || true
+[ -e "$work/tck/latest" ] || { echo "FAIL: no checkpoint before the kill"; exit 1; }
+"$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/resumed.h5" \
+  --checkpoint-dir "$work/tck" --resume auto > "$work/log"
+grep -q "resuming from .* after iteration [0-9]\{1,2\}$" "$work/log" ||
+  { echo "FAIL: no resume from before iteration 100"; cat "$work/log"; exit 1; }
+for object in /theta /trees; do
+  h5diff "$work/trees150.h5" "$work/resumed.h5" $object > /dev/null ||
+    { echo "FAIL: the resumed trees differ ($object)"; exit 1; }
+done
+echo "ok: killed by SIGKILL, resumed $(grep -o 'after iteration [0-9]*' "$work/log"): bitwise"

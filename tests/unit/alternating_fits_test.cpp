@@ -9,7 +9,7 @@
 
 #include <cmath>
 
-#include "pdsp/features/mlp_model.hpp"
+#include "pdsp/features/function_class_model.hpp"
 #include "pdsp/learners/primal_dual/trainer.hpp"
 #include "pdsp/optim/lbfgs_minimize.hpp"
 #include "support/compact_data.hpp"
@@ -79,11 +79,11 @@ TEST(AlternatingFits, EveryOuterIterationLowersFWithNetworks) {
   config.tol = 0;
   config.fit_sweeps = 10;
   config.fit_iters = 30;
-  MlpSettings networks;
-  networks.replaced = {true, true};
+  FunctionClasses networks;
+  networks.unary = networks.pairwise = FunctionClass::Mlp;
   networks.hidden = 4;
   LocalProblem problem(data, testing::training_settings(0.5, CountingMode::Uniform),
-                       std::make_unique<MlpModel>(data, networks));
+                       std::make_unique<FunctionClassModel>(data, networks));
   SerialCommunicator serial;
   Recorder recorder;
   train_alternating_fits(problem, config, serial, recorder);

@@ -49,11 +49,11 @@ TEST(LearnerRegistry, ChecksEachLearnersTraitsInOneLine) {
   EXPECT_EQ(refusal("ssvm-fw", config),
             "--epsilon: --learner ssvm-fw solves the structured SVM (eps = 0)");
   EXPECT_EQ(refusal("lbp-lbfgs", config, true),
-            "--learner lbp-lbfgs: checkpoints are for the primal-dual learner");
+            "--learner lbp-lbfgs: checkpoints are for the primal-dual and domke learners");
   config.epsilon = 0;
   EXPECT_EQ(refusal("ssvm-fw", config), "");
   EXPECT_EQ(refusal("ssvm-fw", config, true),
-            "--learner ssvm-fw: checkpoints are for the primal-dual learner");
+            "--learner ssvm-fw: checkpoints are for the primal-dual and domke learners");
   config.p = 1.5;
   EXPECT_EQ(refusal("primal-dual", config), "");
   EXPECT_EQ(refusal("mf-sgd", config), "--p: --learner mf-sgd uses p = 2");
@@ -71,6 +71,12 @@ TEST(LearnerRegistry, ChecksEachLearnersTraitsInOneLine) {
   EXPECT_EQ(refusal("primal-dual", config),
             "--unary-model mlp: nonlinear function classes train at --epsilon > 0");
   config.unary_model = "linear";
+  config.pairwise_model = "trees";
+  config.epsilon = 0.1;
+  EXPECT_EQ(refusal("domke", config), "");
+  EXPECT_EQ(refusal("primal-dual", config),
+            "--pairwise-model trees: boosted trees grow by rounds of the domke learner");
+  config.pairwise_model = "linear";
   config.message_precision = "single";
   EXPECT_EQ(refusal("primal-dual", config), "");
   EXPECT_EQ(refusal("mf-lbfgs", config),

@@ -17,6 +17,8 @@
 
 namespace pdsp {
 
+class TreeFunctions;
+
 class PotentialModel {
  public:
   virtual ~PotentialModel() = default;
@@ -65,6 +67,9 @@ class PotentialModel {
   // An upper bound on |f_i(theta)| over every position (infinity when none is known): the
   // potentials need no scan for overflow while |base| plus it is far below the largest double.
   virtual double largest_term(std::span<const double> theta) const = 0;
+  // The boosted trees among the model's functions (tree_functions.hpp), null when there are
+  // none: a learner that can boost grows them, then sets theta again.
+  virtual TreeFunctions* tree_functions() const { return nullptr; }
 };
 
 }  // namespace pdsp

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/data/stored_trees.hpp"
 #include "pdsp/learners/train_config.hpp"
 #include "pdsp/learning/training_state.hpp"
 #include "pdsp/parallel/communicator.hpp"
@@ -33,6 +34,8 @@ struct LearnerTraits {
   bool binary_pairwise_only = false;
   // Nonlinear function classes (--unary-model, --pairwise-model other than linear).
   bool nonlinear_models = false;
+  // Boosted trees (--unary-model or --pairwise-model trees), which grow by rounds, not theta.
+  bool boosts_trees = false;
   // The name of the objective in the metrics: "F" (the primal-dual objective, or F_0 for the
   // structured SVM) or what else the learner minimises.
   std::string objective = "F";
@@ -63,6 +66,8 @@ class Learner {
   }
   // The model file's attributes: the settings the model was trained and predicts with.
   virtual Fields model_attributes(const TrainConfig& config) const { return config.fields(); }
+  // The boosted trees the model file stores beside theta (none unless a class is trees).
+  virtual std::vector<StoredEnsemble> model_trees() const { return {}; }
 };
 
 struct LearnerEntry {

@@ -59,6 +59,9 @@ struct TrainConfig {
   int inference_sweeps = 200;  // baselines: sweeps of approximate inference per evaluation
   int fit_sweeps = 25;         // domke: message sweeps after each fit (Domke's 25)
   int fit_iters = 100;         // domke: L-BFGS iterations of each fit at fixed messages
+  int tree_rounds = 1;         // domke: boosting rounds of each trees fit
+  double tree_shrinkage = 0.25;
+  double tree_min_leaf = 0.05;
   double inference_tol = 1e-8;
 
   // Throws InputError naming the flag of a value its row's rule refuses (the learner's own
@@ -69,7 +72,15 @@ struct TrainConfig {
   Fields fields() const;
   std::string to_line() const;
   // The function classes and network size of the potentials (make_potential_model).
-  ModelChoice model_choice() const { return {unary_model, pairwise_model, hidden, 1}; }
+  ModelChoice model_choice() const {
+    ModelChoice choice;
+    choice.unary = unary_model;
+    choice.pairwise = pairwise_model;
+    choice.hidden = hidden;
+    choice.trees = {tree_shrinkage, tree_min_leaf};
+    choice.source = data;
+    return choice;
+  }
   // The fields that change the training trajectory: a checkpoint resumes only with the same.
   std::vector<std::pair<std::string, std::string>> trajectory_fields() const;
 };

@@ -101,6 +101,9 @@ class LocalProblem final : public CheckpointedMessages {
   double ground_truth_score() const;
   // Its offset part alone: sum of offset_i over the labelled states (0 without an offset).
   double ground_truth_offset() const;
+  // 1 at each labelled position of the regions this rank owns, 0 elsewhere, in the potential
+  // layout (what a learner that fits each region's potentials to the truth reads).
+  std::span<const double> ground_truth_indicator() const { return engine_.truth_weight(); }
 
   // The beliefs of the last evaluation in the layout [states | table entries], except the tables
   // of the factors that the general kernels keep folded (MessagePassing::

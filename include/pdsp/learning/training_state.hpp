@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/data/stored_trees.hpp"
 #include "pdsp/learning/stop_reason.hpp"
 #include "pdsp/optim/dual_bundle.hpp"
 #include "pdsp/optim/lbfgs_memory.hpp"
@@ -73,6 +74,9 @@ struct TrainingState {
   // the dual side of the certificate (dual_bundle.hpp).
   double smoothing = NAN;
   DualBundle dual_bundle;
+  // The boosted trees of a trees class (none otherwise): the part of the model theta does not
+  // hold.
+  std::vector<StoredEnsemble> trees;
 };
 
 class TrainingObserver {

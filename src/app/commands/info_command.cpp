@@ -13,6 +13,7 @@
 #include "pdsp/data/output_checks.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/data/provenance.hpp"
+#include "pdsp/data/stored_trees.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/shard_partition.hpp"
 #include "pdsp/inference/slice_loading.hpp"
@@ -185,6 +186,13 @@ void describe_output(const h5::File& file, const std::string& format,
   std::printf("%s: %s (format_version %lld)\n", file.path().c_str(), format.c_str(),
               static_cast<long long>(file.read_int_attribute("format_version")));
   print_provenance(provenance, file.path());
+  // The trees of a boosted class (what theta does not hold), checked as predict reads them.
+  for (const StoredEnsemble& e : read_ensembles(file))
+    std::printf(
+        "trees: %s type %d, %lld rounds of %d trees (one per output), %lld bytes of "
+        "XGBoost model\n",
+        e.kind.c_str(), e.type, static_cast<long long>(e.trees() / e.outputs), e.outputs,
+        static_cast<long long>(e.booster.size()));
   if (config_out.empty()) return;
   if (provenance.config.empty())
     throw InputError(file.path() + ": @effective_config: the file records no settings to write");

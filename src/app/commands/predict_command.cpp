@@ -86,6 +86,17 @@ PredictionSlice read_off_predictions(const Dataset& data, std::span<const double
   return slice;
 }
 
+// The function classes the model file records, with its trees.
+ModelChoice model_choice_of(const ModelFile& model, const std::string& path) {
+  ModelChoice choice;
+  choice.unary = model.unary_model;
+  choice.pairwise = model.pairwise_model;
+  choice.hidden = static_cast<int>(model.hidden);
+  choice.stored_trees = model.trees;
+  choice.source = path;
+  return choice;
+}
+
 // Message passing at the model's (or the given) epsilon and counting numbers, until no message
 // moves by more than --tol on any rank; `beliefs` gets the variables' beliefs. Returns a line
 // describing the run.
@@ -95,9 +106,7 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
   std::unique_ptr<LocalProblem> problem;
   run_collectively(comm, [&] {
     problem = std::make_unique<LocalProblem>(
-        slice, settings,
-        make_potential_model(
-            slice, {model.unary_model, model.pairwise_model, static_cast<int>(model.hidden), 1}));
+        slice, settings, make_potential_model(slice, model_choice_of(model, f.model)));
     if (problem->num_params() != static_cast<int64_t>(model.theta.size()))
       throw InputError(f.model + ": /theta has " + std::to_string(model.theta.size()) +
                        " parameters, but its classes (unary " + model.unary_model + ", pairwise " +

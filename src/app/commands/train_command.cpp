@@ -339,7 +339,7 @@ int run_train(const Invocation& invocation, Communicator& comm) {
     Fields attributes = learner->model_attributes(config);
     attributes.emplace_back("iterations", int64_t{result.state.iterations_done});
     attributes.emplace_back("stop_reason", result.stop.text);
-    write_model(config.out, result.state.theta, attributes, o.provenance);
+    write_model(config.out, result.state.theta, attributes, o.provenance, learner->model_trees());
     std::printf("model written to %s (this process ran %.3f s)\n", config.out.c_str(),
                 seconds_since(started));
   });

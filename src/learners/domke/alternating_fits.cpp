@@ -1,7 +1,9 @@
 #include "pdsp/learners/domke/alternating_fits.hpp"
 
 #include <cmath>
+#include <memory>
 
+#include "pdsp/learners/domke/tree_fits.hpp"
 #include "pdsp/optim/lbfgs_minimize.hpp"
 #include "pdsp/optim/regularizer.hpp"
 #include "pdsp/util/clock.hpp"
@@ -31,14 +33,27 @@ class AlternatingFits {
       truth_.resize(params_);
       problem.ground_truth_moments(truth_);
     }
+    if (TreeFunctions* trees = problem.model().tree_functions())
+      tree_fits_ = std::make_unique<TreeFits>(problem, *trees, comm);
   }
 
-  TrainResult run() {
-    const auto started = Clock::now();
+  // From `start`: a checkpoint's theta, trees, iteration count and last F (the messages are
+  // the problem's own), or a fresh state.
+  TrainResult run(TrainingState start) {
     TrainResult result;
+    state_ = std::move(start);
+    if (state_.stop.is_final()) {  // a finished run: nothing to do
+      result.state = state_;
+      result.objective = state_.previous_objective;
+      result.stop = state_.stop;
+      return result;
+    }
+    if (!state_.theta.empty()) theta_ = state_.theta;
+    TreeFunctions* trees = problem_.model().tree_functions();
+    if (trees && !state_.trees.empty()) trees->load(state_.trees, "the checkpoint");
+    const auto started = Clock::now();
     result.stop = stop_iteration_limit();
-    double previous = NAN;
-    for (int iteration = 1; iteration <= config_.max_iters; ++iteration) {
+    for (int iteration = state_.iterations_done + 1; iteration <= config_.max_iters; ++iteration) {
       const auto iteration_start = Clock::now();
       IterationRecord record;
       record.iteration = iteration;
@@ -58,18 +73,28 @@ class AlternatingFits {
       record.dual = record.gap = NAN;  // no dual to certify the fits
       record.temperature = problem_.temperature();
       record.seconds = seconds_since(iteration_start);
-      record.elapsed = seconds_since(started);
+      record.elapsed = state_.seconds_trained + seconds_since(started);
       observer_.on_iteration(record);
-      result.state.iterations_done = iteration;
+      StopReason stop = stop_after(record, state_.previous_objective);
+      state_.theta = theta_;
+      state_.iterations_done = iteration;
+      state_.previous_objective = record.objective;
+      if (trees) state_.trees = trees->stored();
+      if (stop.is_final()) state_.stop = stop;
+      const double trained_before = state_.seconds_trained;
+      state_.seconds_trained = record.elapsed;
+      const StopReason hook = observer_.after_iteration(state_, record, stop);
+      state_.seconds_trained = trained_before;
       result.objective = record.objective;
-      const StopReason stop = stop_after(record, previous);
-      previous = record.objective;
+      if (!stop.stops()) stop = hook;
       if (stop.stops()) {
         result.stop = stop;
         break;
       }
     }
+    result.state = state_;
     result.state.theta = theta_;
+    result.state.seconds_trained += seconds_since(started);
     return result;
   }
 
@@ -94,8 +119,10 @@ class AlternatingFits {
     return reduced_[params_] + regularizer_.value(theta);
   }
 
-  // Minimises F at the current messages over the parameters that potentials of `kind` read.
+  // Fits the potentials of `kind` at the current messages: boosting rounds for its trees, then
+  // F minimised over the parameters that they read.
   void fit(uint8_t kind, IterationRecord& record) {
+    if (tree_fits_) tree_fits_->boost(problem_, theta_, kind, config_.tree_rounds, config_.C);
     std::vector<size_t> fitted;
     for (size_t r = 0; r < params_; ++r)
       if (kinds_[r] & kind) fitted.push_back(r);
@@ -133,6 +160,7 @@ class AlternatingFits {
     comm_.allreduce({}, flags);
     if (flags[0] > 0) return stop_signal();
     if (config_.max_seconds > 0 && flags[1] >= config_.max_seconds) return stop_time_limit();
+    if (record.iteration >= config_.max_iters) return stop_iteration_limit();
     return no_stop();
   }
 
@@ -144,14 +172,17 @@ class AlternatingFits {
   const size_t params_;
   const std::vector<uint8_t> kinds_;
   std::vector<double> theta_, gradient_, reduced_;
-  std::vector<double> truth_;  // a linear model's ground-truth moments (empty: nonlinear)
+  std::vector<double> truth_;            // a linear model's ground-truth moments (empty: nonlinear)
+  std::unique_ptr<TreeFits> tree_fits_;  // when a class is trees
+  TrainingState state_;                  // what a checkpoint after the last iteration holds
 };
 
 }  // namespace
 
 TrainResult train_alternating_fits(LocalProblem& problem, const TrainConfig& config,
-                                   Communicator& comm, TrainingObserver& observer) {
-  return AlternatingFits(problem, config, comm, observer).run();
+                                   Communicator& comm, TrainingObserver& observer,
+                                   TrainingState start) {
+  return AlternatingFits(problem, config, comm, observer).run(std::move(start));
 }
 
 }  // namespace pdsp

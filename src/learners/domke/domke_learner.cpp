@@ -10,8 +10,8 @@ namespace {
 
 class DomkeLearner final : public ProblemLearner {
  public:
-  TrainResult run(TrainingObserver& observer, TrainingState) override {
-    return train_alternating_fits(*problem_, *config_, *comm_, observer);
+  TrainResult run(TrainingObserver& observer, TrainingState start) override {
+    return train_alternating_fits(*problem_, *config_, *comm_, observer, std::move(start));
   }
 };
 
@@ -22,6 +22,8 @@ LearnerEntry domke_learner() {
   traits.epsilon_low = kSmallestEpsilon;
   traits.epsilon_rule = "fits at a positive temperature (--epsilon > 0; Domke uses 0.1)";
   traits.nonlinear_models = true;
+  traits.boosts_trees = true;
+  traits.checkpoints = true;
   return {"domke",
           "Domke's alternation: fit each function class at fixed messages (a logistic "
           "regression biased by them), then --fit-sweeps message sweeps",

@@ -10,8 +10,6 @@ namespace {
 
 class PrimalDualLearner final : public ProblemLearner {
  public:
-  CheckpointedMessages* checkpointed() override { return problem_.get(); }
-
   TrainResult run(TrainingObserver& observer, TrainingState start) override {
     return train(*problem_, *config_, *comm_, observer, std::move(start));
   }

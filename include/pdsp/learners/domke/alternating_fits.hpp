@@ -6,7 +6,10 @@
 // at the current messages, runs --fit-sweeps message sweeps, fits the factors' class, and sweeps
 // again. Each fit minimises F at fixed messages plus the regulariser by L-BFGS (at most
 // --fit-iters iterations) through the potential model's backward pass, so a linear or a network
-// class fits alike. Collective: every rank calls it with its slice.
+// class fits alike; a trees class grows by boosting rounds (tree_fits.hpp). It continues from
+// `start` (a checkpoint's state: theta, the trees, the iterations done) and reports the state
+// after each iteration to the observer, which may write it. Collective: every rank calls it
+// with its slice.
 #include "pdsp/learners/train_config.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/training_state.hpp"
@@ -15,6 +18,7 @@
 namespace pdsp {
 
 TrainResult train_alternating_fits(LocalProblem& problem, const TrainConfig& config,
-                                   Communicator& comm, TrainingObserver& observer);
+                                   Communicator& comm, TrainingObserver& observer,
+                                   TrainingState start = {});
 
 }  // namespace pdsp

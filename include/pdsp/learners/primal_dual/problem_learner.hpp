@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "pdsp/features/tree_functions.hpp"
 #include "pdsp/learners/learner.hpp"
 #include "pdsp/learners/primal_dual/trainer.hpp"
 
@@ -20,6 +21,11 @@ class ProblemLearner : public Learner {
   std::string set_up_summary() const override {
     return "kernels (rank 0): " + problem_->kernel_name() + "; potential model " +
            problem_->model().name();
+  }
+  CheckpointedMessages* checkpointed() override { return problem_.get(); }
+  std::vector<StoredEnsemble> model_trees() const override {
+    const TreeFunctions* trees = problem_->model().tree_functions();
+    return trees ? trees->stored() : std::vector<StoredEnsemble>{};
   }
 
  protected:

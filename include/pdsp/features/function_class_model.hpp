@@ -1,34 +1,47 @@
 #pragma once
-// Multi-layer perceptrons as potentials (Domke, NIPS 2013): the typed regions of a kind read
-// their observation row x (format 2) through one network per region type,
-//   f(x) = W s(U x + b) + c,   s the logistic sigmoid, one output per state,
-// in place of the type's linear block. The format-1 rows and a kind left linear keep their
-// linear terms (a FeatureIndex without the replaced kinds). theta is the data's parameters (the
-// replaced blocks among them unused) followed by each network's U [hidden x dim], b [hidden],
-// W [states x hidden] and c [states]. A type of dim 0 (no observation) is a network of an empty
-// input: a table c + W s(b).
+// The potentials of the function classes (Domke, NIPS 2013, section 8), one class per region
+// kind, over the observation rows x of the kind's typed regions (format 2):
+//   zero      f = 0: the kind adds nothing;
+//   constant  f = c, one value per state and type, whatever x is;
+//   linear    the data's typed blocks (FeatureIndex);
+//   mlp       f(x) = W s(U x + b) + c, s the logistic sigmoid, one output per state;
+//   trees     boosted regression trees (tree_functions.hpp), grown by a learner, not by theta.
+// The format-1 rows and the kinds left linear keep their linear terms (a FeatureIndex without
+// the others). theta is the data's parameters (the replaced blocks among them unused) followed
+// by each network's U [hidden x dim], b [hidden], W [states x hidden] and c [states]; a constant
+// is a network of no hidden unit (c alone). A type of dim 0 (no observation) reads an empty x.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/data/stored_trees.hpp"
 #include "pdsp/features/feature_index.hpp"
 #include "pdsp/features/potential_model.hpp"
+#include "pdsp/features/tree_functions.hpp"
 
 namespace pdsp {
 
-struct MlpSettings {
-  TypedKinds replaced{false, false};  // the kinds whose typed blocks become networks
-  int hidden = 16;                    // units of the hidden layer
-  uint64_t seed = 1;                  // of initial_theta
+enum class FunctionClass { Zero, Constant, Linear, Trees, Mlp };
+
+struct FunctionClasses {
+  FunctionClass unary = FunctionClass::Linear;     // the variables' typed regions
+  FunctionClass pairwise = FunctionClass::Linear;  // the factors' typed regions
+  int hidden = 16;                                 // units of an mlp's hidden layer
+  uint64_t seed = 1;                               // of initial_theta
+  TreeSettings trees;
+  std::vector<StoredEnsemble> stored_trees;  // grown before (a model file, a checkpoint)
+  std::string source;                        // the file they came from, for errors
 };
 
-class MlpModel final : public PotentialModel {
+class FunctionClassModel final : public PotentialModel {
  public:
-  MlpModel(const Dataset& data, const MlpSettings& settings);
+  // Collective over data.communicator() when a kind is trees (their outputs are agreed).
+  FunctionClassModel(const Dataset& data, const FunctionClasses& classes);
 
-  std::string name() const override { return "mlp"; }
+  std::string name() const override;
   bool is_linear() const override { return false; }
   int64_t num_params() const override { return data_.num_params + network_params_; }
   void forward(std::span<const double> theta, std::span<const double> base,
@@ -40,8 +53,8 @@ class MlpModel final : public PotentialModel {
                        std::span<double> potential) const override;
   void add_backward_example(int64_t n, std::span<const double> theta,
                             std::span<const double> weight, std::span<double> z) const override;
-  // The linear part's bound plus, per network, the largest |c_t| + sum_i |W_ti| (s lies in
-  // (0, 1)).
+  // The linear part's bound, plus per network the largest |c_t| + sum_i |W_ti| (s lies in
+  // (0, 1)), plus the trees' bound.
   double largest_term(std::span<const double> theta) const override;
 
   // The linear part's kinds, then each network's parameters by its kind.
@@ -49,6 +62,7 @@ class MlpModel final : public PotentialModel {
   // A seeded start away from zero, where every hidden unit would get the same gradient: U and W
   // drawn from N(0, 1 / fan-in), b and c and the data's parameters 0.
   std::vector<double> initial_theta() const override;
+  TreeFunctions* tree_functions() const override { return trees_.get(); }
 
  private:
   // One network: the type it replaces, where its parameters start in theta, its sizes.
@@ -57,6 +71,7 @@ class MlpModel final : public PotentialModel {
     int64_t offset = 0;
     int dim = 0;
     int states = 0;  // the most states of a region of the type
+    int hidden = 0;  // 0: a constant
   };
   // A region a network reads: its kind's network, its potentials, its observation row.
   struct Region {
@@ -80,9 +95,8 @@ class MlpModel final : public PotentialModel {
   }
 
   const Dataset& data_;
+  FunctionClasses classes_;
   FeatureIndex linear_;
-  int hidden_;
-  uint64_t seed_;
   std::vector<Network> networks_;
   int64_t network_params_ = 0;
   std::vector<Region> regions_;           // example by example, variables then factors
@@ -91,6 +105,12 @@ class MlpModel final : public PotentialModel {
   // in order: the same sums for any thread count.
   int64_t block_regions_ = 1;
   mutable std::vector<double> block_grad_;
+  // The boosted kinds' trees; null when no kind is boosted. Mutable through the const model by
+  // design: they grow by boosting rounds (a learner's), not through theta.
+  std::unique_ptr<TreeFunctions> trees_;
 };
+
+// The name --unary-model and --pairwise-model take for the class.
+std::string function_class_name(FunctionClass c);
 
 }  // namespace pdsp

@@ -1,4 +1,4 @@
-#include "pdsp/features/mlp_model.hpp"
+#include "pdsp/features/function_class_model.hpp"
 
 #include <omp.h>
 
@@ -21,33 +21,69 @@ constexpr int64_t kMinBlockRegions = 1024;
 
 }  // namespace
 
-MlpModel::MlpModel(const Dataset& data, const MlpSettings& settings)
+std::string function_class_name(FunctionClass c) {
+  switch (c) {
+    case FunctionClass::Zero:
+      return "zero";
+    case FunctionClass::Constant:
+      return "constant";
+    case FunctionClass::Linear:
+      return "linear";
+    case FunctionClass::Trees:
+      return "trees";
+    case FunctionClass::Mlp:
+      return "mlp";
+  }
+  return "?";
+}
+
+FunctionClassModel::FunctionClassModel(const Dataset& data, const FunctionClasses& classes)
     : data_(data),
+      classes_(classes),
       linear_(data, FeatureIndex::Order::Auto,
-              {!settings.replaced.variables, !settings.replaced.factors}),
-      hidden_(settings.hidden),
-      seed_(settings.seed) {
-  int64_t offset = data.num_params;
-  const auto add_kind = [&](const RegionTypes& types, bool replaced,
+              {classes.unary == FunctionClass::Linear, classes.pairwise == FunctionClass::Linear}) {
+  // The networks of the kinds whose class is one, by type; their states (a region's largest,
+  // agreed by every rank so that all have the same parameters) and offsets once all are known.
+  const auto add_kind = [&](const RegionTypes& types, FunctionClass c,
                             const std::vector<LocalIndex>& region_offset, uint8_t kind) {
     std::vector<int32_t> network_of(static_cast<size_t>(types.num_types()), -1);
-    if (!replaced || !types.present) return network_of;
+    if ((c != FunctionClass::Mlp && c != FunctionClass::Constant) || !types.present)
+      return network_of;
+    const int hidden = c == FunctionClass::Mlp ? classes.hidden : 0;
+    const size_t first = networks_.size();
     for (int64_t k = 0; k < types.num_types(); ++k) {
-      int states = 0;
-      for (size_t r = 0; r < types.type.size(); ++r)
-        if (types.type[r] == k)
-          states = std::max(states, static_cast<int>(region_offset[r + 1] - region_offset[r]));
       network_of[static_cast<size_t>(k)] = static_cast<int32_t>(networks_.size());
-      networks_.push_back({kind, offset, types.dim[k], states});
-      offset += int64_t{hidden_} * types.dim[k] + hidden_ + int64_t{states} * hidden_ + states;
+      networks_.push_back({kind, 0, types.dim[k], 0, hidden});
     }
+    for (size_t r = 0; r < types.type.size(); ++r)
+      if (types.type[r] >= 0) {
+        int& states = networks_[first + static_cast<size_t>(types.type[r])].states;
+        states = std::max(states, static_cast<int>(region_offset[r + 1] - region_offset[r]));
+      }
     return network_of;
   };
   const std::vector<int32_t> var_network =
-      add_kind(data.var_types, settings.replaced.variables, data.state_offset, kVariableParameter);
+      add_kind(data.var_types, classes.unary, data.state_offset, kVariableParameter);
   const std::vector<int32_t> factor_network =
-      add_kind(data.factor_types, settings.replaced.factors, data.table_offset, kFactorParameter);
+      add_kind(data.factor_types, classes.pairwise, data.table_offset, kFactorParameter);
+  if (!networks_.empty()) {
+    std::vector<double> states;
+    for (const Network& net : networks_) states.push_back(net.states);
+    data.communicator().allreduce({}, states);
+    for (size_t k = 0; k < networks_.size(); ++k) networks_[k].states = static_cast<int>(states[k]);
+  }
+  int64_t offset = data.num_params;
+  for (Network& net : networks_) {
+    net.offset = offset;
+    offset +=
+        int64_t{net.hidden} * net.dim + net.hidden + int64_t{net.states} * net.hidden + net.states;
+  }
   network_params_ = offset - data.num_params;
+  if (classes.unary == FunctionClass::Trees || classes.pairwise == FunctionClass::Trees)
+    trees_ = std::make_unique<TreeFunctions>(
+        data,
+        TypedKinds{classes.unary == FunctionClass::Trees, classes.pairwise == FunctionClass::Trees},
+        classes.trees, classes.stored_trees, classes.source);
 
   const auto row_of = [](const RegionTypes& types, int64_t r) {
     return types.obs_row.empty() ? LocalIndex{-1} : types.obs_row[r];
@@ -75,60 +111,65 @@ MlpModel::MlpModel(const Dataset& data, const MlpSettings& settings)
   block_grad_.assign(static_cast<size_t>(blocks * network_params_), 0.0);
 }
 
-std::span<const MlpModel::Region> MlpModel::example_regions(int64_t n) const {
+std::string FunctionClassModel::name() const {
+  return function_class_name(classes_.unary) + "/" + function_class_name(classes_.pairwise);
+}
+
+std::span<const FunctionClassModel::Region> FunctionClassModel::example_regions(int64_t n) const {
   return std::span<const Region>(regions_).subspan(
       static_cast<size_t>(example_regions_[n]),
       static_cast<size_t>(example_regions_[n + 1] - example_regions_[n]));
 }
 
-void MlpModel::region_forward(const Region& r, std::span<const double> theta, double* potential,
-                              std::vector<double>& hidden) const {
+void FunctionClassModel::region_forward(const Region& r, std::span<const double> theta,
+                                        double* potential, std::vector<double>& hidden) const {
   const Network& net = networks_[static_cast<size_t>(r.network)];
   const double* U = theta.data() + net.offset;
-  const double* b = U + int64_t{hidden_} * net.dim;
-  const double* W = b + hidden_;
-  const double* c = W + int64_t{net.states} * hidden_;
-  hidden.assign(b, b + hidden_);
+  const double* b = U + int64_t{net.hidden} * net.dim;
+  const double* W = b + net.hidden;
+  const double* c = W + int64_t{net.states} * net.hidden;
+  hidden.assign(b, b + net.hidden);
   if (r.obs_row >= 0) {
     const ObservationRows& obs = data_.observations;
     for (int64_t k = obs.ptr[r.obs_row]; k < obs.ptr[r.obs_row + 1]; ++k) {
       const double x = obs.value_at(k);
       const int32_t j = obs.index[k];
-      for (int i = 0; i < hidden_; ++i) hidden[i] += U[int64_t{i} * net.dim + j] * x;
+      for (int i = 0; i < net.hidden; ++i) hidden[i] += U[int64_t{i} * net.dim + j] * x;
     }
   }
   for (double& h : hidden) h = sigmoid(h);
   for (int32_t t = 0; t < r.size; ++t) {
     double out = c[t];
-    for (int i = 0; i < hidden_; ++i) out += W[int64_t{t} * hidden_ + i] * hidden[i];
+    for (int i = 0; i < net.hidden; ++i) out += W[int64_t{t} * net.hidden + i] * hidden[i];
     potential[r.position + t] += out;
   }
 }
 
-void MlpModel::region_backward(const Region& r, std::span<const double> theta, const double* weight,
-                               double* grad, std::vector<double>& hidden) const {
+void FunctionClassModel::region_backward(const Region& r, std::span<const double> theta,
+                                         const double* weight, double* grad,
+                                         std::vector<double>& hidden) const {
   const Network& net = networks_[static_cast<size_t>(r.network)];
   const int64_t local = net.offset - data_.num_params;
   const double* U = theta.data() + net.offset;
-  const double* b = U + int64_t{hidden_} * net.dim;
-  const double* W = b + hidden_;
+  const double* b = U + int64_t{net.hidden} * net.dim;
+  const double* W = b + net.hidden;
   double* dU = grad + local;
-  double* db = dU + int64_t{hidden_} * net.dim;
-  double* dW = db + hidden_;
-  double* dc = dW + int64_t{net.states} * hidden_;
+  double* db = dU + int64_t{net.hidden} * net.dim;
+  double* dW = db + net.hidden;
+  double* dc = dW + int64_t{net.states} * net.hidden;
   // The hidden layer again (cheaper to recompute than to keep for every region).
-  hidden.assign(b, b + hidden_);
+  hidden.assign(b, b + net.hidden);
   const ObservationRows& obs = data_.observations;
   const int64_t first = r.obs_row >= 0 ? obs.ptr[r.obs_row] : 0;
   const int64_t last = r.obs_row >= 0 ? obs.ptr[r.obs_row + 1] : 0;
   for (int64_t k = first; k < last; ++k)
-    for (int i = 0; i < hidden_; ++i)
+    for (int i = 0; i < net.hidden; ++i)
       hidden[i] += U[int64_t{i} * net.dim + obs.index[k]] * obs.value_at(k);
   for (double& h : hidden) h = sigmoid(h);
-  for (int i = 0; i < hidden_; ++i) {
+  for (int i = 0; i < net.hidden; ++i) {
     double back = 0.0;  // d(w . f) / d(hidden i)
     for (int32_t t = 0; t < r.size; ++t)
-      back += weight[r.position + t] * W[int64_t{t} * hidden_ + i];
+      back += weight[r.position + t] * W[int64_t{t} * net.hidden + i];
     const double pre = back * hidden[i] * (1.0 - hidden[i]);  // through the sigmoid
     db[i] += pre;
     for (int64_t k = first; k < last; ++k)
@@ -137,12 +178,13 @@ void MlpModel::region_backward(const Region& r, std::span<const double> theta, c
   for (int32_t t = 0; t < r.size; ++t) {
     const double w = weight[r.position + t];
     dc[t] += w;
-    for (int i = 0; i < hidden_; ++i) dW[int64_t{t} * hidden_ + i] += w * hidden[i];
+    for (int i = 0; i < net.hidden; ++i) dW[int64_t{t} * net.hidden + i] += w * hidden[i];
   }
 }
 
-void MlpModel::forward(std::span<const double> theta, std::span<const double> base,
-                       std::span<double> potential, std::span<const uint8_t> skip_factor) const {
+void FunctionClassModel::forward(std::span<const double> theta, std::span<const double> base,
+                                 std::span<double> potential,
+                                 std::span<const uint8_t> skip_factor) const {
   linear_.forward(theta.first(static_cast<size_t>(data_.num_params)), base, potential, skip_factor);
   const auto regions = static_cast<int64_t>(regions_.size());
 #pragma omp parallel
@@ -153,10 +195,11 @@ void MlpModel::forward(std::span<const double> theta, std::span<const double> ba
       if (!skipped(regions_[r], skip_factor))
         region_forward(regions_[r], theta, potential.data(), hidden);
   }
+  if (trees_) trees_->add_to(potential, skip_factor);
 }
 
-void MlpModel::backward(std::span<const double> theta, std::span<const double> weight,
-                        std::span<double> z, std::span<const uint8_t> skip_factor) const {
+void FunctionClassModel::backward(std::span<const double> theta, std::span<const double> weight,
+                                  std::span<double> z, std::span<const uint8_t> skip_factor) const {
   linear_.backward(theta.first(static_cast<size_t>(data_.num_params)), weight, z, skip_factor);
   const auto regions = static_cast<int64_t>(regions_.size());
   const int64_t blocks = (regions + block_regions_ - 1) / block_regions_;
@@ -180,36 +223,40 @@ void MlpModel::backward(std::span<const double> theta, std::span<const double> w
       out[p] += block_grad_[block * network_params_ + p];
 }
 
-void MlpModel::forward_example(int64_t n, std::span<const double> theta,
-                               std::span<const double> base, std::span<double> potential) const {
+void FunctionClassModel::forward_example(int64_t n, std::span<const double> theta,
+                                         std::span<const double> base,
+                                         std::span<double> potential) const {
   linear_.forward_example(n, theta.first(static_cast<size_t>(data_.num_params)), base, potential);
   std::vector<double> hidden;
   for (const Region& r : example_regions(n)) region_forward(r, theta, potential.data(), hidden);
+  if (trees_) trees_->add_example_to(n, potential);
 }
 
-void MlpModel::add_backward_example(int64_t n, std::span<const double> theta,
-                                    std::span<const double> weight, std::span<double> z) const {
+void FunctionClassModel::add_backward_example(int64_t n, std::span<const double> theta,
+                                              std::span<const double> weight,
+                                              std::span<double> z) const {
   linear_.add_backward_example(n, theta.first(static_cast<size_t>(data_.num_params)), weight, z);
   std::vector<double> hidden;
   for (const Region& r : example_regions(n))
     region_backward(r, theta, weight.data(), z.data() + data_.num_params, hidden);
 }
 
-double MlpModel::largest_term(std::span<const double> theta) const {
+double FunctionClassModel::largest_term(std::span<const double> theta) const {
   double largest = 0.0;
   for (const Network& net : networks_) {
-    const double* W = theta.data() + net.offset + int64_t{hidden_} * net.dim + hidden_;
-    const double* c = W + int64_t{net.states} * hidden_;
+    const double* W = theta.data() + net.offset + int64_t{net.hidden} * net.dim + net.hidden;
+    const double* c = W + int64_t{net.states} * net.hidden;
     for (int t = 0; t < net.states; ++t) {
       double bound = std::abs(c[t]);
-      for (int i = 0; i < hidden_; ++i) bound += std::abs(W[int64_t{t} * hidden_ + i]);
+      for (int i = 0; i < net.hidden; ++i) bound += std::abs(W[int64_t{t} * net.hidden + i]);
       largest = std::max(largest, bound);
     }
   }
-  return linear_.largest_term(theta.first(static_cast<size_t>(data_.num_params))) + largest;
+  return linear_.largest_term(theta.first(static_cast<size_t>(data_.num_params))) + largest +
+         (trees_ ? trees_->largest_term() : 0.0);
 }
 
-std::vector<uint8_t> MlpModel::parameter_kinds() const {
+std::vector<uint8_t> FunctionClassModel::parameter_kinds() const {
   std::vector<uint8_t> kinds = linear_.parameter_kinds();
   kinds.resize(static_cast<size_t>(num_params()), 0);
   for (size_t k = 0; k < networks_.size(); ++k) {
@@ -219,16 +266,16 @@ std::vector<uint8_t> MlpModel::parameter_kinds() const {
   return kinds;
 }
 
-std::vector<double> MlpModel::initial_theta() const {
+std::vector<double> FunctionClassModel::initial_theta() const {
   std::vector<double> theta(static_cast<size_t>(num_params()), 0.0);
-  std::mt19937_64 rng(seed_);
+  std::mt19937_64 rng(classes_.seed);
   for (const Network& net : networks_) {
     double* U = theta.data() + net.offset;
-    double* W = U + int64_t{hidden_} * net.dim + hidden_;
+    double* W = U + int64_t{net.hidden} * net.dim + net.hidden;
     std::normal_distribution<double> input(0.0, 1.0 / std::sqrt(std::max(net.dim, 1)));
-    std::normal_distribution<double> output(0.0, 1.0 / std::sqrt(hidden_));
-    for (int64_t i = 0; i < int64_t{hidden_} * net.dim; ++i) U[i] = input(rng);
-    for (int64_t i = 0; i < int64_t{net.states} * hidden_; ++i) W[i] = output(rng);
+    std::normal_distribution<double> output(0.0, 1.0 / std::sqrt(std::max(net.hidden, 1)));
+    for (int64_t i = 0; i < int64_t{net.hidden} * net.dim; ++i) U[i] = input(rng);
+    for (int64_t i = 0; i < int64_t{net.states} * net.hidden; ++i) W[i] = output(rng);
   }
   return theta;
 }

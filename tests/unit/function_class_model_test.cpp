@@ -1,10 +1,10 @@
-// The multi-layer perceptron potentials (mlp_model.hpp) on format 2 data with every kind of
+// The function classes' potentials (function_class_model.hpp) on format 2 data with every kind of
 // typed part: backward is the gradient of w . forward by finite differences; the per-example
 // passes add up to the whole; the sums do not depend on the thread count; nothing replaced is
 // the linear model; the bound holds; and through LocalProblem at converged messages on trees
 // (shared tables among the factors) the gradient of the exact F matches finite differences, and
 // the trainer decreases F from the seeded start.
-#include "pdsp/features/mlp_model.hpp"
+#include "pdsp/features/function_class_model.hpp"
 
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -32,9 +32,9 @@ int64_t positions(const Dataset& data) {
   return data.num_states() + data.num_table_entries();
 }
 
-MlpSettings both_kinds(int hidden = 5) {
-  MlpSettings settings;
-  settings.replaced = {true, true};
+FunctionClasses both_kinds(int hidden = 5) {
+  FunctionClasses settings;
+  settings.unary = settings.pairwise = FunctionClass::Mlp;
   settings.hidden = hidden;
   settings.seed = 3;
   return settings;
@@ -48,9 +48,9 @@ double weighted_output(const PotentialModel& model, std::span<const double> thet
   return dot(potential, w);
 }
 
-TEST(MlpModel, BackwardIsTheGradientOfTheWeightedOutput) {
+TEST(FunctionClassModel, BackwardIsTheGradientOfTheWeightedOutput) {
   const Dataset data = compact_data();
-  const MlpModel model(data, both_kinds());
+  const FunctionClassModel model(data, both_kinds());
   EXPECT_GT(model.num_params(), data.num_params);
   std::vector<double> theta = model.initial_theta();
   const std::vector<double> noise = testing::normal_theta(model.num_params(), 0.3, 8);
@@ -69,9 +69,9 @@ TEST(MlpModel, BackwardIsTheGradientOfTheWeightedOutput) {
   }
 }
 
-TEST(MlpModel, ExamplePassesAddUpToTheWholeForAnyThreadCount) {
+TEST(FunctionClassModel, ExamplePassesAddUpToTheWholeForAnyThreadCount) {
   const Dataset data = compact_data();
-  const MlpModel model(data, both_kinds());
+  const FunctionClassModel model(data, both_kinds());
   const std::vector<double> theta = testing::normal_theta(model.num_params(), 0.5, 4);
   const std::vector<double> w = testing::normal_theta(positions(data), 1.0, 5);
   const std::vector<double> loss = testing::normal_theta(data.num_states(), 1.0, 6);
@@ -97,9 +97,9 @@ TEST(MlpModel, ExamplePassesAddUpToTheWholeForAnyThreadCount) {
 // The tables of skipped factors are left as they are (the general kernels read another
 // factor's), and they add nothing to the gradient. Only factors without format 1 rows are
 // skipped, as only those share tables.
-TEST(MlpModel, SkippedFactorsAreNeitherWrittenNorRead) {
+TEST(FunctionClassModel, SkippedFactorsAreNeitherWrittenNorRead) {
   const Dataset data = compact_data();
-  const MlpModel model(data, both_kinds());
+  const FunctionClassModel model(data, both_kinds());
   const std::vector<double> theta = testing::normal_theta(model.num_params(), 0.5, 7);
   std::vector<uint8_t> skip(static_cast<size_t>(data.num_factors()), 0);
   const std::vector<LocalIndex>& rows = data.factor_features.ptr;
@@ -125,9 +125,9 @@ TEST(MlpModel, SkippedFactorsAreNeitherWrittenNorRead) {
   EXPECT_LT(max_abs_difference(z_skip, z_zeroed), 1e-12);
 }
 
-TEST(MlpModel, ReplacingNothingIsTheLinearModelAndTheBoundHolds) {
+TEST(FunctionClassModel, ReplacingNothingIsTheLinearModelAndTheBoundHolds) {
   const Dataset data = compact_data();
-  const MlpModel none(data, MlpSettings{});
+  const FunctionClassModel none(data, FunctionClasses{});
   EXPECT_EQ(none.num_params(), data.num_params);
   const std::vector<double> theta = testing::normal_theta(data.num_params, 1.0, 2);
   std::vector<double> mlp(static_cast<size_t>(positions(data))), linear(mlp.size());
@@ -135,7 +135,7 @@ TEST(MlpModel, ReplacingNothingIsTheLinearModelAndTheBoundHolds) {
   FeatureIndex(data).forward(theta, {}, linear);
   EXPECT_EQ(mlp, linear);
 
-  const MlpModel model(data, both_kinds(7));
+  const FunctionClassModel model(data, both_kinds(7));
   const std::vector<double> big = testing::normal_theta(model.num_params(), 3.0, 1);
   std::vector<double> potential(mlp.size(), 0.0);
   model.forward(big, {}, potential);
@@ -156,14 +156,14 @@ double converged_f(LocalProblem& problem, std::span<const double> theta) {
   return problem.objective() - problem.ground_truth_score();
 }
 
-TEST(MlpModel, TheGradientOfTheExactObjectiveMatchesFiniteDifferencesWithSharedTables) {
+TEST(FunctionClassModel, TheGradientOfTheExactObjectiveMatchesFiniteDifferencesWithSharedTables) {
   // Every factor reads one shared table type (dim 0), which the general kernels fold: its
   // network is a table of its own parameters, and the moments must come from the beliefs
   // written out, not from the table's sums.
   const Dataset data = testing::shared_table_dataset(
       {testing::tree_shape(), testing::chain_shape(4, 3), testing::tree_shape()}, 5);
-  MlpSettings settings = both_kinds(4);
-  LocalProblem problem(data, bethe_at(0.8), std::make_unique<MlpModel>(data, settings));
+  FunctionClasses settings = both_kinds(4);
+  LocalProblem problem(data, bethe_at(0.8), std::make_unique<FunctionClassModel>(data, settings));
   ASSERT_FALSE(problem.model().is_linear());
   ASSERT_NE(problem.kernel_name().find("general"), std::string::npos);
   std::vector<double> theta = problem.model().initial_theta();
@@ -184,14 +184,15 @@ TEST(MlpModel, TheGradientOfTheExactObjectiveMatchesFiniteDifferencesWithSharedT
   }
 }
 
-TEST(MlpModel, TheTrainerDecreasesFFromTheSeededStart) {
+TEST(FunctionClassModel, TheTrainerDecreasesFFromTheSeededStart) {
   const Dataset data = testing::random_compact_dataset(
       {testing::tree_shape(), testing::chain_shape(5, 3), testing::loopy_shape()}, 17);
   TrainConfig config;
   config.epsilon = 0.5;
   config.max_iters = 60;
   config.tol = 0;
-  LocalProblem problem(data, bethe_at(0.5), std::make_unique<MlpModel>(data, both_kinds()));
+  LocalProblem problem(data, bethe_at(0.5),
+                       std::make_unique<FunctionClassModel>(data, both_kinds()));
   SerialCommunicator serial;
   testing::Recorder recorder;
   const TrainResult result = train(problem, config, serial, recorder);

@@ -1,0 +1,182 @@
+#include "pdsp/features/tree_ensemble.hpp"
+
+#include <xgboost/c_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "pdsp/util/errors.hpp"
+
+namespace pdsp {
+namespace {
+
+void check(int status, const char* call) {
+  if (status != 0)
+    throw std::runtime_error(std::string("XGBoost ") + call + ": " + XGBGetLastError());
+}
+
+BoosterHandle new_booster() {
+  BoosterHandle booster = nullptr;
+  check(XGBoosterCreate(nullptr, 0, &booster), "XGBoosterCreate");
+  return booster;
+}
+
+}  // namespace
+
+TreeRows::TreeRows(std::span<const float> values, int64_t rows, int dim) : rows_(rows) {
+  // NaN marks a missing value; the observation rows' absent entries are zeros, present.
+  check(XGDMatrixCreateFromMat(values.data(), static_cast<bst_ulong>(rows),
+                               static_cast<bst_ulong>(dim), NAN, &handle_),
+        "XGDMatrixCreateFromMat");
+}
+
+TreeRows::~TreeRows() {
+  XGDMatrixFree(handle_);
+}
+
+TreeEnsemble::TreeEnsemble(int outputs, int dim, const TreeSettings& settings)
+    : booster_(new_booster()), outputs_(outputs), dim_(dim), settings_(settings) {}
+
+TreeEnsemble::TreeEnsemble(const StoredEnsemble& stored, int dim, const TreeSettings& settings,
+                           const std::string& source)
+    : booster_(new_booster()),
+      outputs_(stored.outputs),
+      dim_(dim),
+      settings_(settings),
+      tree_offset_(stored.tree_offset),
+      leaf_value_(stored.leaf_value) {
+  if (stored.trees() == 0) return;  // XGBoost writes no model before its first round
+  if (XGBoosterLoadModelFromBuffer(booster_, stored.booster.data(),
+                                   static_cast<bst_ulong>(stored.booster.size())) != 0) {
+    const std::string why = XGBGetLastError();
+    XGBoosterFree(booster_);
+    throw InputError(source + ": /trees/" + stored.kind + "_" + std::to_string(stored.type) +
+                     "/booster is not a model XGBoost reads: " + why.substr(0, why.find('\n')));
+  }
+}
+
+TreeEnsemble::~TreeEnsemble() {
+  XGBoosterFree(booster_);
+}
+
+void TreeEnsemble::configure(int64_t rows) {
+  const std::string min_weight = std::to_string(settings_.min_leaf * static_cast<double>(rows));
+  const std::pair<const char*, std::string> parameters[] = {
+      {"num_class", std::to_string(outputs_)},
+      {"num_feature", std::to_string(dim_)},
+      {"objective", "multi:softmax"},  // the model's shape only: the gradients are pdsp's
+      {"base_score", "0"},
+      {"booster", "gbtree"},
+      {"tree_method", "hist"},
+      // Grown leaf by leaf until no split keeps min_leaf of the rows on both sides or
+      // reduces the squared error: the leaf size is the only bound, as in the paper.
+      {"grow_policy", "lossguide"},
+      {"max_depth", "0"},
+      {"max_leaves", "0"},
+      {"min_child_weight", min_weight},
+      {"lambda", "0"},
+      {"eta", "1"},  // the shrinkage is applied to pdsp's leaf values
+      {"nthread", "1"},
+      {"seed", "0"},
+      {"verbosity", "0"}};
+  for (const auto& [name, value] : parameters)
+    check(XGBoosterSetParam(booster_, name, value.c_str()), "XGBoosterSetParam");
+}
+
+std::vector<int32_t> TreeEnsemble::leaves(const TreeRows& rows, int64_t first, int64_t last) const {
+  // XGBoost gives leaves of the rounds from the first only: a slice of the model holds [first,
+  // last).
+  BoosterHandle slice = booster_;
+  if (first > 0 || last < rounds())
+    check(XGBoosterSlice(booster_, static_cast<int>(first), static_cast<int>(last), 1, &slice),
+          "XGBoosterSlice");
+  const char* config =
+      R"({"type": 6, "training": false, "strict_shape": false, "iteration_begin": 0, )"
+      R"("iteration_end": 0})";
+  const bst_ulong* shape = nullptr;
+  bst_ulong dims = 0;
+  const float* result = nullptr;
+  const int status =
+      XGBoosterPredictFromDMatrix(slice, rows.handle(), config, &shape, &dims, &result);
+  std::vector<int32_t> leaf;
+  if (status == 0) {
+    const int64_t count = rows.rows() * (last - first) * outputs_;
+    leaf.resize(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) leaf[i] = static_cast<int32_t>(result[i]);
+  }
+  if (slice != booster_) XGBoosterFree(slice);
+  check(status, "XGBoosterPredictFromDMatrix");
+  return leaf;
+}
+
+void TreeEnsemble::add_round(const TreeRows& rows, std::span<const float> gradient,
+                             std::span<const float> weight, const LeafFit& fit,
+                             std::span<double> margins) {
+  configure(rows.rows());
+  const int64_t round = rounds();
+  // XGBoost's API takes mutable pointers it does not write through.
+  check(XGBoosterBoostOneIter(booster_, rows.handle(), const_cast<float*>(gradient.data()),
+                              const_cast<float*>(weight.data()),
+                              static_cast<bst_ulong>(gradient.size())),
+        "XGBoosterBoostOneIter");
+  const std::vector<int32_t> leaf = leaves(rows, round, round + 1);
+  for (int k = 0; k < outputs_; ++k) {
+    std::map<int32_t, std::vector<int64_t>> rows_of_leaf;  // ordered: leaf ids ascending
+    for (int64_t r = 0; r < rows.rows(); ++r) rows_of_leaf[leaf[r * outputs_ + k]].push_back(r);
+    const int32_t nodes = rows_of_leaf.empty() ? 0 : rows_of_leaf.rbegin()->first + 1;
+    std::vector<double> value(static_cast<size_t>(nodes), 0.0);
+    for (const auto& [node, members] : rows_of_leaf) {
+      value[node] = settings_.shrinkage * fit(k, members);
+      for (int64_t r : members) margins[r * outputs_ + k] += value[node];
+    }
+    leaf_value_.insert(leaf_value_.end(), value.begin(), value.end());
+    tree_offset_.push_back(static_cast<int64_t>(leaf_value_.size()));
+  }
+}
+
+void TreeEnsemble::add_margins(const TreeRows& rows, int64_t first_round,
+                               std::span<double> margins) const {
+  if (first_round >= rounds()) return;
+  const int64_t trees_per_row = (rounds() - first_round) * outputs_;
+  const std::vector<int32_t> leaf = leaves(rows, first_round, rounds());
+  for (int64_t r = 0; r < rows.rows(); ++r)
+    for (int64_t t = 0; t < trees_per_row; ++t) {
+      const int64_t tree = first_round * outputs_ + t;
+      const int64_t node = leaf[r * trees_per_row + t];
+      // A node beyond the tree's leaves held no training row: it adds nothing.
+      if (node < tree_offset_[tree + 1] - tree_offset_[tree])
+        margins[r * outputs_ + tree % outputs_] += leaf_value_[tree_offset_[tree] + node];
+    }
+}
+
+double TreeEnsemble::largest_term() const {
+  std::vector<double> bound(static_cast<size_t>(outputs_), 0.0);
+  for (int64_t tree = 0; tree < trees(); ++tree) {
+    double largest = 0.0;
+    for (int64_t i = tree_offset_[tree]; i < tree_offset_[tree + 1]; ++i)
+      largest = std::max(largest, std::abs(leaf_value_[i]));
+    bound[tree % outputs_] += largest;
+  }
+  return bound.empty() ? 0.0 : *std::max_element(bound.begin(), bound.end());
+}
+
+StoredEnsemble TreeEnsemble::stored(const std::string& kind, int32_t type) const {
+  StoredEnsemble out;
+  out.kind = kind;
+  out.type = type;
+  out.outputs = outputs_;
+  out.tree_offset = tree_offset_;
+  out.leaf_value = leaf_value_;
+  if (trees() > 0) {
+    bst_ulong length = 0;
+    const char* bytes = nullptr;
+    check(XGBoosterSaveModelToBuffer(booster_, R"({"format": "json"})", &length, &bytes),
+          "XGBoosterSaveModelToBuffer");
+    out.booster.assign(bytes, bytes + length);
+  }
+  return out;
+}
+
+}  // namespace pdsp
