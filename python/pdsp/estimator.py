@@ -126,6 +126,7 @@ class Estimator:
         model = read_model(model_path)
         self.model_path_ = model_path
         self.theta_ = self.coef_ = model.theta
+        self.trees_ = model.trees  # a trees class's (pdsp.BoostedTrees), else empty
         self.model_ = model.attributes
         self.n_iter_ = model.attributes.get("iterations")
         self.stop_reason_ = model.attributes.get("stop_reason")

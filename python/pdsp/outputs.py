@@ -4,6 +4,7 @@ progress a checkpoint records, as numpy arrays and plain dicts of Python values.
 Each reader checks the file's `format` attribute first, so a data set passed as a model is one
 `OutputFileError` line naming the file, not a KeyError deep down."""
 import dataclasses
+import json
 import os
 from typing import Optional
 
@@ -16,12 +17,51 @@ class OutputFileError(ValueError):
 
 
 @dataclasses.dataclass
+class BoostedTrees:
+    """The trees of one region type of a trees class (docs/file-format.md, "Model"): the
+    splits are XGBoost's JSON model (`booster`), the leaf values pdsp's (`leaf_value`, by tree
+    from `tree_offset`, at XGBoost's node ids). Tree t adds to output t % outputs."""
+    kind: str  # "variables" or "factors"
+    type: int
+    outputs: int
+    booster: str
+    tree_offset: np.ndarray
+    leaf_value: np.ndarray
+
+    def margins(self, features):
+        """The trees' sum at each row of `features` ([rows, dim], the type's observation rows
+        made dense, absent entries 0): [rows, outputs], what the potentials of a region with that
+        row get (its first `states` outputs)."""
+        features = np.asarray(features, dtype=np.float32)
+        trees = json.loads(self.booster)["learner"]["gradient_booster"]["model"]["trees"] \
+            if self.booster else []
+        out = np.zeros((features.shape[0], self.outputs))
+        rows = np.arange(features.shape[0])
+        for t, tree in enumerate(trees):
+            left, right = np.asarray(tree["left_children"]), np.asarray(tree["right_children"])
+            feature = np.asarray(tree["split_indices"])
+            threshold = np.asarray(tree["split_conditions"], dtype=np.float32)
+            node = np.zeros(len(rows), dtype=np.int64)
+            while True:  # every row one level down until all are at leaves
+                inner = left[node] != -1
+                if not inner.any():
+                    break
+                at = node[inner]
+                goes_left = features[rows[inner], feature[at]] < threshold[at]
+                node[inner] = np.where(goes_left, left[at], right[at])
+            values = self.leaf_value[self.tree_offset[t]:self.tree_offset[t + 1]]
+            out[:, t % self.outputs] += values[node]
+        return out
+
+
+@dataclasses.dataclass
 class Model:
     """A trained model: `theta` and every root attribute (hyper-parameters, `iterations`,
-    `stop_reason`, provenance)."""
+    `stop_reason`, provenance); the boosted trees of a trees class in `trees`."""
     path: str
     theta: np.ndarray
     attributes: dict
+    trees: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -89,9 +129,25 @@ def _array(handle, path, name, dtype):
     return np.asarray(handle[name][()], dtype=dtype)
 
 
+def _trees(handle, path):
+    if "/trees/index" not in handle:
+        return []
+    index = _array(handle, path, "/trees/index", np.int64).reshape(-1, 3)
+    trees = []
+    for kind, type_, outputs in index:
+        group = f"/trees/{'variables' if kind == 0 else 'factors'}_{type_}"
+        trees.append(BoostedTrees(
+            "variables" if kind == 0 else "factors", int(type_), int(outputs),
+            _array(handle, path, group + "/booster", np.uint8).tobytes().decode("utf-8"),
+            _array(handle, path, group + "/tree_offset", np.int64),
+            _array(handle, path, group + "/leaf_value", np.float64)))
+    return trees
+
+
 def read_model(path):
     with _open(path, "pdsp-model") as handle:
-        return Model(path, _array(handle, path, "/theta", np.float64), attributes_of(handle))
+        return Model(path, _array(handle, path, "/theta", np.float64), attributes_of(handle),
+                     _trees(handle, path))
 
 
 def read_predictions(path, data=None):
