@@ -9,18 +9,11 @@ last --test-fraction of them (0.5 by default) form the test set; images are shru
 longer side is at most --max-side pixels (64 by default; 0 keeps them), the image by area
 averaging and the mask by its nearest pixel.
 
-Encoding (docs/file-format.md "Standard maps"): one observation row per pixel with, from the
-intensities in [0, 1] (the mean of the channels, and each channel of a colour image): the value,
-its square, the means over 3 x 3 and 7 x 7 windows, the standard deviation over 7 x 7, the
-gradient magnitude (Sobel, divided by 8), the pixel's row and column scaled to [0, 1], and a
-bias of 1; for colour images also the four neighbours' channels (zero outside the image); then
-16 Gaussian bumps of the position (`position_bumps`), 16 oriented-gradient energies
-(`orientation_energies`) and 7 intensities relative to the image's frame (`image_relative`): 48
-features for gray images, 63 for colour ones. One variable type (offset 0). Every edge (right
-and down neighbours, row-major) has an observation row (1, exp(-beta |I_p - I_q|^2)), with beta
-= 1 / (2 * mean |I_p - I_q|^2) over the image's edges: a factor type of dim 2 whose K x K table
-per feature lies after the variable type (contrast-sensitive: the pairwise parameters can favour
-equal labels where the image is flat).
+Encoding (docs/file-format.md "Standard maps"): one observation row per pixel (--features,
+segmentation_features.py: default, domke or neighbourhood) read by one variable type (offset 0),
+and one per edge, right and down neighbours row-major (--edge-features: contrast, domke or
+both-pixels; by default the one that goes with --features), read by one factor type whose
+K x K table per feature lies after the variable type's.
 """
 import os
 
@@ -29,9 +22,8 @@ import numpy as np
 
 from pdsp import Example, RegionType, SparseRows
 
+from .segmentation_features import DEFAULT_EDGES, EDGE_FEATURES, PIXEL_FEATURES, palette_of
 from .source import ConversionError, Converted
-
-EDGE_DIM = 2
 
 
 def add_arguments(parser):
@@ -41,6 +33,10 @@ def add_arguments(parser):
                         help="folders: the last F of the images (by name) are the test set")
     parser.add_argument("--threshold", type=int, default=128, metavar="T",
                         help="folders: mask values >= T are foreground (default 128)")
+    parser.add_argument("--features", choices=sorted(PIXEL_FEATURES), default="default",
+                        help="the pixels' observation rows (segmentation_features.py)")
+    parser.add_argument("--edge-features", choices=sorted(EDGE_FEATURES),
+                        help="the edges' rows (default: the one that goes with --features)")
 
 
 def convert(inputs, options):
@@ -54,12 +50,42 @@ def convert(inputs, options):
     channels = {x.shape[2] for x, _ in train + test}
     if len(channels) > 1:
         raise ConversionError(f"{inputs[0]}: mixes images of {sorted(channels)} channels")
-    dim = pixel_features(train[0][0]).shape[1]
-    return Converted(train=[image_example(x, y, classes) for x, y in train],
-                     test=[image_example(x, y, classes) for x, y in test],
-                     num_params=classes * dim + classes * classes * EDGE_DIM,
-                     var_types=[RegionType(param_offset=0, dim=dim)],
-                     factor_types=[RegionType(param_offset=classes * dim, dim=EDGE_DIM)])
+    encoding = Encoding(options, [x for x, _ in train + test])
+    train = [encoding.example(x, y, classes) for x, y in train]
+    test = [encoding.example(x, y, classes) for x, y in test]
+    return Converted(train=train, test=test,
+                     num_params=classes * encoding.pixel_dim + classes * classes * encoding.edge_dim,
+                     var_types=[RegionType(param_offset=0, dim=encoding.pixel_dim)],
+                     factor_types=[RegionType(param_offset=classes * encoding.pixel_dim,
+                                              dim=encoding.edge_dim)])
+
+
+class Encoding:
+    """The chosen pixel and edge encodings, with their dimensions (from the first image)."""
+
+    def __init__(self, options, images):
+        self.pixels = PIXEL_FEATURES[options.features]
+        self.edges = EDGE_FEATURES[options.edge_features or DEFAULT_EDGES[options.features]]
+        self.palette = palette_of(images) if options.features == "neighbourhood" else None
+        first = images[0]
+        features = self.pixels(first, self.palette)
+        self.pixel_dim = features.shape[1]
+        self.edge_dim = self.edges(first, grid_edges(*first.shape[:2]), features).shape[1]
+
+    def example(self, pixels, labels, classes):
+        height, width, _ = pixels.shape
+        features = self.pixels(pixels, self.palette)
+        edges = grid_edges(height, width)
+        pixel_rows = SparseRows.from_dense(features)
+        factor_rows = SparseRows.from_dense(self.edges(pixels, edges, features))
+        obs = SparseRows(np.concatenate([pixel_rows.ptr, pixel_rows.ptr[-1] + factor_rows.ptr[1:]]),
+                         np.concatenate([pixel_rows.index, factor_rows.index]),
+                         np.concatenate([pixel_rows.value, factor_rows.value]))
+        count = height * width
+        return Example(card=np.full(count, classes), label=labels.reshape(-1), factors=edges,
+                       var_type=np.zeros(count, dtype=np.int64), var_obs=np.arange(count),
+                       factor_type=np.zeros(len(edges), dtype=np.int64),
+                       factor_obs=count + np.arange(len(edges)), obs=obs)
 
 
 def read_folders(inputs, options):
@@ -159,99 +185,9 @@ def read_image_pair(path, group, split, name):
     return (pixels[:, :, None] if pixels.ndim == 2 else pixels), y.astype(np.int64)
 
 
-def pixel_features(pixels):
-    """H*W x D features of an H x W x C image in [0, 1] (the module's documentation)."""
-    try:
-        from scipy import ndimage  # here: every conversion loads all converters, few need scipy
-    except ImportError:
-        raise ConversionError("segmentation needs SciPy (Debian: python3-scipy)") from None
-    height, width, channels = pixels.shape
-    gray = pixels.mean(axis=2)
-    columns = [gray, gray ** 2, ndimage.uniform_filter(gray, 3, mode="nearest"),
-               ndimage.uniform_filter(gray, 7, mode="nearest")]
-    mean_square = ndimage.uniform_filter(gray ** 2, 7, mode="nearest")
-    columns.append(np.sqrt(np.maximum(mean_square - columns[3] ** 2, 0.0)))
-    columns.append(np.hypot(ndimage.sobel(gray, 0, mode="nearest"),
-                            ndimage.sobel(gray, 1, mode="nearest")) / 8.0)
-    rows, cols = np.mgrid[0:height, 0:width]
-    columns += [rows / max(1, height - 1), cols / max(1, width - 1)]
-    if channels > 1:
-        padded = np.pad(pixels, ((1, 1), (1, 1), (0, 0)))
-        for dr, dc in ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)):
-            shifted = padded[1 + dr:1 + dr + height, 1 + dc:1 + dc + width]
-            columns += [shifted[:, :, c] for c in range(channels)]
-    columns.append(np.ones((height, width)))
-    columns += position_bumps(rows / max(1, height - 1), cols / max(1, width - 1))
-    columns += orientation_energies(gray, ndimage)
-    columns += image_relative(gray, ndimage)
-    return np.stack([c.reshape(-1) for c in columns], axis=1)
-
-
-def position_bumps(row, col, count=4):
-    """count x count Gaussian bumps over the scaled position, centres on a regular grid of
-    [0, 1]^2, width one grid step: where an object tends to lie, which a linear function of the
-    row and column cannot say (on horses 25% -> 14% pixel error for a per-pixel classifier)."""
-    centres, width = np.linspace(0, 1, count), 1.0 / (count - 1)
-    return [np.exp(-((row - a) ** 2 + (col - b) ** 2) / (2 * width ** 2))
-            for a in centres for b in centres]
-
-
-def orientation_energies(gray, ndimage, bins=8, windows=(5, 11)):
-    """The Sobel gradient magnitude (divided by 8) shared between the two nearest of `bins`
-    unsigned orientation bins (centres (k + 1/2) pi / bins, linear weights), each bin averaged
-    over square windows of 5 and 11 pixels: a small histogram of oriented gradients (texture
-    and outline direction)."""
-    along_rows = ndimage.sobel(gray, 0, mode="nearest") / 8.0
-    along_cols = ndimage.sobel(gray, 1, mode="nearest") / 8.0
-    magnitude = np.hypot(along_rows, along_cols)
-    position = np.mod(np.arctan2(along_rows, along_cols), np.pi) / (np.pi / bins) - 0.5
-    lower = np.floor(position).astype(int)
-    fraction = position - lower
-    maps = [magnitude * (np.where(np.mod(lower, bins) == k, 1 - fraction, 0.0) +
-                         np.where(np.mod(lower + 1, bins) == k, fraction, 0.0))
-            for k in range(bins)]
-    return [ndimage.uniform_filter(m, window, mode="nearest") for window in windows for m in maps]
-
-
-def image_relative(gray, ndimage):
-    """Intensity against the image's own background: with m and s the mean and standard
-    deviation over the 3-pixel frame of the image (mostly background), z = (G_sigma * gray - m) /
-    (s + 0.05) and z^2 for sigma 0, 2 and 4; and (gray - its mean) / (its deviation + 0.05)."""
-    frame = np.ones(gray.shape, dtype=bool)
-    frame[3:-3, 3:-3] = False
-    mean, deviation = gray[frame].mean(), gray[frame].std()
-    columns = []
-    for sigma in (0, 2, 4):
-        smooth = gray if sigma == 0 else ndimage.gaussian_filter(gray, sigma, mode="nearest")
-        z = (smooth - mean) / (deviation + 0.05)
-        columns += [z, z * z]
-    columns.append((gray - gray.mean()) / (gray.std() + 0.05))
-    return columns
-
-
 def grid_edges(height, width):
     """(p, q) pixel pairs of the 4-connected grid: right neighbours, then down, row-major."""
     index = np.arange(height * width).reshape(height, width)
     right = np.column_stack([index[:, :-1].reshape(-1), index[:, 1:].reshape(-1)])
     down = np.column_stack([index[:-1, :].reshape(-1), index[1:, :].reshape(-1)])
     return np.vstack([right, down])
-
-
-def image_example(pixels, labels, classes):
-    height, width, _ = pixels.shape
-    features = pixel_features(pixels)
-    edges = grid_edges(height, width)
-    flat = pixels.reshape(height * width, -1)
-    distance = ((flat[edges[:, 0]] - flat[edges[:, 1]]) ** 2).sum(axis=1)
-    mean = distance.mean() if distance.size else 0.0
-    contrast = np.exp(-distance / (2.0 * mean)) if mean > 0 else np.ones_like(distance)
-    edge_rows = np.column_stack([np.ones_like(contrast), contrast])
-    pixel_rows, factor_rows = SparseRows.from_dense(features), SparseRows.from_dense(edge_rows)
-    obs = SparseRows(np.concatenate([pixel_rows.ptr, pixel_rows.ptr[-1] + factor_rows.ptr[1:]]),
-                     np.concatenate([pixel_rows.index, factor_rows.index]),
-                     np.concatenate([pixel_rows.value, factor_rows.value]))
-    count = height * width
-    return Example(card=np.full(count, classes), label=labels.reshape(-1), factors=edges,
-                   var_type=np.zeros(count, dtype=np.int64), var_obs=np.arange(count),
-                   factor_type=np.zeros(len(edges), dtype=np.int64),
-                   factor_obs=count + np.arange(len(edges)), obs=obs)

