@@ -6,11 +6,10 @@ from .dataset import Dataset, Example, RegionType, SparseRows, write_arrays, wri
 from .dataset_rules import DatasetError, check_dataset
 from .estimator import Estimator
 from .metrics import Metrics, MetricsError, read_metrics
-from .outputs import (BoostedTrees, Model, OutputFileError, Predictions, read_checkpoint_progress,
-                      read_model,
-                      read_predictions)
+from .outputs import (BoostedTrees, Model, Network, OutputFileError, Predictions,
+                      read_checkpoint_progress, read_model, read_predictions)
 
 __all__ = ["Dataset", "Example", "RegionType", "SparseRows", "write_dataset", "write_arrays",
            "DatasetError", "check_dataset", "Estimator", "PdspError", "Metrics", "MetricsError",
-           "read_metrics", "Model", "BoostedTrees", "Predictions", "OutputFileError", "read_model",
-           "read_predictions", "read_checkpoint_progress"]
+           "read_metrics", "Model", "BoostedTrees", "Network", "Predictions", "OutputFileError",
+           "read_model", "read_predictions", "read_checkpoint_progress"]

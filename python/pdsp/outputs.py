@@ -55,6 +55,24 @@ class BoostedTrees:
 
 
 @dataclasses.dataclass
+class Network:
+    """One region type's network of an mlp (or constant) class: f(x) = W s(U x + b) + c, s the
+    logistic sigmoid (a constant: f = c, no hidden unit)."""
+    kind: str  # "variables" or "factors"
+    type: int
+    U: np.ndarray  # [hidden, dim]
+    b: np.ndarray  # [hidden]
+    W: np.ndarray  # [states, hidden]
+    c: np.ndarray  # [states]
+
+    def outputs(self, features):
+        """f at each row of `features` ([rows, dim], the observation rows made dense):
+        [rows, states]."""
+        hidden = 1.0 / (1.0 + np.exp(-(np.asarray(features) @ self.U.T + self.b)))
+        return hidden @ self.W.T + self.c
+
+
+@dataclasses.dataclass
 class Model:
     """A trained model: `theta` and every root attribute (hyper-parameters, `iterations`,
     `stop_reason`, provenance); the boosted trees of a trees class in `trees`."""
@@ -62,6 +80,40 @@ class Model:
     theta: np.ndarray
     attributes: dict
     trees: list = dataclasses.field(default_factory=list)
+
+    def networks(self, data):
+        """The networks of the mlp and constant classes, split out of `theta` by the layout of
+        docs/file-format.md ("Model"), which needs the data set's types (`data`: the path of a
+        file of the training set's layout) for their dimensions and states."""
+        classes = {"variables": self.attributes.get("unary_model", "linear"),
+                   "factors": self.attributes.get("pairwise_model", "linear")}
+        hidden_units = int(self.attributes.get("hidden", 16))
+        with h5py.File(data, "r") as handle:
+            num_params = int(handle.attrs["num_params"])
+            states = {"variables": _type_states(handle, "vars", "var_types",
+                                                handle["/vars/card"][()]),
+                      "factors": _type_states(handle, "factors", "factor_types",
+                                              _table_sizes(handle))}
+            dims = {"variables": handle["/var_types/dim"][()] if "var_types" in handle else [],
+                    "factors": handle["/factor_types/dim"][()] if "factor_types" in handle
+                    else []}
+        networks, at = [], num_params
+        for kind in ("variables", "factors"):
+            if classes[kind] not in ("mlp", "constant"):
+                continue
+            hidden = hidden_units if classes[kind] == "mlp" else 0
+            for type_, dim in enumerate(dims[kind]):
+                count = states[kind][type_]
+                parts = []
+                for shape in ((hidden, dim), (hidden,), (count, hidden), (count,)):
+                    size = int(np.prod(shape))
+                    parts.append(self.theta[at:at + size].reshape(shape))
+                    at += size
+                networks.append(Network(kind, type_, *parts))
+        if at != len(self.theta):
+            raise OutputFileError(f"{self.path}: /theta has {len(self.theta)} parameters, the "
+                                  f"classes on {data} take {at}")
+        return networks
 
 
 @dataclasses.dataclass
@@ -127,6 +179,22 @@ def _array(handle, path, name, dtype):
     if name not in handle:
         raise OutputFileError(f"{path}: dataset {name} is missing")
     return np.asarray(handle[name][()], dtype=dtype)
+
+
+def _type_states(handle, regions, types, sizes):
+    """The most states (or table entries) of a region of each type in the file."""
+    if types not in handle:
+        return []
+    kind = handle[f"/{regions}/type"][()]
+    most = np.zeros(len(handle[f"/{types}/dim"]), dtype=np.int64)
+    np.maximum.at(most, kind[kind >= 0], np.asarray(sizes)[kind >= 0])
+    return most
+
+
+def _table_sizes(handle):
+    card = handle["/vars/card"][()]
+    ptr, members = handle["/factors/var_ptr"][()], handle["/factors/vars"][()]
+    return np.multiply.reduceat(card[members], ptr[:-1]) if len(members) else np.zeros(0, int)
 
 
 def _trees(handle, path):

@@ -123,20 +123,20 @@ class PackageTest(unittest.TestCase):
         np.testing.assert_allclose(two.theta_, self.model.theta_, rtol=0, atol=1e-6)
         self.assertEqual(two.score(self.test), self.model.score(self.test))
 
-    def test_boosted_trees_evaluated_in_python_give_pdsps_marginals(self):
-        # Trees for the pixels, nothing on the edges: the pixels are independent, and at the
-        # fixed point each one's marginal is the soft-max of its trees' margins at temperature
-        # eps (1 + its degree) (uniform counting numbers: the factors' entropies count too).
+    def independent_pixels(self, unary_model, function_of):
+        """Trains `unary_model` for the pixels and nothing on the edges (Domke's alternation):
+        the pixels are independent, and at the fixed point each one's marginal is the soft-max
+        of its potentials at temperature eps (1 + its degree) (uniform counting numbers: the
+        factors' entropies count too). `function_of(model, train)` gives the pixel type's
+        function evaluated in Python; the marginals pdsp predicts must follow from it."""
         with tempfile.TemporaryDirectory() as work:
             train = os.path.join(work, "domke.h5")
             subprocess.run([PDSP, "gen", "domke", "--train", train, "--height", "9", "--width",
                             "8", "--train-images", "2", "--blur", "1.5"], check=True,
                            capture_output=True)
             model = pdsp.Estimator(learner="domke", epsilon=0.1, loss_weight=0,
-                                   unary_model="trees", pairwise_model="zero", max_iters=3,
-                                   tol=0, threads=1, pdsp=PDSP, verbose=0).fit(train)
-            self.assertEqual([(t.kind, t.type, t.outputs, len(t.tree_offset) - 1)
-                              for t in model.trees_], [("variables", 0, 2, 6)])
+                                   unary_model=unary_model, pairwise_model="zero", max_iters=3,
+                                   hidden=3, tol=0, threads=1, pdsp=PDSP, verbose=0).fit(train)
             with h5py.File(train, "r") as f:
                 ptr, index = f["/obs/ptr"][()], f["/obs/index"][()]
                 value, obs_row = f["/obs/value"][()], f["/vars/obs_row"][()]
@@ -144,12 +144,27 @@ class PackageTest(unittest.TestCase):
             features = np.zeros((len(obs_row), 2))
             for v, row in enumerate(obs_row):
                 features[v, index[ptr[row]:ptr[row + 1]]] = value[ptr[row]:ptr[row + 1]]
-            scaled = model.trees_[0].margins(features) / (0.1 * (1 + degree[:, None]))
+            scaled = function_of(model, train)(features) / (0.1 * (1 + degree[:, None]))
             expected = np.exp(scaled - scaled.max(axis=1, keepdims=True))
             expected /= expected.sum(axis=1, keepdims=True)
             marginals = np.concatenate([np.stack(example)
                                         for example in model.predict_marginals(train)])
             np.testing.assert_allclose(marginals, expected, rtol=0, atol=1e-9)
+
+    def test_boosted_trees_evaluated_in_python_give_pdsps_marginals(self):
+        def trees(model, train):
+            self.assertEqual([(t.kind, t.type, t.outputs, len(t.tree_offset) - 1)
+                              for t in model.trees_], [("variables", 0, 2, 6)])
+            return model.trees_[0].margins
+        self.independent_pixels("trees", trees)
+
+    def test_networks_split_from_theta_give_pdsps_marginals(self):
+        def network(model, train):
+            networks = pdsp.read_model(model.model_path_).networks(train)
+            self.assertEqual([(n.kind, n.U.shape, n.W.shape) for n in networks],
+                             [("variables", (3, 2), (2, 3))])
+            return networks[0].outputs
+        self.independent_pixels("mlp", network)
 
     def test_checkpoint_progress_and_metrics(self):
         folder = os.path.join(self.folder.name, "ck")
