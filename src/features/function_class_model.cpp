@@ -7,6 +7,8 @@
 #include <limits>
 #include <random>
 
+#include "pdsp/features/typed_regions.hpp"
+
 namespace pdsp {
 namespace {
 
@@ -85,24 +87,13 @@ FunctionClassModel::FunctionClassModel(const Dataset& data, const FunctionClasse
         TypedKinds{classes.unary == FunctionClass::Trees, classes.pairwise == FunctionClass::Trees},
         classes.trees, classes.stored_trees, classes.source);
 
-  const auto row_of = [](const RegionTypes& types, int64_t r) {
-    return types.obs_row.empty() ? LocalIndex{-1} : types.obs_row[r];
-  };
   example_regions_.push_back(0);
   for (int64_t n = 0; n < data.num_examples(); ++n) {
-    for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) {
-      const int32_t type = data.var_types.present ? data.var_types.type[v] : -1;
-      if (type >= 0 && var_network[type] >= 0)
-        regions_.push_back(
-            {var_network[type], data.state_offset[v], data.card[v], row_of(data.var_types, v), -1});
-    }
-    for (int64_t a = data.factor_offset[n]; a < data.factor_offset[n + 1]; ++a) {
-      const int32_t type = data.factor_types.present ? data.factor_types.type[a] : -1;
-      if (type >= 0 && factor_network[type] >= 0)
-        regions_.push_back({factor_network[type], data.num_states() + data.table_offset[a],
-                            static_cast<int32_t>(data.table_offset[a + 1] - data.table_offset[a]),
-                            row_of(data.factor_types, a), a});
-    }
+    for_each_typed_region(data, n, [&](const TypedRegion& r) {
+      const int32_t network = (r.factor ? factor_network : var_network)[r.type];
+      if (network >= 0)
+        regions_.push_back({network, r.position, r.size, r.obs_row, r.factor ? r.local : -1});
+    });
     example_regions_.push_back(static_cast<int64_t>(regions_.size()));
   }
   const auto regions = static_cast<int64_t>(regions_.size());

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pdsp/features/potential_model.hpp"
+#include "pdsp/features/typed_regions.hpp"
 #include "pdsp/util/errors.hpp"
 
 namespace pdsp {
@@ -49,37 +50,22 @@ TreeFunctions::TreeFunctions(const Dataset& data, TypedKinds boosted, const Tree
   // Every rank's ensembles have the outputs of the type's largest region anywhere in the file.
   data.communicator().allreduce({}, outputs);
 
-  const auto add_region = [&](int32_t e, LocalIndex obs_row, int64_t position, int32_t size,
-                              int64_t factor, int64_t local) {
-    Ensemble& ens = ensembles_[static_cast<size_t>(e)];
-    const auto row = static_cast<int64_t>(ens.regions.size());
-    ens.regions.push_back(static_cast<int64_t>(regions_.size()));
-    ens.features.resize(ens.features.size() + static_cast<size_t>(ens.dim), 0.0f);
-    if (obs_row >= 0) {
-      const ObservationRows& obs = data.observations;
-      for (int64_t k = obs.ptr[obs_row]; k < obs.ptr[obs_row + 1]; ++k)
-        ens.features[row * ens.dim + obs.index[k]] = static_cast<float>(obs.value_at(k));
-    }
-    regions_.push_back({e, row, position, size, factor, local});
-  };
-  const auto row_of = [](const RegionTypes& types, int64_t r) {
-    return types.obs_row.empty() ? LocalIndex{-1} : types.obs_row[r];
-  };
   example_regions_.push_back(0);
   for (int64_t n = 0; n < data.num_examples(); ++n) {
-    for (int64_t v = data.var_offset[n]; v < data.var_offset[n + 1]; ++v) {
-      const int32_t type = data.var_types.present ? data.var_types.type[v] : -1;
-      if (type >= 0 && var_ensemble[type] >= 0)
-        add_region(var_ensemble[type], row_of(data.var_types, v), data.state_offset[v],
-                   data.card[v], -1, v);
-    }
-    for (int64_t a = data.factor_offset[n]; a < data.factor_offset[n + 1]; ++a) {
-      const int32_t type = data.factor_types.present ? data.factor_types.type[a] : -1;
-      if (type >= 0 && factor_ensemble[type] >= 0)
-        add_region(factor_ensemble[type], row_of(data.factor_types, a),
-                   data.num_states() + data.table_offset[a],
-                   static_cast<int32_t>(data.table_offset[a + 1] - data.table_offset[a]), a, a);
-    }
+    for_each_typed_region(data, n, [&](const TypedRegion& r) {
+      const int32_t e = (r.factor ? factor_ensemble : var_ensemble)[r.type];
+      if (e < 0) return;
+      Ensemble& ens = ensembles_[static_cast<size_t>(e)];
+      const auto row = static_cast<int64_t>(ens.regions.size());
+      ens.regions.push_back(static_cast<int64_t>(regions_.size()));
+      ens.features.resize(ens.features.size() + static_cast<size_t>(ens.dim), 0.0f);
+      if (r.obs_row >= 0) {
+        const ObservationRows& obs = data.observations;
+        for (int64_t k = obs.ptr[r.obs_row]; k < obs.ptr[r.obs_row + 1]; ++k)
+          ens.features[row * ens.dim + obs.index[k]] = static_cast<float>(obs.value_at(k));
+      }
+      regions_.push_back({e, row, r.position, r.size, r.factor ? r.local : -1, r.local});
+    });
     example_regions_.push_back(static_cast<int64_t>(regions_.size()));
   }
 
