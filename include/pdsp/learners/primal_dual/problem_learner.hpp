@@ -19,8 +19,11 @@ class ProblemLearner : public Learner {
     problem_ = make_training_problem(slice, config, comm);
   }
   std::string set_up_summary() const override {
-    return "kernels (rank 0): " + problem_->kernel_name() + "; potential model " +
-           problem_->model().name();
+    const PotentialModel& model = problem_->model();
+    return "kernels (rank 0): " + problem_->kernel_name() + "; potential model " + model.name() +
+           (model.is_linear() ? ""
+                              : " (nonlinear: networks start from seeded random weights, trees "
+                                "from none; no dual, no certificate, no curvature model)");
   }
   CheckpointedMessages* checkpointed() override { return problem_.get(); }
   std::vector<StoredEnsemble> model_trees() const override {
