@@ -67,6 +67,31 @@ grep -q "trees: variables type 0, 6 rounds of 2 trees" "$work/info" &&
 echo "ok: the model file holds 6 rounds of trees per type and predicts" \
   "($(grep -o 'per-variable error: [0-9.]*%' "$work/log"))"
 
+# A damaged leaf value or booster is one line naming the file and dataset, exit code 2.
+cp "$work/trees.h5" "$work/nan.h5"
+cp "$work/trees.h5" "$work/garbled.h5"
+/usr/bin/python3 - "$work/nan.h5" "$work/garbled.h5" <<'PY'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "a") as f:
+    f["/trees/variables_0/leaf_value"][3] = np.nan
+with h5py.File(sys.argv[2], "a") as f:
+    del f["/trees/factors_0/booster"]
+    f["/trees/factors_0/booster"] = np.frombuffer(b"{garbage", dtype=np.uint8)
+PY
+for case in "nan.h5:/trees/variables_0/leaf_value\[3\]: value is not finite" \
+            "garbled.h5:/trees/factors_0/booster is not a model XGBoost reads"; do
+  file=${case%%:*}
+  set +e
+  "$pdsp" predict --data "$work/test.h5" --model "$work/$file" --out "$work/p.h5" \
+    > /dev/null 2> "$work/err"
+  code=$?
+  set -e
+  { [ $code -eq 2 ] && [ "$(wc -l < "$work/err")" -eq 1 ] &&
+    grep -q "$work/$file: ${case#*:}" "$work/err"; } ||
+    { echo "FAIL: $file (exit $code)"; cat "$work/err"; exit 1; }
+done
+echo "ok: damaged trees in a model file are one-line errors"
+
 "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2 "$pdsp" "${trees[@]}" \
   --threads 1 --out "$work/trees2.h5" > /dev/null
 for object in /theta /trees; do
