@@ -41,7 +41,9 @@ std::string function_class_name(FunctionClass c) {
 
 FunctionClassModel::FunctionClassModel(const Dataset& data, const FunctionClasses& classes)
     : data_(data),
-      classes_(classes),
+      unary_(classes.unary),
+      pairwise_(classes.pairwise),
+      seed_(classes.seed),
       linear_(data, FeatureIndex::Order::Auto,
               {classes.unary == FunctionClass::Linear, classes.pairwise == FunctionClass::Linear}) {
   // The networks of the kinds whose class is one, by type; their states (a region's largest,
@@ -103,7 +105,7 @@ FunctionClassModel::FunctionClassModel(const Dataset& data, const FunctionClasse
 }
 
 std::string FunctionClassModel::name() const {
-  return function_class_name(classes_.unary) + "/" + function_class_name(classes_.pairwise);
+  return function_class_name(unary_) + "/" + function_class_name(pairwise_);
 }
 
 std::span<const FunctionClassModel::Region> FunctionClassModel::example_regions(int64_t n) const {
@@ -259,7 +261,7 @@ std::vector<uint8_t> FunctionClassModel::parameter_kinds() const {
 
 std::vector<double> FunctionClassModel::initial_theta() const {
   std::vector<double> theta(static_cast<size_t>(num_params()), 0.0);
-  std::mt19937_64 rng(classes_.seed);
+  std::mt19937_64 rng(seed_);
   for (const Network& net : networks_) {
     double* U = theta.data() + net.offset;
     double* W = U + int64_t{net.hidden} * net.dim + net.hidden;

@@ -85,12 +85,12 @@ void TreeEnsemble::configure(int64_t rows) {
     check(XGBoosterSetParam(booster_, name, value.c_str()), "XGBoosterSetParam");
 }
 
-std::vector<int32_t> TreeEnsemble::leaves(const TreeRows& rows, int64_t first, int64_t last) const {
-  // XGBoost gives leaves of the rounds from the first only: a slice of the model holds [first,
-  // last).
+std::vector<int32_t> TreeEnsemble::leaves(const TreeRows& rows, int64_t round) const {
+  // XGBoost gives leaves of the rounds from the first only: a slice of the model holds `round`.
+  // The booster may hold one round more than rounds() says (add_round, before its leaves).
   BoosterHandle slice = booster_;
-  if (first > 0 || last < rounds())
-    check(XGBoosterSlice(booster_, static_cast<int>(first), static_cast<int>(last), 1, &slice),
+  if (round > 0 || rounds() > 1)
+    check(XGBoosterSlice(booster_, static_cast<int>(round), static_cast<int>(round + 1), 1, &slice),
           "XGBoosterSlice");
   const char* config =
       R"({"type": 6, "training": false, "strict_shape": false, "iteration_begin": 0, )"
@@ -102,7 +102,7 @@ std::vector<int32_t> TreeEnsemble::leaves(const TreeRows& rows, int64_t first, i
       XGBoosterPredictFromDMatrix(slice, rows.handle(), config, &shape, &dims, &result);
   std::vector<int32_t> leaf;
   if (status == 0) {
-    const int64_t count = rows.rows() * (last - first) * outputs_;
+    const int64_t count = rows.rows() * outputs_;
     leaf.resize(static_cast<size_t>(count));
     for (int64_t i = 0; i < count; ++i) leaf[i] = static_cast<int32_t>(result[i]);
   }
@@ -121,7 +121,7 @@ void TreeEnsemble::add_round(const TreeRows& rows, std::span<const float> gradie
                               const_cast<float*>(weight.data()),
                               static_cast<bst_ulong>(gradient.size())),
         "XGBoosterBoostOneIter");
-  const std::vector<int32_t> leaf = leaves(rows, round, round + 1);
+  const std::vector<int32_t> leaf = leaves(rows, round);
   for (int k = 0; k < outputs_; ++k) {
     std::map<int32_t, std::vector<int64_t>> rows_of_leaf;  // ordered: leaf ids ascending
     for (int64_t r = 0; r < rows.rows(); ++r) rows_of_leaf[leaf[r * outputs_ + k]].push_back(r);
@@ -138,17 +138,19 @@ void TreeEnsemble::add_round(const TreeRows& rows, std::span<const float> gradie
 
 void TreeEnsemble::add_margins(const TreeRows& rows, int64_t first_round,
                                std::span<double> margins) const {
-  if (first_round >= rounds()) return;
-  const int64_t trees_per_row = (rounds() - first_round) * outputs_;
-  const std::vector<int32_t> leaf = leaves(rows, first_round, rounds());
-  for (int64_t r = 0; r < rows.rows(); ++r)
-    for (int64_t t = 0; t < trees_per_row; ++t) {
-      const int64_t tree = first_round * outputs_ + t;
-      const int64_t node = leaf[r * trees_per_row + t];
-      // A node beyond the tree's leaves held no training row: it adds nothing.
-      if (node < tree_offset_[tree + 1] - tree_offset_[tree])
-        margins[r * outputs_ + tree % outputs_] += leaf_value_[tree_offset_[tree] + node];
-    }
+  // Round by round, so that the leaves held at once are one round's ([rows x outputs]), not
+  // every round's; each margin still sums its trees in round order.
+  for (int64_t round = first_round; round < rounds(); ++round) {
+    const std::vector<int32_t> leaf = leaves(rows, round);
+    for (int64_t r = 0; r < rows.rows(); ++r)
+      for (int k = 0; k < outputs_; ++k) {
+        const int64_t tree = round * outputs_ + k;
+        const int64_t node = leaf[r * outputs_ + k];
+        // A node beyond the tree's leaves held no training row: it adds nothing.
+        if (node < tree_offset_[tree + 1] - tree_offset_[tree])
+          margins[r * outputs_ + k] += leaf_value_[tree_offset_[tree] + node];
+      }
+  }
 }
 
 double TreeEnsemble::largest_term() const {

@@ -95,7 +95,8 @@ class FunctionClassModel final : public PotentialModel {
   }
 
   const Dataset& data_;
-  FunctionClasses classes_;
+  FunctionClass unary_, pairwise_;  // for name()
+  uint64_t seed_;                   // of initial_theta
   FeatureIndex linear_;
   std::vector<Network> networks_;
   int64_t network_params_ = 0;

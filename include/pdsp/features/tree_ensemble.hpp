@@ -74,9 +74,8 @@ class TreeEnsemble {
   // XGBoost's parameters for the next round (set again after a load: a model file keeps no
   // training parameters).
   void configure(int64_t rows);
-  // The leaf (XGBoost node id) of every row in each tree of rounds [first, last):
-  // [rows x (last - first) * outputs], tree-major within a row.
-  std::vector<int32_t> leaves(const TreeRows& rows, int64_t first, int64_t last) const;
+  // The leaf (XGBoost node id) of every row in each tree of `round`: [rows x outputs].
+  std::vector<int32_t> leaves(const TreeRows& rows, int64_t round) const;
 
   void* booster_ = nullptr;
   int outputs_;
