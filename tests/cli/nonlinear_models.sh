@@ -102,7 +102,7 @@ echo "ok: 2 ranks grow the 1-rank trees bitwise"
 
 # Checkpoints after every iteration; the run is killed once one is published, well before its
 # 150 iterations are done, and resumed to them.
-"$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/trees150.h5" > /dev/null
+"$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/trees150.h5" > "$work/log150"
 "$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/killed.h5" \
   --checkpoint-dir "$work/tck" --checkpoint-every 1 > /dev/null &
 runner=$!
@@ -114,7 +114,7 @@ kill -9 $runner 2> /dev/null || true
 wait $runner 2> /dev/null || true
 [ -e "$work/tck/latest" ] || { echo "FAIL: no checkpoint before the kill"; exit 1; }
 "$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/resumed.h5" \
-  --checkpoint-dir "$work/tck" --resume auto > "$work/log"
+  --checkpoint-dir "$work/tck" --checkpoint-every 1 --resume auto > "$work/log"
 grep -q "resuming from .* after iteration [0-9]\{1,2\}$" "$work/log" ||
   { echo "FAIL: no resume from before iteration 100"; cat "$work/log"; exit 1; }
 for object in /theta /trees; do
@@ -122,3 +122,13 @@ for object in /theta /trees; do
     { echo "FAIL: the resumed trees differ ($object)"; exit 1; }
 done
 echo "ok: killed by SIGKILL, resumed $(grep -o 'after iteration [0-9]*' "$work/log"): bitwise"
+
+# Resumed from the checkpoint of its last iteration, a run has nothing left to do: it writes the
+# model and reports the F it stopped at, not 0.
+"$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/again.h5" \
+  --checkpoint-dir "$work/tck" --resume auto > "$work/log-again"
+stopped() { grep -o 'stopped after 150 iterations: .*(F = [^)]*)' "$1"; }
+expected=$(stopped "$work/log150")
+[ -n "$expected" ] && [ "$expected" = "$(stopped "$work/log-again")" ] ||
+  { echo "FAIL: resumed at the limit: $(stopped "$work/log-again")"; exit 1; }
+echo "ok: resumed at its limit, the run reports its last F"

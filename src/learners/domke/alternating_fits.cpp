@@ -42,9 +42,10 @@ class AlternatingFits {
   TrainResult run(TrainingState start) {
     TrainResult result;
     state_ = std::move(start);
+    // A resumed run with no iteration left reports the checkpoint's F, not 0.
+    result.objective = state_.previous_objective;
     if (state_.stop.is_final()) {  // a finished run: nothing to do
       result.state = state_;
-      result.objective = state_.previous_objective;
       result.stop = state_.stop;
       return result;
     }
