@@ -8,13 +8,10 @@
 #include <random>
 
 #include "pdsp/features/typed_regions.hpp"
+#include "pdsp/inference/vector_math.hpp"
 
 namespace pdsp {
 namespace {
-
-double sigmoid(double z) {
-  return 1.0 / (1.0 + std::exp(-z));
-}
 
 // At most this many blocks of regions in the backward pass: their gradients stay small beside
 // the regions' potentials.
@@ -114,64 +111,114 @@ std::span<const FunctionClassModel::Region> FunctionClassModel::example_regions(
       static_cast<size_t>(example_regions_[n + 1] - example_regions_[n]));
 }
 
-void FunctionClassModel::region_forward(const Region& r, std::span<const double> theta,
-                                        double* potential, std::vector<double>& hidden) const {
+std::vector<double> FunctionClassModel::input_major(std::span<const double> theta) const {
+  std::vector<double> weights(theta.begin() + data_.num_params, theta.end());
+  for (const Network& net : networks_) {
+    const double* U = theta.data() + net.offset;
+    double* by_input = weights.data() + (net.offset - data_.num_params);
+    for (int i = 0; i < net.hidden; ++i)
+      for (int j = 0; j < net.dim; ++j)
+        by_input[int64_t{j} * net.hidden + i] = U[int64_t{i} * net.dim + j];
+  }
+  return weights;
+}
+
+void FunctionClassModel::add_in_file_order(const double* gradient, double* out) const {
+  for (const Network& net : networks_) {
+    const int64_t local = net.offset - data_.num_params;
+    const int64_t inputs = int64_t{net.hidden} * net.dim;
+    const int64_t end = local + inputs + net.hidden + int64_t{net.states} * net.hidden + net.states;
+    for (int i = 0; i < net.hidden; ++i)
+      for (int j = 0; j < net.dim; ++j)
+        out[local + int64_t{i} * net.dim + j] += gradient[local + int64_t{j} * net.hidden + i];
+    for (int64_t p = local + inputs; p < end; ++p) out[p] += gradient[p];
+  }
+}
+
+FunctionClassModel::Scratch FunctionClassModel::scratch() const {
+  int widest = 0;
+  for (const Network& net : networks_) widest = std::max(widest, net.hidden);
+  const auto size = static_cast<size_t>(round_up_to_vector(widest));
+  return {std::vector<double>(size), std::vector<double>(size)};
+}
+
+const double* FunctionClassModel::hidden_layer(const Region& r, const double* weights,
+                                               Scratch& scratch) const {
   const Network& net = networks_[static_cast<size_t>(r.network)];
-  const double* U = theta.data() + net.offset;
-  const double* b = U + int64_t{net.hidden} * net.dim;
-  const double* W = b + net.hidden;
-  const double* c = W + int64_t{net.states} * net.hidden;
-  hidden.assign(b, b + net.hidden);
+  const int64_t hidden = net.hidden;
+  const double* by_input = weights + (net.offset - data_.num_params);
+  const double* b = by_input + hidden * net.dim;
+  double* h = scratch.hidden.data();
+  std::copy(b, b + hidden, h);
+  // Padding to whole vectors keeps libm's scalar exp (other round-off) off the last units.
+  const auto padded = static_cast<int64_t>(scratch.hidden.size());
+  std::fill(h + hidden, h + padded, 0.0);
   if (r.obs_row >= 0) {
     const ObservationRows& obs = data_.observations;
     for (int64_t k = obs.ptr[r.obs_row]; k < obs.ptr[r.obs_row + 1]; ++k) {
       const double x = obs.value_at(k);
-      const int32_t j = obs.index[k];
-      for (int i = 0; i < net.hidden; ++i) hidden[i] += U[int64_t{i} * net.dim + j] * x;
+      const double* column = by_input + int64_t{obs.index[k]} * hidden;
+#pragma omp simd
+      for (int64_t i = 0; i < hidden; ++i) h[i] += column[i] * x;
     }
   }
-  for (double& h : hidden) h = sigmoid(h);
+#pragma omp simd
+  for (int64_t i = 0; i < padded; ++i) h[i] = 1.0 / (1.0 + std::exp(-h[i]));
+  return h;
+}
+
+void FunctionClassModel::region_forward(const Region& r, const double* weights, double* potential,
+                                        Scratch& scratch) const {
+  const Network& net = networks_[static_cast<size_t>(r.network)];
+  const double* h = hidden_layer(r, weights, scratch);
+  const double* W =
+      weights + (net.offset - data_.num_params) + int64_t{net.hidden} * net.dim + net.hidden;
+  const double* c = W + int64_t{net.states} * net.hidden;
   for (int32_t t = 0; t < r.size; ++t) {
     double out = c[t];
-    for (int i = 0; i < net.hidden; ++i) out += W[int64_t{t} * net.hidden + i] * hidden[i];
+    for (int i = 0; i < net.hidden; ++i) out += W[int64_t{t} * net.hidden + i] * h[i];
     potential[r.position + t] += out;
   }
 }
 
-void FunctionClassModel::region_backward(const Region& r, std::span<const double> theta,
+void FunctionClassModel::region_backward(const Region& r, const double* weights,
                                          const double* weight, double* grad,
-                                         std::vector<double>& hidden) const {
+                                         Scratch& scratch) const {
   const Network& net = networks_[static_cast<size_t>(r.network)];
+  const int64_t hidden = net.hidden;
   const int64_t local = net.offset - data_.num_params;
-  const double* U = theta.data() + net.offset;
-  const double* b = U + int64_t{net.hidden} * net.dim;
-  const double* W = b + net.hidden;
-  double* dU = grad + local;
-  double* db = dU + int64_t{net.hidden} * net.dim;
-  double* dW = db + net.hidden;
-  double* dc = dW + int64_t{net.states} * net.hidden;
+  const double* W = weights + local + hidden * net.dim + hidden;
+  double* dU = grad + local;  // input-major, as `weights`
+  double* db = dU + hidden * net.dim;
+  double* dW = db + hidden;
+  double* dc = dW + int64_t{net.states} * hidden;
   // The hidden layer again (cheaper to recompute than to keep for every region).
-  hidden.assign(b, b + net.hidden);
-  const ObservationRows& obs = data_.observations;
-  const int64_t first = r.obs_row >= 0 ? obs.ptr[r.obs_row] : 0;
-  const int64_t last = r.obs_row >= 0 ? obs.ptr[r.obs_row + 1] : 0;
-  for (int64_t k = first; k < last; ++k)
-    for (int i = 0; i < net.hidden; ++i)
-      hidden[i] += U[int64_t{i} * net.dim + obs.index[k]] * obs.value_at(k);
-  for (double& h : hidden) h = sigmoid(h);
-  for (int i = 0; i < net.hidden; ++i) {
-    double back = 0.0;  // d(w . f) / d(hidden i)
-    for (int32_t t = 0; t < r.size; ++t)
-      back += weight[r.position + t] * W[int64_t{t} * net.hidden + i];
-    const double pre = back * hidden[i] * (1.0 - hidden[i]);  // through the sigmoid
-    db[i] += pre;
-    for (int64_t k = first; k < last; ++k)
-      dU[int64_t{i} * net.dim + obs.index[k]] += pre * obs.value_at(k);
+  const double* h = hidden_layer(r, weights, scratch);
+  double* pre = scratch.pre.data();  // d(w . f) / d(hidden i), then through the sigmoid
+  std::fill(pre, pre + hidden, 0.0);
+  for (int32_t t = 0; t < r.size; ++t) {
+    const double w = weight[r.position + t];
+#pragma omp simd
+    for (int64_t i = 0; i < hidden; ++i) pre[i] += w * W[t * hidden + i];
+  }
+  for (int64_t i = 0; i < hidden; ++i) {
+    pre[i] = pre[i] * h[i] * (1.0 - h[i]);
+    db[i] += pre[i];
+  }
+  if (r.obs_row >= 0) {
+    const ObservationRows& obs = data_.observations;
+    for (int64_t k = obs.ptr[r.obs_row]; k < obs.ptr[r.obs_row + 1]; ++k) {
+      const double x = obs.value_at(k);
+      double* column = dU + int64_t{obs.index[k]} * hidden;
+#pragma omp simd
+      for (int64_t i = 0; i < hidden; ++i) column[i] += pre[i] * x;
+    }
   }
   for (int32_t t = 0; t < r.size; ++t) {
     const double w = weight[r.position + t];
     dc[t] += w;
-    for (int i = 0; i < net.hidden; ++i) dW[int64_t{t} * net.hidden + i] += w * hidden[i];
+#pragma omp simd
+    for (int64_t i = 0; i < hidden; ++i) dW[t * hidden + i] += w * h[i];
   }
 }
 
@@ -179,14 +226,15 @@ void FunctionClassModel::forward(std::span<const double> theta, std::span<const 
                                  std::span<double> potential,
                                  std::span<const uint8_t> skip_factor) const {
   linear_.forward(theta.first(static_cast<size_t>(data_.num_params)), base, potential, skip_factor);
+  const std::vector<double> weights = input_major(theta);
   const auto regions = static_cast<int64_t>(regions_.size());
 #pragma omp parallel
   {
-    std::vector<double> hidden;
+    Scratch work = scratch();
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < regions; ++r)
       if (!skipped(regions_[r], skip_factor))
-        region_forward(regions_[r], theta, potential.data(), hidden);
+        region_forward(regions_[r], weights.data(), potential.data(), work);
   }
   if (trees_) trees_->add_to(potential, skip_factor);
 }
@@ -194,11 +242,12 @@ void FunctionClassModel::forward(std::span<const double> theta, std::span<const 
 void FunctionClassModel::backward(std::span<const double> theta, std::span<const double> weight,
                                   std::span<double> z, std::span<const uint8_t> skip_factor) const {
   linear_.backward(theta.first(static_cast<size_t>(data_.num_params)), weight, z, skip_factor);
+  const std::vector<double> weights = input_major(theta);
   const auto regions = static_cast<int64_t>(regions_.size());
   const int64_t blocks = (regions + block_regions_ - 1) / block_regions_;
 #pragma omp parallel
   {
-    std::vector<double> hidden;
+    Scratch work = scratch();
 #pragma omp for schedule(dynamic)
     for (int64_t block = 0; block < blocks; ++block) {
       double* grad = block_grad_.data() + block * network_params_;
@@ -206,22 +255,26 @@ void FunctionClassModel::backward(std::span<const double> theta, std::span<const
       for (int64_t r = block * block_regions_; r < std::min(regions, (block + 1) * block_regions_);
            ++r)
         if (!skipped(regions_[r], skip_factor))
-          region_backward(regions_[r], theta, weight.data(), grad, hidden);
+          region_backward(regions_[r], weights.data(), weight.data(), grad, work);
     }
   }
-  double* out = z.data() + data_.num_params;
-  std::fill(out, out + network_params_, 0.0);
+  std::vector<double> total(static_cast<size_t>(network_params_), 0.0);
   for (int64_t block = 0; block < blocks; ++block)
     for (int64_t p = 0; p < network_params_; ++p)
-      out[p] += block_grad_[block * network_params_ + p];
+      total[p] += block_grad_[block * network_params_ + p];
+  double* out = z.data() + data_.num_params;
+  std::fill(out, out + network_params_, 0.0);
+  add_in_file_order(total.data(), out);
 }
 
 void FunctionClassModel::forward_example(int64_t n, std::span<const double> theta,
                                          std::span<const double> base,
                                          std::span<double> potential) const {
   linear_.forward_example(n, theta.first(static_cast<size_t>(data_.num_params)), base, potential);
-  std::vector<double> hidden;
-  for (const Region& r : example_regions(n)) region_forward(r, theta, potential.data(), hidden);
+  const std::vector<double> weights = input_major(theta);
+  Scratch work = scratch();
+  for (const Region& r : example_regions(n))
+    region_forward(r, weights.data(), potential.data(), work);
   if (trees_) trees_->add_example_to(n, potential);
 }
 
@@ -229,9 +282,12 @@ void FunctionClassModel::add_backward_example(int64_t n, std::span<const double>
                                               std::span<const double> weight,
                                               std::span<double> z) const {
   linear_.add_backward_example(n, theta.first(static_cast<size_t>(data_.num_params)), weight, z);
-  std::vector<double> hidden;
+  const std::vector<double> weights = input_major(theta);
+  std::vector<double> grad(static_cast<size_t>(network_params_), 0.0);
+  Scratch work = scratch();
   for (const Region& r : example_regions(n))
-    region_backward(r, theta, weight.data(), z.data() + data_.num_params, hidden);
+    region_backward(r, weights.data(), weight.data(), grad.data(), work);
+  add_in_file_order(grad.data(), z.data() + data_.num_params);
 }
 
 double FunctionClassModel::largest_term(std::span<const double> theta) const {

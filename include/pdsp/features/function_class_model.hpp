@@ -81,13 +81,26 @@ class FunctionClassModel final : public PotentialModel {
     LocalIndex obs_row;  // -1: none
     int64_t factor;      // the factor's index, -1 for a variable (skip masks name factors)
   };
-  // f of one region added to its potentials; hidden is the scratch of the hidden layer.
-  void region_forward(const Region& r, std::span<const double> theta, double* potential,
-                      std::vector<double>& hidden) const;
-  // The region's gradient (weights at its potentials) added to grad, which starts at the
-  // networks' first parameter.
-  void region_backward(const Region& r, std::span<const double> theta, const double* weight,
-                       double* grad, std::vector<double>& hidden) const;
+  // The networks' parameters (from theta's first network on) with each U stored input by input
+  // (dim x hidden): a region's sparse inputs then read and write contiguous runs of hidden
+  // units, which vectorise. Gradients are summed in this layout too; add_in_file_order adds one
+  // to `out` (theta's layout, from the first network on).
+  std::vector<double> input_major(std::span<const double> theta) const;
+  void add_in_file_order(const double* gradient, double* out) const;
+  // A thread's scratch: the hidden layer (padded to whole vectors) and its back-propagated
+  // weights.
+  struct Scratch {
+    std::vector<double> hidden, pre;
+  };
+  Scratch scratch() const;
+  // s(U x + b) of one region, in scratch.hidden; weights is input_major's layout.
+  const double* hidden_layer(const Region& r, const double* weights, Scratch& scratch) const;
+  // f of one region added to its potentials.
+  void region_forward(const Region& r, const double* weights, double* potential,
+                      Scratch& scratch) const;
+  // The region's gradient (weights at its potentials) added to grad, laid out as weights.
+  void region_backward(const Region& r, const double* weights, const double* weight, double* grad,
+                       Scratch& scratch) const;
   // The regions of example n.
   std::span<const Region> example_regions(int64_t n) const;
   static bool skipped(const Region& r, std::span<const uint8_t> skip_factor) {
