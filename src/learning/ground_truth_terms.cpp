@@ -15,6 +15,28 @@ void LocalProblem::ground_truth_moments(std::span<double> d) const {
   engine_.ground_truth_moments(d, selected_);
 }
 
+void LocalProblem::moments_less_truth(std::span<double> z) const {
+  const std::vector<double>& truth = engine_.truth_weight();
+  if (truth.size() != belief_.size() || (kernels_ == &general_ && engine_.model().is_linear())) {
+    // Folded shared-table beliefs (a linear model on the general kernels) have no dense
+    // layout to subtract from: two passes.
+    model_moments(z);
+    std::vector<double> d(z.size());
+    ground_truth_moments(d);
+    for (size_t r = 0; r < z.size(); ++r) z[r] -= d[r];
+    return;
+  }
+  belief_less_truth_.resize(belief_.size());
+  for (size_t i = 0; i < belief_.size(); ++i) belief_less_truth_[i] = belief_.data()[i] - truth[i];
+  if (selected_.empty()) {
+    engine_.model().backward(engine_.theta(), belief_less_truth_, z);
+    return;
+  }
+  std::fill(z.begin(), z.end(), 0.0);
+  for (int64_t n : selected_)
+    engine_.model().add_backward_example(n, engine_.theta(), belief_less_truth_, z);
+}
+
 double LocalProblem::ground_truth_offset() const {
   double sum = 0.0;
   if (selected_.empty())

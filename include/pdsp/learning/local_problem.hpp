@@ -95,6 +95,10 @@ class LocalProblem final : public CheckpointedMessages {
   // the ground-truth labelling, over the regions this rank owns (linear: the feature sums at the
   // ground truth, the same at every theta). Needs labels.
   void ground_truth_moments(std::span<double> d) const;
+  // model_moments less ground_truth_moments, z = J(theta)^T (b - indicator), in one pass through
+  // the model instead of two (the gradient of F through a nonlinear model, whose passes cost as
+  // much on the indicator as on the beliefs). Needs labels.
+  void moments_less_truth(std::span<double> z) const;
   // The potentials of the ground-truth labelling less their loss, summed over the regions this
   // rank owns: sum of f_i(theta) + offset_i over the labelled positions (linear: theta . d plus
   // the offset's part), the term F subtracts from the smax terms (design.md §2).
@@ -197,20 +201,21 @@ class LocalProblem final : public CheckpointedMessages {
   std::vector<int64_t> selected_;    // select_examples'; empty: all
   WorkPlan selected_sweep_plan_;
   WorkPlan selected_evaluation_plan_;
-  std::vector<uint8_t> selected_factor_;       // [factors] 1 for those of the selected examples
-  std::vector<uint8_t> example_selected_;      // [examples] select_examples' scratch, all 0
-  std::vector<double> truth_offset_;           // [examples] ground_truth_offset()'s parts
-  MessageState lambda_;                        // message state of the kernels
-  MessageState kept_lambda_;                   // keep_messages' copy (empty until then)
-  bool messages_are_kept_ = false;             // lambda_ equals kept_lambda_
-  bool imported_finite_ = true;                // set_messages got only finite messages
-  ZeroedArray<double> belief_;                 // [states + table entries]
-  std::vector<double> halo_belief_;            // a shard's halo beliefs, put aside
-  std::vector<double> consistent_belief_;      // consistent_beliefs' (empty until then)
-  std::vector<double> chunk_value_;            // per chunk of the plan that ran last
-  std::vector<BeliefTerms> chunk_terms_;       // per chunk of the evaluation plan
-  std::vector<uint8_t> chunk_beliefs_finite_;  // per chunk of the evaluation plan
-  std::vector<Workspace> workspaces_;          // one per OpenMP thread
+  std::vector<uint8_t> selected_factor_;           // [factors] 1 for those of the selected examples
+  std::vector<uint8_t> example_selected_;          // [examples] select_examples' scratch, all 0
+  std::vector<double> truth_offset_;               // [examples] ground_truth_offset()'s parts
+  MessageState lambda_;                            // message state of the kernels
+  MessageState kept_lambda_;                       // keep_messages' copy (empty until then)
+  bool messages_are_kept_ = false;                 // lambda_ equals kept_lambda_
+  bool imported_finite_ = true;                    // set_messages got only finite messages
+  ZeroedArray<double> belief_;                     // [states + table entries]
+  std::vector<double> halo_belief_;                // a shard's halo beliefs, put aside
+  mutable std::vector<double> belief_less_truth_;  // moments_less_truth's weights
+  std::vector<double> consistent_belief_;          // consistent_beliefs' (empty until then)
+  std::vector<double> chunk_value_;                // per chunk of the plan that ran last
+  std::vector<BeliefTerms> chunk_terms_;           // per chunk of the evaluation plan
+  std::vector<uint8_t> chunk_beliefs_finite_;      // per chunk of the evaluation plan
+  std::vector<Workspace> workspaces_;              // one per OpenMP thread
 };
 
 }  // namespace pdsp

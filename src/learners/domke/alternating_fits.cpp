@@ -106,11 +106,13 @@ class AlternatingFits {
     problem_.set_theta(theta);
     const LocalEvaluation local = problem_.evaluate();
     const std::span<double> moments = std::span<double>(reduced_).first(params_);
-    problem_.model_moments(moments);
     const bool linear = !truth_.empty();
-    if (!linear) problem_.ground_truth_moments(gradient_);
-    const std::vector<double>& truth = linear ? truth_ : gradient_;
-    for (size_t r = 0; r < params_; ++r) moments[r] -= truth[r];
+    if (linear) {
+      problem_.model_moments(moments);
+      for (size_t r = 0; r < params_; ++r) moments[r] -= truth_[r];
+    } else {
+      problem_.moments_less_truth(moments);
+    }
     reduced_[params_] =
         local.objective - (linear ? dot(truth_, theta) + problem_.ground_truth_offset()
                                   : problem_.ground_truth_score());

@@ -133,13 +133,12 @@ void Trainer::evaluate(IterationRecord& record) {
   auto phase = Clock::now();
   const LocalEvaluation local = problem_.evaluate();
   const std::span<double> moments = std::span<double>(reduced_).first(params_);
-  problem_.model_moments(moments);
   reduced_[params_] = local.objective;
-  if (!linear_) {
-    // The gradient's ground-truth part at this theta, in the reduced moments (d_ stays 0);
-    // trial_ is free until the step search.
-    problem_.ground_truth_moments(trial_);
-    for (size_t r = 0; r < params_; ++r) moments[r] -= trial_[r];
+  if (linear_) {
+    problem_.model_moments(moments);
+  } else {
+    // The gradient's ground-truth part at this theta goes in the reduced moments (d_ stays 0).
+    problem_.moments_less_truth(moments);
     reduced_[params_] -= problem_.ground_truth_score();
   }
   reduced_[params_ + 1] = local.dual;
