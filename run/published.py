@@ -45,18 +45,18 @@ PUBLISHED = {
                 "edges too (examples/logs/plot_snakes.log after its 2017 data fix). Nowozin et "
                 "al. (ICCV 2011, poster) report 90.3% for a random forest, 91.9% for an MRF and "
                 "99.4% for decision tree fields. Both learn edge parameters from neighbourhood "
-                "colours; our edge features are a constant and a contrast term only.",
+                "colours, as pdsp's `--features neighbourhood` does.",
     },
     "horses": {
         "short": "16.8% error linear/linear, 8.0% best (Domke 2013)",
-        "long": "Domke (PAMI 2013, Table 1, horses) reports univariate test error from 24.6% "
-                "(no unary model) over 16.8% (linear unary and linear pairwise functions) to "
-                "8.0% (MLP unary, boosted pairwise), with 42 unary features (RGB, position, 36 "
-                "histogram-of-gradient bins) and 3 edge features. Image size and split are not "
-                "stated; our features are 48 per pixel (gray-level statistics, position bumps, "
+        "long": "Domke (NIPS 2013, \"Structured learning via logistic regression\", Table 1, "
+                "horses) reports univariate test error from 24.6% (no unary model) over 16.8% "
+                "(linear unary and linear pairwise functions) to 8.0% (MLP unary, boosted "
+                "pairwise), with 42 unary features (RGB, position, 36 histogram-of-gradient "
+                "bins) and 3 edge features. Image size and split are not stated; our default "
+                "features are 48 per pixel (gray-level statistics, position bumps, "
                 "oriented-gradient energies, intensities relative to the image frame), two per "
                 "edge, images shrunk to 64 pixels a side and the last 164 of 328 images as the "
-                "test set. "
-                "Foreground IoU is not published there.",
+                "test set. Foreground IoU is not published there.",
     },
 }
