@@ -76,10 +76,10 @@ TASKS = [
                   "features; pixel accuracy, foreground IoU"),
     Task("horses-trees", "segmentation", HORSES, "segmentation", epsilons=(0.1,), c_grid=(1.0,),
          validate=False, options=HORSE_TREES, published="horses", figure="trees",
-         describe="the horses above, boosted trees for both the unary and the pairwise "
-                  "functions (Domke's learner, `--learner domke --unary-model trees "
-                  "--pairwise-model trees --tree-rounds 5 --loss-weight 0 --max-iters 80`), "
-                  "Domke's epsilon 0.1 and C 1 without a validation run"),
+         describe="The horses above with boosted trees for both the unary and the pairwise "
+                  "functions (Domke's learner: `--learner domke --unary-model trees "
+                  "--pairwise-model trees --tree-rounds 5 --loss-weight 0`, 80 outer iterations "
+                  "unless `--quick`), at Domke's epsilon 0.1 and C 1"),
 ]
 
 
