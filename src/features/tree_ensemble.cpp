@@ -1,11 +1,13 @@
 #include "pdsp/features/tree_ensemble.hpp"
 
+#include <omp.h>
 #include <xgboost/c_api.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <string>
 
 #include "pdsp/util/errors.hpp"
 
@@ -85,13 +87,20 @@ void TreeEnsemble::configure(int64_t rows) {
     check(XGBoosterSetParam(booster_, name, value.c_str()), "XGBoosterSetParam");
 }
 
-std::vector<int32_t> TreeEnsemble::leaves(const TreeRows& rows, int64_t round) const {
-  // XGBoost gives leaves of the rounds from the first only: a slice of the model holds `round`.
-  // The booster may hold one round more than rounds() says (add_round, before its leaves).
+std::vector<int32_t> TreeEnsemble::leaves(const TreeRows& rows, int64_t first_round,
+                                          int64_t count) const {
+  // XGBoost gives leaves of the rounds from the first only: a slice of the model holds the
+  // rounds asked for. The booster may hold one round more than rounds() says (add_round, before
+  // its leaves).
   BoosterHandle slice = booster_;
-  if (round > 0 || rounds() > 1)
-    check(XGBoosterSlice(booster_, static_cast<int>(round), static_cast<int>(round + 1), 1, &slice),
+  if (first_round > 0 || count != 1 || rounds() > 1)
+    check(XGBoosterSlice(booster_, static_cast<int>(first_round),
+                         static_cast<int>(first_round + count), 1, &slice),
           "XGBoosterSlice");
+  // The leaves do not depend on the thread count, so XGBoost may use all of the run's threads
+  // here; configure() sets one thread again before the next round is grown.
+  check(XGBoosterSetParam(slice, "nthread", std::to_string(omp_get_max_threads()).c_str()),
+        "XGBoosterSetParam");
   const char* config =
       R"({"type": 6, "training": false, "strict_shape": false, "iteration_begin": 0, )"
       R"("iteration_end": 0})";
@@ -102,9 +111,9 @@ std::vector<int32_t> TreeEnsemble::leaves(const TreeRows& rows, int64_t round) c
       XGBoosterPredictFromDMatrix(slice, rows.handle(), config, &shape, &dims, &result);
   std::vector<int32_t> leaf;
   if (status == 0) {
-    const int64_t count = rows.rows() * outputs_;
-    leaf.resize(static_cast<size_t>(count));
-    for (int64_t i = 0; i < count; ++i) leaf[i] = static_cast<int32_t>(result[i]);
+    const int64_t size = rows.rows() * count * outputs_;
+    leaf.resize(static_cast<size_t>(size));
+    for (int64_t i = 0; i < size; ++i) leaf[i] = static_cast<int32_t>(result[i]);
   }
   if (slice != booster_) XGBoosterFree(slice);
   check(status, "XGBoosterPredictFromDMatrix");
@@ -121,7 +130,7 @@ void TreeEnsemble::add_round(const TreeRows& rows, std::span<const float> gradie
                               const_cast<float*>(weight.data()),
                               static_cast<bst_ulong>(gradient.size())),
         "XGBoosterBoostOneIter");
-  const std::vector<int32_t> leaf = leaves(rows, round);
+  const std::vector<int32_t> leaf = leaves(rows, round, 1);
   for (int k = 0; k < outputs_; ++k) {
     std::map<int32_t, std::vector<int64_t>> rows_of_leaf;  // ordered: leaf ids ascending
     for (int64_t r = 0; r < rows.rows(); ++r) rows_of_leaf[leaf[r * outputs_ + k]].push_back(r);
@@ -138,17 +147,23 @@ void TreeEnsemble::add_round(const TreeRows& rows, std::span<const float> gradie
 
 void TreeEnsemble::add_margins(const TreeRows& rows, int64_t first_round,
                                std::span<double> margins) const {
-  // Round by round, so that the leaves held at once are one round's ([rows x outputs]), not
-  // every round's; each margin still sums its trees in round order.
-  for (int64_t round = first_round; round < rounds(); ++round) {
-    const std::vector<int32_t> leaf = leaves(rows, round);
+  // A chunk of rounds at a time: XGBoost fills each row's features once per call, which costs
+  // about a third of the leaf look-ups when a call holds one round; the leaves held at once
+  // stay near kChunkLeaves. Each margin still sums its trees in round order.
+  constexpr int64_t kChunkLeaves = int64_t{1} << 24;
+  const int64_t per_round = std::max<int64_t>(1, rows.rows() * outputs_);
+  const int64_t chunk = std::max<int64_t>(1, kChunkLeaves / per_round);
+  for (int64_t first = first_round; first < rounds(); first += chunk) {
+    const int64_t count = std::min(chunk, rounds() - first);
+    const std::vector<int32_t> leaf = leaves(rows, first, count);
+    const int64_t width = count * outputs_;
     for (int64_t r = 0; r < rows.rows(); ++r)
-      for (int k = 0; k < outputs_; ++k) {
-        const int64_t tree = round * outputs_ + k;
-        const int64_t node = leaf[r * outputs_ + k];
+      for (int64_t j = 0; j < width; ++j) {
+        const int64_t tree = first * outputs_ + j;
+        const int64_t node = leaf[r * width + j];
         // A node beyond the tree's leaves held no training row: it adds nothing.
         if (node < tree_offset_[tree + 1] - tree_offset_[tree])
-          margins[r * outputs_ + k] += leaf_value_[tree_offset_[tree] + node];
+          margins[r * outputs_ + j % outputs_] += leaf_value_[tree_offset_[tree] + node];
       }
   }
 }

@@ -6,7 +6,7 @@
 // the messages), times the shrinkage. XGBoost's C API induces the trees (its custom-gradient
 // round with unit weights); pdsp keeps the leaf values, so that they are the logistic fits and
 // not XGBoost's one-step estimates. The trees come out the same for any thread count: XGBoost
-// runs on one thread here.
+// grows them on one thread here (it looks up leaves on all of the run's threads).
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -74,8 +74,9 @@ class TreeEnsemble {
   // XGBoost's parameters for the next round (set again after a load: a model file keeps no
   // training parameters).
   void configure(int64_t rows);
-  // The leaf (XGBoost node id) of every row in each tree of `round`: [rows x outputs].
-  std::vector<int32_t> leaves(const TreeRows& rows, int64_t round) const;
+  // The leaf (XGBoost node id) of every row in each tree of rounds [first_round, first_round +
+  // count): [rows x count x outputs].
+  std::vector<int32_t> leaves(const TreeRows& rows, int64_t first_round, int64_t count) const;
 
   void* booster_ = nullptr;
   int outputs_;
