@@ -90,8 +90,10 @@ FunctionClassModel::FunctionClassModel(const Dataset& data, const FunctionClasse
   for (int64_t n = 0; n < data.num_examples(); ++n) {
     for_each_typed_region(data, n, [&](const TypedRegion& r) {
       const int32_t network = (r.factor ? factor_network : var_network)[r.type];
-      if (network >= 0)
-        regions_.push_back({network, r.position, r.size, r.obs_row, r.factor ? r.local : -1});
+      if (network < 0) return;
+      regions_.push_back(
+          {network, r.position, r.size, r.obs_row, r.factor ? r.local : -1, hidden_units_});
+      hidden_units_ += networks_[static_cast<size_t>(network)].hidden;
     });
     example_regions_.push_back(static_cast<int64_t>(regions_.size()));
   }
@@ -167,10 +169,9 @@ const double* FunctionClassModel::hidden_layer(const Region& r, const double* we
   return h;
 }
 
-void FunctionClassModel::region_forward(const Region& r, const double* weights, double* potential,
-                                        Scratch& scratch) const {
+void FunctionClassModel::region_forward(const Region& r, const double* weights, const double* h,
+                                        double* potential) const {
   const Network& net = networks_[static_cast<size_t>(r.network)];
-  const double* h = hidden_layer(r, weights, scratch);
   const double* W =
       weights + (net.offset - data_.num_params) + int64_t{net.hidden} * net.dim + net.hidden;
   const double* c = W + int64_t{net.states} * net.hidden;
@@ -181,7 +182,7 @@ void FunctionClassModel::region_forward(const Region& r, const double* weights, 
   }
 }
 
-void FunctionClassModel::region_backward(const Region& r, const double* weights,
+void FunctionClassModel::region_backward(const Region& r, const double* weights, const double* h,
                                          const double* weight, double* grad,
                                          Scratch& scratch) const {
   const Network& net = networks_[static_cast<size_t>(r.network)];
@@ -192,8 +193,6 @@ void FunctionClassModel::region_backward(const Region& r, const double* weights,
   double* db = dU + hidden * net.dim;
   double* dW = db + hidden;
   double* dc = dW + int64_t{net.states} * hidden;
-  // The hidden layer again (cheaper to recompute than to keep for every region).
-  const double* h = hidden_layer(r, weights, scratch);
   double* pre = scratch.pre.data();  // d(w . f) / d(hidden i), then through the sigmoid
   std::fill(pre, pre + hidden, 0.0);
   for (int32_t t = 0; t < r.size; ++t) {
@@ -226,16 +225,24 @@ void FunctionClassModel::forward(std::span<const double> theta, std::span<const 
                                  std::span<double> potential,
                                  std::span<const uint8_t> skip_factor) const {
   linear_.forward(theta.first(static_cast<size_t>(data_.num_params)), base, potential, skip_factor);
-  const std::vector<double> weights = input_major(theta);
+  std::vector<double> weights = input_major(theta);
   const auto regions = static_cast<int64_t>(regions_.size());
+  kept_.hidden.resize(static_cast<size_t>(hidden_units_));
 #pragma omp parallel
   {
     Scratch work = scratch();
 #pragma omp for schedule(static)
-    for (int64_t r = 0; r < regions; ++r)
-      if (!skipped(regions_[r], skip_factor))
-        region_forward(regions_[r], weights.data(), potential.data(), work);
+    for (int64_t r = 0; r < regions; ++r) {
+      const Region& region = regions_[r];
+      if (skipped(region, skip_factor)) continue;
+      const double* h = hidden_layer(region, weights.data(), work);
+      const int hidden = networks_[static_cast<size_t>(region.network)].hidden;
+      std::copy(h, h + hidden, kept_.hidden.begin() + region.hidden_at);
+      region_forward(region, weights.data(), h, potential.data());
+    }
   }
+  kept_.weights = std::move(weights);
+  kept_.skip_factor.assign(skip_factor.begin(), skip_factor.end());
   if (trees_) trees_->add_to(potential, skip_factor);
 }
 
@@ -243,6 +250,11 @@ void FunctionClassModel::backward(std::span<const double> theta, std::span<const
                                   std::span<double> z, std::span<const uint8_t> skip_factor) const {
   linear_.backward(theta.first(static_cast<size_t>(data_.num_params)), weight, z, skip_factor);
   const std::vector<double> weights = input_major(theta);
+  // The hidden layers of the last forward pass serve when it was at the same networks and
+  // regions (the trainers' gradient follows the forward pass of the accepted theta).
+  const bool kept =
+      weights == kept_.weights && std::equal(skip_factor.begin(), skip_factor.end(),
+                                             kept_.skip_factor.begin(), kept_.skip_factor.end());
   const auto regions = static_cast<int64_t>(regions_.size());
   const int64_t blocks = (regions + block_regions_ - 1) / block_regions_;
 #pragma omp parallel
@@ -254,8 +266,12 @@ void FunctionClassModel::backward(std::span<const double> theta, std::span<const
       std::fill(grad, grad + network_params_, 0.0);
       for (int64_t r = block * block_regions_; r < std::min(regions, (block + 1) * block_regions_);
            ++r)
-        if (!skipped(regions_[r], skip_factor))
-          region_backward(regions_[r], weights.data(), weight.data(), grad, work);
+        if (!skipped(regions_[r], skip_factor)) {
+          const Region& region = regions_[r];
+          const double* h = kept ? kept_.hidden.data() + region.hidden_at
+                                 : hidden_layer(region, weights.data(), work);
+          region_backward(region, weights.data(), h, weight.data(), grad, work);
+        }
     }
   }
   std::vector<double> total(static_cast<size_t>(network_params_), 0.0);
@@ -274,7 +290,7 @@ void FunctionClassModel::forward_example(int64_t n, std::span<const double> thet
   const std::vector<double> weights = input_major(theta);
   Scratch work = scratch();
   for (const Region& r : example_regions(n))
-    region_forward(r, weights.data(), potential.data(), work);
+    region_forward(r, weights.data(), hidden_layer(r, weights.data(), work), potential.data());
   if (trees_) trees_->add_example_to(n, potential);
 }
 
@@ -286,7 +302,8 @@ void FunctionClassModel::add_backward_example(int64_t n, std::span<const double>
   std::vector<double> grad(static_cast<size_t>(network_params_), 0.0);
   Scratch work = scratch();
   for (const Region& r : example_regions(n))
-    region_backward(r, weights.data(), weight.data(), grad.data(), work);
+    region_backward(r, weights.data(), hidden_layer(r, weights.data(), work), weight.data(),
+                    grad.data(), work);
   add_in_file_order(grad.data(), z.data() + data_.num_params);
 }
 

@@ -1,6 +1,7 @@
 // The function classes' potentials (function_class_model.hpp) on format 2 data with every kind of
 // typed part: backward is the gradient of w . forward by finite differences; the per-example
-// passes add up to the whole; the sums do not depend on the thread count; nothing replaced is
+// passes add up to the whole; the sums do not depend on the thread count; backward reuses the
+// last forward pass only at its own point; nothing replaced is
 // the linear model; the bound holds; and through LocalProblem at converged messages on trees
 // (shared tables among the factors) the gradient of the exact F matches finite differences (also
 // in one pass over beliefs less truth, on all or selected examples), and the trainer decreases F
@@ -124,6 +125,40 @@ TEST(FunctionClassModel, SkippedFactorsAreNeitherWrittenNorRead) {
       for (int64_t t = data.table_offset[a]; t < data.table_offset[a + 1]; ++t) w[states + t] = 0;
   model.backward(theta, w, z_zeroed);
   EXPECT_LT(max_abs_difference(z_skip, z_zeroed), 1e-12);
+}
+
+// backward reads the hidden layers of the last forward pass only when that pass was at the same
+// networks and skipped factors; anywhere else it computes them, with the same result.
+TEST(FunctionClassModel, BackwardReusesTheLastForwardPassOnlyAtItsOwnPoint) {
+  const Dataset data = compact_data();
+  const std::vector<double> theta =
+      testing::normal_theta(FunctionClassModel(data, both_kinds()).num_params(), 0.5, 11);
+  std::vector<double> other = theta;
+  other[static_cast<size_t>(data.num_params)] += 0.25;  // the first network's U[0][0]
+  std::vector<uint8_t> skip(static_cast<size_t>(data.num_factors()), 0);
+  const std::vector<LocalIndex>& rows = data.factor_features.ptr;
+  for (int64_t a = 0; a < data.num_factors(); ++a)
+    if (rows[data.table_offset[a]] == rows[data.table_offset[a + 1]]) skip[a] = 1;
+  const std::vector<double> w = testing::normal_theta(positions(data), 1.0, 12);
+  // On a new model: forward at `forward_at` (none if empty), then backward at theta.
+  const auto gradient = [&](std::span<const double> forward_at,
+                            std::span<const uint8_t> forward_skip,
+                            std::span<const uint8_t> backward_skip) {
+    const FunctionClassModel model(data, both_kinds());
+    std::vector<double> potential(static_cast<size_t>(positions(data)), 0.0);
+    if (!forward_at.empty()) model.forward(forward_at, {}, potential, forward_skip);
+    std::vector<double> z(theta.size());
+    model.backward(theta, w, z, backward_skip);
+    return z;
+  };
+  const std::vector<double> computed = gradient({}, {}, {});
+  const std::vector<double> computed_skip = gradient({}, {}, skip);
+  EXPECT_GT(max_abs_difference(computed, computed_skip), 1e-6);
+  EXPECT_EQ(gradient(theta, {}, {}), computed);
+  EXPECT_EQ(gradient(other, {}, {}), computed);
+  EXPECT_EQ(gradient(theta, skip, {}), computed);
+  EXPECT_EQ(gradient(theta, skip, skip), computed_skip);
+  EXPECT_EQ(gradient(theta, {}, skip), computed_skip);
 }
 
 TEST(FunctionClassModel, ReplacingNothingIsTheLinearModelAndTheBoundHolds) {
