@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 import h5py
 import numpy as np
 
+from .nonlocal_terms import ARRAY_TYPES as NONLOCAL_ARRAY_TYPES, NonlocalTerms
 from .dataset_rules import DatasetError, check_dataset, check_graph, uses_compact_parts
 from .output_file import atomic_output
 
@@ -32,6 +33,7 @@ ARRAY_TYPES = {
     "/obs/ptr": np.int64, "/obs/index": np.int32, "/obs/value": np.float64,
     "/var_types/param_offset": np.int64, "/var_types/dim": np.int32,
     "/factor_types/param_offset": np.int64, "/factor_types/dim": np.int32,
+    **NONLOCAL_ARRAY_TYPES,
 }
 
 
@@ -92,26 +94,30 @@ class Dataset:
     num_params: int
     var_types: Optional[Sequence[RegionType]] = None
     factor_types: Optional[Sequence[RegionType]] = None
+    nonlocal_terms: Optional[NonlocalTerms] = None
 
     def write(self, path, inputs=()):
         return write_dataset(path, self.examples, self.num_params, self.var_types,
-                             self.factor_types, inputs)
+                             self.factor_types, inputs, self.nonlocal_terms)
 
 
-def write_dataset(path, examples, num_params, var_types=None, factor_types=None, inputs=()):
+def write_dataset(path, examples, num_params, var_types=None, factor_types=None, inputs=(),
+                  nonlocal_terms=None):
     """Writes `examples` (in order) to `path`; `var_types`/`factor_types` are lists of RegionType
-    (None: the file has no typed regions of that kind). Raises DatasetError (a ValueError, one
-    line) for anything pdsp would refuse, and ValueError when `path` is one of `inputs`. Returns
-    the arrays written."""
-    return write_arrays(path, dataset_arrays(path, examples, var_types, factor_types), num_params,
-                        inputs)
+    (None: the file has no typed regions of that kind); `nonlocal_terms` a NonlocalTerms (None:
+    none). Raises DatasetError (a ValueError, one line) for anything pdsp would refuse, and
+    ValueError when `path` is one of `inputs`. Returns the arrays written."""
+    arrays = dataset_arrays(path, examples, var_types, factor_types, nonlocal_terms)
+    return write_arrays(path, arrays, num_params, inputs)
 
 
-def checked_arrays(path, examples, num_params, var_types=None, factor_types=None):
+def checked_arrays(path, examples, num_params, var_types=None, factor_types=None,
+                   nonlocal_terms=None):
     """The arrays write_dataset would write for `examples`, in the contract's widths and checked
     (DatasetError otherwise), without writing anything: to check several files before writing
     any."""
-    return _checked(path, dataset_arrays(path, examples, var_types, factor_types), num_params)
+    return _checked(path, dataset_arrays(path, examples, var_types, factor_types, nonlocal_terms),
+                    num_params)
 
 
 def write_arrays(path, arrays, num_params, inputs=()):
@@ -134,7 +140,10 @@ def write_checked_arrays(path, arrays, num_params, inputs=()):
         file.attrs["format_version"] = np.int64(2 if uses_compact_parts(arrays) else 1)
         file.attrs["num_params"] = np.int64(num_params)
         for name, values in arrays.items():
-            file.create_dataset(name, data=values)
+            if name.startswith("@"):  # an attribute of the file (non-local terms)
+                file.attrs[name[1:]] = values[0]
+            else:
+                file.create_dataset(name, data=values)
     return arrays
 
 
@@ -154,7 +163,7 @@ def _typed(path, name, values):
     return values.astype(wanted)
 
 
-def dataset_arrays(path, examples, var_types=None, factor_types=None):
+def dataset_arrays(path, examples, var_types=None, factor_types=None, nonlocal_terms=None):
     """The file's arrays for `examples` with global ids. Only additions turn local ids into
     global ones, so a local id outside its example lands outside it and check_dataset names it."""
     examples = list(examples)
@@ -193,6 +202,8 @@ def dataset_arrays(path, examples, var_types=None, factor_types=None):
             arrays[f"{group}/feat_param"] = features.index
             arrays[f"{group}/feat_value"] = (features.value if features.value is not None
                                              else np.ones(features.index.size))
+    if nonlocal_terms is not None:
+        arrays.update(nonlocal_terms.arrays(len(examples)))
     return arrays
 
 

@@ -4,6 +4,8 @@ package writes is one pdsp accepts. Every violation is a DatasetError of one lin
 file, the dataset and the first bad index, in the reader's words where it has them."""
 import numpy as np
 
+from .nonlocal_terms import check_nonlocal
+
 # Largest factor table pdsp accepts (src/data/dataset_reader.cpp, kMaxTableSize).
 MAX_TABLE_SIZE = 2**32
 MAX_NUM_PARAMS = 2**31 - 1
@@ -59,6 +61,7 @@ def check_dataset(arrays, num_params, file):
                  graph["card"], graph["var_example"])
     _check_types(problem, arrays, num_params, row_max, "/factors", "/factor_types", "factor",
                  graph["table_size"], graph["factor_example"])
+    check_nonlocal(problem, arrays, graph, _check_offsets)
 
 
 def check_graph(arrays, file):

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "pdsp/data/dataset_io.hpp"
+#include "pdsp/data/nonlocal_terms_io.hpp"
 #include "pdsp/data/reader_checks.hpp"
 
 namespace pdsp {
@@ -159,6 +160,7 @@ DatasetLayout scan_dataset(const std::string& path, Communicator& comm) {
     layout.compact =
         scan_compact_features(file, layout.format_version, layout.num_params, layout.num_examples(),
                               layout.num_vars(), layout.num_factors());
+    layout.nonlocal = scan_nonlocal_terms(file, layout.num_examples());
     if (layout.has_var_counting != layout.has_factor_counting)
       throw_file_error(path, layout.has_var_counting ? "/factors/counting" : "/vars/counting",
                        "is missing: counting numbers need both /vars/counting and "
@@ -238,6 +240,7 @@ Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last) 
   read_features(file, "/factors", layout.has_factor_rows, data.first_table_entry,
                 data.num_table_entries(), layout.num_params, data.factor_features);
   read_compact_features(file, layout.compact, first, last, data);
+  select_nonlocal_terms(layout.nonlocal, first, last, data);
   if (layout.has_var_counting)
     data.var_counting = read_finite(file, "/vars/counting", data.first_var, vars);
   if (layout.has_factor_counting)

@@ -3,6 +3,7 @@
 #include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/hdf5_file.hpp"
+#include "pdsp/data/nonlocal_terms_io.hpp"
 
 namespace pdsp {
 namespace {
@@ -50,6 +51,7 @@ void write_dataset(const std::string& path, const Dataset& data, const Provenanc
     write_widened(file, "/factors/vars", data.factor_vars);
     write_rows(file, "/factors", data.factor_features, compact);
     write_compact_features(file, data);
+    write_nonlocal_terms(file, data);
     if (!data.var_counting.empty()) file.write("/vars/counting", data.var_counting);
     if (!data.factor_counting.empty()) file.write("/factors/counting", data.factor_counting);
     if (!data.var_loss.empty()) file.write("/vars/loss", data.var_loss);

@@ -10,6 +10,7 @@
 
 #include "pdsp/data/example_shard.hpp"
 #include "pdsp/data/local_index.hpp"
+#include "pdsp/data/nonlocal_terms.hpp"
 #include "pdsp/data/typed_features.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
@@ -56,6 +57,8 @@ struct Dataset {
   std::vector<int64_t> obs_offset{0};  // [examples + 1] local observation rows of each example
   ObservationRows observations;
   RegionTypes var_types, factor_types;
+  // Non-local energies on whole examples (nonlocal_terms.hpp); num_states 0: none.
+  NonlocalTerms nonlocal;
   bool labelled = false;  // the file has /vars/label
   bool counted = false;   // the file has both counting arrays
   std::string file_path;  // the file the slice was read from, for error messages ("" in memory)

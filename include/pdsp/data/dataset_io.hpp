@@ -37,6 +37,7 @@ struct DatasetLayout {
   bool has_var_rows = true;     // format 2 may leave out /vars/feat_*
   bool has_factor_rows = true;  // and /factors/feat_*
   CompactLayout compact;
+  NonlocalTerms nonlocal;  // the whole file's (num_states 0: none)
 
   int64_t num_examples() const { return static_cast<int64_t>(var_offset.size()) - 1; }
   int64_t num_vars() const { return var_offset.back(); }

@@ -162,6 +162,15 @@ void describe_dataset(const std::string& path, bool quiet, int shards, Communica
   std::printf("  counting numbers    %s\n",
               layout.has_var_counting && layout.has_factor_counting ? "yes" : "no");
   std::printf("  loss table          %s\n", layout.has_loss ? "yes" : "no");
+  const NonlocalTerms& nonlocal = layout.nonlocal;
+  if (nonlocal.num_states > 0)
+    std::printf(
+        "  non-local terms     %d states; %lld count templates, %lld instances; %lld "
+        "words%s%s\n",
+        nonlocal.num_states, static_cast<long long>(nonlocal.num_templates()),
+        static_cast<long long>(nonlocal.count_template.size()),
+        static_cast<long long>(nonlocal.num_words()), nonlocal.unigram ? ", unigram" : "",
+        nonlocal.position ? ", position" : "");
   std::printf("  variables per example (histogram, power-of-two buckets):\n");
   std::vector<int64_t> histogram(64, 0);
   for (int64_t n = 0; n < layout.num_examples(); ++n) {
