@@ -16,7 +16,6 @@ BetheRda::BetheRda(LocalProblem& problem, const NonlocalTerms& terms, std::span<
                            " weights, the terms take " + std::to_string(terms.num_weights()));
   const auto states = static_cast<size_t>(problem.data().num_states());
   marginal_.assign(states, 0.0);
-  mean_subgradient_.assign(states, 0.0);
   offset_.assign(states, 0.0);
 }
 
@@ -29,7 +28,7 @@ void BetheRda::oracle() {
     change[0] = problem_.sweep(1);
     problem_.data().communicator().allreduce({}, change);
   }
-  problem_.evaluate();
+  smax_sum_ = problem_.evaluate().objective;
   const std::span<const double> belief = problem_.beliefs();
   std::copy(belief.begin(), belief.begin() + static_cast<std::ptrdiff_t>(marginal_.size()),
             marginal_.begin());
@@ -38,7 +37,7 @@ void BetheRda::oracle() {
 
 void BetheRda::start(std::span<const double> theta) {
   theta_.assign(theta.begin(), theta.end());
-  std::fill(mean_subgradient_.begin(), mean_subgradient_.end(), 0.0);
+  mean_slopes_.assign(static_cast<size_t>(problem_.data().num_examples()), TermSlopes{});
   std::fill(offset_.begin(), offset_.end(), 0.0);
   iterations_ = oracle_calls_ = 0;
   oracle();
@@ -46,16 +45,21 @@ void BetheRda::start(std::span<const double> theta) {
 
 double BetheRda::step() {
   const Dataset& data = problem_.data();
-  std::vector<double> subgradient(marginal_.size(), 0.0);
-  for (int64_t n = 0; n < data.num_examples(); ++n)
-    nonlocal_energy(data, terms_, psi_, n, marginal_, subgradient);
   ++iterations_;
-  // gbar_t = ((t - 1) gbar_{t-1} + g(mu_{t-1})) / t
+  // The means over mu_0 .. mu_{t-1}: mean_t = mean_{t-1} + (slope(mu_{t-1}) - mean_{t-1}) / t.
   const double t = iterations_;
-  for (size_t i = 0; i < subgradient.size(); ++i) {
-    mean_subgradient_[i] += (subgradient[i] - mean_subgradient_[i]) / t;
-    offset_[i] = -mean_subgradient_[i];
+  const auto average = [t](std::vector<double>& mean, const std::vector<double>& latest) {
+    mean.resize(latest.size(), 0.0);  // a term absent until now had slope 0
+    for (size_t i = 0; i < latest.size(); ++i) mean[i] += (latest[i] - mean[i]) / t;
+  };
+  for (int64_t n = 0; n < data.num_examples(); ++n) {
+    const TermSlopes latest = term_slopes(data, terms_, n, marginal_);
+    TermSlopes& mean = mean_slopes_[static_cast<size_t>(n)];
+    average(mean.instance, latest.instance);
+    average(mean.unigram, latest.unigram);
+    average(mean.position, latest.position);
   }
+  offset_ = offset_for(psi_);
   const std::vector<double> before = marginal_;
   oracle();
   double change[1] = {0.0};
@@ -70,6 +74,28 @@ int BetheRda::run(std::span<const double> theta) {
   while (iterations_ < settings_.iterations && step() > settings_.tolerance) {
   }
   return oracle_calls_;
+}
+
+std::vector<double> BetheRda::offset_for(std::span<const double> psi) const {
+  const Dataset& data = problem_.data();
+  std::vector<double> subgradient(marginal_.size(), 0.0);
+  for (int64_t n = 0; n < data.num_examples(); ++n)
+    add_weighted_slopes(data, terms_, n, psi, mean_slopes_[static_cast<size_t>(n)], subgradient);
+  for (double& g : subgradient) g = -g;
+  return subgradient;
+}
+
+double BetheRda::label_loss(std::span<double> gradient) const {
+  const Dataset& data = problem_.data();
+  std::vector<double> residual(marginal_.size());  // indicator(y) - mu_t
+  for (int64_t v = 0; v < data.num_vars(); ++v)
+    for (int32_t s = 0; s < data.card[v]; ++s) {
+      const int64_t i = data.state_offset[v] + s;
+      residual[i] = (data.label[v] == s ? 1.0 : 0.0) - marginal_[i];
+    }
+  for (int64_t n = 0; n < data.num_examples(); ++n)
+    add_slope_products(data, terms_, n, mean_slopes_[static_cast<size_t>(n)], residual, gradient);
+  return smax_sum_ - problem_.ground_truth_score();
 }
 
 double BetheRda::energy() const {

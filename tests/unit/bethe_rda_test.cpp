@@ -7,8 +7,10 @@
 //   -log Z(u - c) + (the multipliers' own terms), c the node offset they make,
 // which projected gradient ascent with log Z and marginals by enumeration solves. J at an RDA
 // iterate mu_t (the marginals of u + o_t) is -log Z(u + o_t) + <o_t, mu_t> + L_psi(mu_t).
-// Also: psi = 0 leaves plain inference, and L_psi's values and subgradients on a three-word
-// dictionary against enumeration of its definition and finite differences.
+// The labels' loss and its psi gradient at frozen slopes (what learning psi descends) against
+// enumeration and finite differences. Also: psi = 0 leaves plain inference, and L_psi's values and
+// subgradients on a three-word dictionary against enumeration of its definition and finite
+// differences.
 #include "pdsp/learning/bethe_rda.hpp"
 
 #include <gtest/gtest.h>
@@ -199,6 +201,41 @@ TEST(BetheRda, ReachesTheOptimumOfSmoothCountTermsOnChains) {
 
 TEST(BetheRda, ReachesTheOptimumWithTheDictionaryTermsOnChains) {
   expect_convergence_to_the_dual_optimum(false, 1e-2);
+}
+
+// Learning psi differentiates the labels' negative log-likelihood under the last oracle call's
+// potentials, u + offset, with the averaged slopes held fixed: the offset is then linear in psi
+// (offset_for), and log Z and the labels' score come from enumeration.
+TEST(BetheRda, TheLabelLossAndItsPsiGradientMatchEnumerationAndFiniteDifferences) {
+  const Dataset data = chains();
+  const std::vector<double> theta = testing::normal_theta(data.num_params, 1.0, 7);
+  const NonlocalTerms terms = terms_on(data, false);
+  const std::vector<double> psi = {0.7, 1.3, 0.4, 0.6, 0.5};
+  LocalProblem problem(data, exact_inference());
+  RdaSettings settings;
+  settings.iterations = 20;
+  settings.tolerance = 0.0;
+  BetheRda rda(problem, terms, psi, settings);
+  rda.run(theta);
+  EXPECT_LT(testing::max_abs_difference(rda.offset_for(psi), rda.offset()), 1e-12);
+  const auto loss_at = [&](std::span<const double> weights) {
+    return testing::solve_exactly(data, theta, 1.0, 0.0, 0.0, 2.0, rda.offset_for(weights))
+        .objective;
+  };
+  std::vector<double> gradient(psi.size(), 0.0);
+  const double loss = rda.label_loss(gradient);
+  EXPECT_NEAR(loss, loss_at(psi), 1e-9 * std::abs(loss));
+  double largest = 0.0;
+  for (size_t w = 0; w < psi.size(); ++w) {
+    const double h = 1e-5;
+    std::vector<double> up = psi, down = psi;
+    up[w] += h;
+    down[w] -= h;
+    const double numeric = (loss_at(up) - loss_at(down)) / (2 * h);
+    EXPECT_NEAR(gradient[w], numeric, 1e-7 * std::max(1.0, std::abs(numeric))) << "weight " << w;
+    largest = std::max(largest, std::abs(gradient[w]));
+  }
+  EXPECT_GT(largest, 1e-3);
 }
 
 TEST(BetheRda, NoWeightIsPlainInference) {

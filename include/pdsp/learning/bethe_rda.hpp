@@ -7,6 +7,8 @@
 // Regularised dual averaging with the entropy as its regulariser: the average gbar_t of the
 // subgradients of L_psi at mu_0 .. mu_{t-1} enters the potentials as the offset -gbar_t, and
 // mu_t is the problem's marginal inference there (sweeps to convergence, then the beliefs). The
+// average of the subgradients is kept as the average of each term's unit slopes (TermSlopes),
+// which gives the offset at other weights too: what learning psi differentiates. The
 // average of the iterates converges at O(ln t / t) in J when L_psi is convex (the paper's
 // propositions 3 and 4); mu_t itself is what the paper decodes from.
 #include <cstdint>
@@ -15,6 +17,7 @@
 
 #include "pdsp/data/nonlocal_terms.hpp"
 #include "pdsp/learning/local_problem.hpp"
+#include "pdsp/learning/nonlocal_energy.hpp"
 
 namespace pdsp {
 
@@ -46,6 +49,13 @@ class BetheRda {
   std::span<const double> offset() const { return offset_; }
   // sum over this rank's examples of L_psi(mu_t).
   double energy() const;
+  // The offset the averaged unit slopes give at weights `psi` (offset() at the run's own).
+  std::vector<double> offset_for(std::span<const double> psi) const;
+  // Over this rank's examples, at eps = 1 (where the smax terms are log Z): the negative
+  // log-likelihood of the labels under the last oracle call's potentials, -log Q(y), and its
+  // gradient with respect to psi with the averaged slopes held fixed, added to `gradient`
+  // ([psi's length]): d/dpsi_w = <weight w's averaged unit slopes, indicator(y) - mu_t>.
+  double label_loss(std::span<double> gradient) const;
   int iterations() const { return iterations_; }
   int oracle_calls() const { return oracle_calls_; }
 
@@ -57,9 +67,10 @@ class BetheRda {
   std::vector<double> psi_;
   RdaSettings settings_;
   std::vector<double> theta_;
-  std::vector<double> marginal_;          // mu_t [states]
-  std::vector<double> mean_subgradient_;  // gbar_t [states]
-  std::vector<double> offset_;            // -gbar_t
+  std::vector<double> marginal_;         // mu_t [states]
+  std::vector<TermSlopes> mean_slopes_;  // per example, over mu_0 .. mu_{t-1}
+  std::vector<double> offset_;           // -gbar_t
+  double smax_sum_ = 0.0;                // the last oracle call's objective()
   int iterations_ = 0;
   int oracle_calls_ = 0;
 };
