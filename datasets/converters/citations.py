@@ -10,14 +10,19 @@ sorted order; a test tag that never occurs in training is an error. A line whose
 do not match its opening ones (9 of training.docs's 1,457 lines) cannot be labelled: it is left
 out and counted on stderr, or with --strict it is an error.
 
-Encoding (docs/file-format.md "Standard maps"): one binary observation row per token, its lexical
-features hashed (CRC-32 of the feature's text, modulo 2^B, --hash-bits B, default 14) and a bias
-at 2^B: the lower-cased word; its shape (X upper, x lower, d digit, others kept, runs of one
-kind shortened to one); prefixes and suffixes of 1-3 characters; flags (all digits, has a digit,
-punctuation only, an initial with a period, a year 1900-2029, a capital first, a hyphen); the
-lower-cased words before and after (or the citation's edges); the tenth of the citation the
-token lies in. One variable type (offset 0, dim 2^B + 1) and one factor type, the S x S
-transition table (t = previous * S + next) at offset S (2^B + 1).
+Encoding (docs/file-format.md "Standard maps"): one binary observation row per token, its features
+hashed (CRC-32 of the feature's text, modulo 2^B, --hash-bits B, default 16) and a bias at 2^B.
+A token's own features: the lower-cased word, also without its surrounding punctuation; its
+shape (X upper, x lower, d digit, others kept, runs of one kind shortened to one); prefixes and
+suffixes of 1-3 characters; flags (all digits, has a digit, punctuation only, an initial with a
+period, a year 1900-2029, a page range, a capital first, all capitals, a hyphen, a quote, a
+parenthesis, a final period or comma); lexicon classes (months, pages, volume, "in",
+proceedings, journal, editor, publisher, institution, report, et al., "and", places). Beside
+them: the features of the tokens one and two before and after (without their affixes, marked by
+the offset; the citation's edges as such), the conjunctions of the word with the previous and
+with the next word, the tenth of the citation the token lies in, and first / last. One variable
+type (offset 0, dim 2^B + 1) and one factor type, the S x S transition table (t = previous * S +
+next) at offset S (2^B + 1).
 """
 import re
 import sys
@@ -38,8 +43,8 @@ INITIAL = re.compile(r"^[A-Z]\.$")
 def add_arguments(parser):
     parser.add_argument("--level", choices=("leaf", "top"), default="leaf",
                         help="a token's state: its innermost tag (default) or its outermost")
-    parser.add_argument("--hash-bits", type=int, default=14, metavar="B",
-                        help="features hashed into 2^B positions (default 14)")
+    parser.add_argument("--hash-bits", type=int, default=16, metavar="B",
+                        help="features hashed into 2^B positions (default 16)")
     parser.add_argument("--strict", action="store_true",
                         help="a line with unmatched tags is an error, not left out")
 
@@ -118,7 +123,8 @@ def _tagged(path, number, line, level):
 
 
 def citation_example(tokens, labels, states, bits):
-    rows = [token_features(tokens, i, bits) for i in range(len(tokens))]
+    cache = {}
+    rows = [token_features(tokens, i, bits, cache) for i in range(len(tokens))]
     ptr = np.concatenate(([0], np.cumsum([len(r) for r in rows])))
     n = len(tokens)
     return Example(card=np.full(n, states), label=np.asarray(labels, dtype=np.int64),
@@ -135,20 +141,80 @@ def shape(token):
     return "".join(k for i, k in enumerate(kinds) if i == 0 or k != kinds[i - 1])
 
 
-def token_features(tokens, i, bits):
-    """The sorted distinct hashed positions of token i's features, then the bias at 2^bits."""
-    token = tokens[i]
+# Words that mark a field whatever their case and trailing punctuation (a lexicon feature each).
+LEXICON = {
+    "month": {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+              "dec", "january", "february", "march", "april", "june", "july", "august",
+              "september", "october", "november", "december"},
+    "pages": {"pp", "pages", "page", "p"},
+    "volume": {"vol", "volume", "no", "number", "num"},
+    "in": {"in"},
+    "proceedings": {"proc", "proceedings", "conference", "conf", "symposium", "workshop",
+                    "meeting", "congress", "colloquium"},
+    "journal": {"journal", "j", "trans", "transactions", "letters", "review", "magazine",
+                "bulletin", "annals", "acta"},
+    "editor": {"ed", "eds", "editor", "editors", "edited"},
+    "publisher": {"press", "publishers", "publishing", "verlag", "springer", "wiley", "elsevier",
+                  "academic", "kluwer", "mit", "addison-wesley", "morgan", "kaufmann"},
+    "institution": {"university", "univ", "institute", "inst", "dept", "department", "laboratory",
+                    "lab", "school", "college", "center", "centre", "research"},
+    "report": {"tech", "technical", "report", "rep", "tr", "thesis", "dissertation", "phd",
+               "ms", "memo", "manuscript"},
+    "etal": {"et", "al"},
+    "and": {"and", "&"},
+    "location": {"ca", "ny", "ma", "usa", "uk", "germany", "france", "japan", "canada", "berlin",
+                 "london", "york", "boston", "cambridge", "amsterdam", "paris", "tokyo"},
+}
+PAGE_RANGE = re.compile(r"^\(?\d+\s*-+\s*\d+\)?[.,;:]?$")
+
+
+def lexical(token):
+    """The features of one token alone: word, shape, affixes, flags, lexicon classes."""
     word = token.lower()
-    features = ["w=" + word, "shape=" + shape(token)]
+    bare = word.strip(".,;:()[]\"'")
+    features = ["w=" + word, "shape=" + shape(token), "bare=" + bare]
     features += [f"p{k}={word[:k]}" for k in range(1, 4) if len(word) >= k]
     features += [f"s{k}={word[-k:]}" for k in range(1, 4) if len(word) >= k]
     flags = {"digits": token.isdigit(), "has-digit": any(c.isdigit() for c in token),
              "punct": not any(c.isalnum() for c in token), "initial": bool(INITIAL.match(token)),
-             "year": bool(YEAR.match(token)), "capital": token[0].isupper(), "hyphen": "-" in token}
+             "year": bool(YEAR.match(token)), "capital": token[0].isupper(), "hyphen": "-" in token,
+             "page-range": bool(PAGE_RANGE.match(token)), "ends-period": token.endswith("."),
+             "ends-comma": token.endswith(","), "quote": '"' in token or "``" in token,
+             "paren": "(" in token or ")" in token, "all-caps": token.isupper() and len(token) > 1}
     features += ["flag=" + name for name, on in flags.items() if on]
-    features.append("prev=" + (tokens[i - 1].lower() if i > 0 else "<start>"))
-    features.append("next=" + (tokens[i + 1].lower() if i + 1 < len(tokens) else "<end>"))
-    features.append(f"tenth={10 * i // len(tokens)}")
+    features += ["lexicon=" + name for name, words in LEXICON.items() if bare in words]
+    return features
+
+
+def token_features(tokens, i, bits, cache=None):
+    """The sorted distinct hashed positions of token i's features, then the bias at 2^bits: its
+    own lexical features, those of its neighbours within two (marked by their offset), the
+    neighbouring words' conjunctions with its own, and its place in the citation."""
+    def own(k):
+        if cache is not None and k in cache:
+            return cache[k]
+        value = lexical(tokens[k])
+        if cache is not None:
+            cache[k] = value
+        return value
+
+    word = tokens[i].lower()
+    features = own(i)
+    n = len(tokens)
+    for offset in (-2, -1, 1, 2):
+        k = i + offset
+        if 0 <= k < n:
+            features = features + [f"{offset}:{f}" for f in own(k)
+                                   if not f.startswith(("p", "s1", "s2", "s3"))]
+        else:
+            features = features + [f"{offset}:<edge>"]
+    if i > 0:
+        features.append(f"prev&w={tokens[i - 1].lower()}&{word}")
+    if i + 1 < n:
+        features.append(f"w&next={word}&{tokens[i + 1].lower()}")
+    features.append(f"tenth={10 * i // n}")
+    features += ["first"] if i == 0 else []
+    features += ["last"] if i == n - 1 else []
     size = 1 << bits
     hashed = {zlib.crc32(f.encode("utf-8")) % size for f in features}
     return np.array(sorted(hashed) + [size], dtype=np.int64)
