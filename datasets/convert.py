@@ -170,7 +170,7 @@ def convert(argv):
     for path, examples in files:
         started = time.perf_counter()
         arrays = checked_arrays(path, examples, converted.num_params, converted.var_types,
-                                converted.factor_types)
+                                converted.factor_types, converted.nonlocal_terms)
         checked.append((path, examples, arrays, time.perf_counter() - started))
     for path, examples, arrays, seconds in checked:
         write(path, examples, arrays, converted.num_params, options.input, seconds)

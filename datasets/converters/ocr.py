@@ -6,10 +6,14 @@ give the same file. Encoding (docs/file-format.md "Standard maps"): one binary o
 per letter, its 128 pixels in the .mat's column-major order (pixel (r, c) at c * 16 + r) and a
 bias at 128; one variable type (offset 0, dim 129) and one factor type, the 26 x 26 transition
 table (t = previous * 26 + next) at offset 3354; 4030 parameters.
+
+--dictionary adds the non-local dictionary terms (docs/file-format.md "Non-local terms"; Vilnis
+et al., AISTATS 2015) to every output: the distinct words of the training split, sorted, as
+letter sequences, under both the unigram and the per-position term.
 """
 import numpy as np
 
-from pdsp import Example, RegionType, SparseRows
+from pdsp import Example, NonlocalTerms, RegionType, SparseRows
 
 from .source import ConversionError, Converted, text_lines
 
@@ -25,7 +29,9 @@ TSV_COLUMNS = 4 + PIXELS  # split, word index, position, label, pixels
 
 
 def add_arguments(parser):
-    """The OCR converter has no options of its own."""
+    parser.add_argument("--dictionary", action="store_true",
+                        help="add the training words as a dictionary (unigram and per-position "
+                             "non-local terms) to every output")
 
 
 def convert(inputs, options):
@@ -39,9 +45,15 @@ def convert(inputs, options):
         words = read_tsv(path)
     else:
         raise ConversionError(f"{path}: unknown kind of OCR file (expected .mat, .tsv or .tsv.gz)")
+    dictionary = None
+    if options.dictionary:
+        distinct = sorted({tuple(int(s) for s in labels) for _, labels in words["train"]})
+        dictionary = NonlocalTerms(num_states=LETTERS, words=distinct,
+                                   dictionary=("unigram", "position"))
     return Converted(train=[word_example(*w) for w in words["train"]],
                      test=[word_example(*w) for w in words["test"]], num_params=NUM_PARAMS,
-                     var_types=[LETTER_TYPE], factor_types=[TRANSITION_TYPE])
+                     var_types=[LETTER_TYPE], factor_types=[TRANSITION_TYPE],
+                     nonlocal_terms=dictionary)
 
 
 def word_example(pixels, labels):

@@ -4,7 +4,7 @@ import dataclasses
 import gzip
 from typing import List, Optional
 
-from pdsp import Example, RegionType
+from pdsp import Example, NonlocalTerms, RegionType
 
 
 class ConversionError(Exception):
@@ -19,6 +19,7 @@ class Converted:
     num_params: int
     var_types: Optional[List[RegionType]] = None
     factor_types: Optional[List[RegionType]] = None
+    nonlocal_terms: Optional[NonlocalTerms] = None  # written into every output
 
 
 def text_lines(path):

@@ -108,6 +108,27 @@ class OcrTest(unittest.TestCase):
             for u in pairwise:
                 np.testing.assert_array_equal(u, theta[3354:])
 
+    def test_dictionary_is_the_distinct_training_words_in_every_output(self):
+        convert("ocr", "--input", self.tsv, "--train", work("dict_train.h5"), "--test",
+                work("dict_test.h5"), "--dictionary")
+        words = {}  # (split, word) -> its labels, letters in order
+        for split, word, label, _ in self.letters:
+            words.setdefault((split, word), []).append(label)
+        expected = sorted({tuple(w) for (split, _), w in words.items() if split == "train"})
+        for split in ("train", "test"):
+            arrays, attributes = read_all(work(f"dict_{split}.h5"))
+            self.assertEqual(attributes["nonlocal_states"], 26)
+            self.assertEqual(attributes["nonlocal_dictionary"], b"unigram,position")
+            ptr, state = arrays["nonlocal/word_ptr"], arrays["nonlocal/word_state"]
+            written = [tuple(state[a:b]) for a, b in zip(ptr[:-1], ptr[1:])]
+            self.assertEqual(written, expected)
+            self.assertNotIn("nonlocal/count_b", arrays)
+            if conversion.PDSP:
+                info = subprocess.run([conversion.PDSP, "info", work(f"dict_{split}.h5")],
+                                      capture_output=True, text=True)
+                self.assertEqual(info.returncode, 0, info.stderr)
+                self.assertIn(f"{len(expected)} words, unigram, position", info.stdout)
+
     def test_the_mat_gives_the_same_words(self):
         mat = os.path.join(conversion.DATA, "ocr_taskar", "ocr_taskar.mat")
         sizes = convert("ocr", "--input", mat, "--train", work("mat_train.h5"), "--test",
