@@ -55,6 +55,13 @@ ModelFile read_model(const std::string& path) {
   if (model.hidden < 1 || model.hidden > 4096)
     throw_file_error(path, "@hidden", "is " + std::to_string(model.hidden) + ", not in [1, 4096]");
   model.trees = read_ensembles(file);
+  if (file.exists("/nonlocal/psi")) {
+    model.psi = file.read_all<double>("/nonlocal/psi");
+    for (size_t w = 0; w < model.psi.size(); ++w)
+      if (!std::isfinite(model.psi[w]) || model.psi[w] < 0)
+        throw_file_error(path, "/nonlocal/psi", static_cast<int64_t>(w),
+                         number_text(model.psi[w]) + " is not a weight (finite, >= 0)");
+  }
   model.provenance = read_provenance(file);
   return model;
 }

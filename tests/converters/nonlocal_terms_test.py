@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The non-local terms of a data set (python/pdsp/nonlocal_terms.py; docs/file-format.md
-"Non-local terms"): the arrays the writer lays out, `pdsp info` accepting them, and every kind of
-malformed part refused in one line by the Python checks and, in the same words, by pdsp's reader
-on the same arrays written without the checks.
+"Non-local terms"): the arrays the writer lays out, `pdsp info` accepting them, `pdsp predict`
+running Bethe-RDA with a model's weights, and every kind of malformed part refused in one line by
+the Python checks and, in the same words, by pdsp's reader on the same arrays written without
+the checks.
 
     nonlocal_terms_test.py --pdsp PATH
 """
@@ -72,6 +73,52 @@ class NonlocalTermsTest(unittest.TestCase):
             self.assertEqual(file["nonlocal/word_state"].dtype, np.int32)
         result = self.info(self.path)
         self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_predict_runs_bethe_rda_with_the_models_weights(self):
+        """pdsp predict with /nonlocal/psi in the model: a large per-position weight pulls every
+        example to the dictionary word of its length; with --rda-iters 0 the prediction is the
+        one without weights, with psi = 0 its marginals (the labels are then MAP's, not the
+        marginals' arg-max); a psi of the wrong length or a negative one is one line."""
+        dictionary = NonlocalTerms(num_states=3, words=[[0, 1, 2], [2, 1], [1, 1, 0, 2]],
+                                   dictionary=("unigram", "position"))
+        write_dataset(self.path, EXAMPLES, 4, nonlocal_terms=dictionary)
+        model = os.path.join(self.folder.name, "model.h5")
+        train = subprocess.run([PDSP, "train", "--data", self.path, "--out", model, "--quiet",
+                                "--max-iters", "20"], capture_output=True, text=True)
+        self.assertEqual(train.returncode, 0, train.stderr)
+
+        def predict(psi, *flags):
+            weighted = os.path.join(self.folder.name, "weighted.h5")
+            with h5py.File(model, "r") as source, h5py.File(weighted, "w") as copy:
+                for name in source.attrs:
+                    copy.attrs[name] = source.attrs[name]
+                source.copy("theta", copy)
+                if psi is not None:
+                    copy["nonlocal/psi"] = np.asarray(psi, dtype=float)
+            out = os.path.join(self.folder.name, "pred.h5")
+            result = subprocess.run([PDSP, "predict", "--data", self.path, "--model", weighted,
+                                     "--out", out, "--quiet", *flags],
+                                    capture_output=True, text=True)
+            if result.returncode != 0:
+                return result, None
+            with h5py.File(out, "r") as file:
+                return result, (file["prediction/label"][()], file["prediction/marginal"][()])
+
+        _, plain = predict(None)
+        _, unweighted = predict([0.0, 0.0])
+        np.testing.assert_allclose(unweighted[1], plain[1], atol=1e-8)
+        _, left_out = predict([0.0, 5.0], "--rda-iters", "0")
+        np.testing.assert_array_equal(left_out[0], plain[0])
+        np.testing.assert_array_equal(left_out[1], plain[1])
+        result, pulled = predict([0.0, 5.0])
+        self.assertIn("Bethe-RDA with the model's non-local weights", result.stdout)
+        np.testing.assert_array_equal(pulled[0], [0, 1, 2, 2, 1, 1, 1, 0, 2])
+        result, _ = predict([1.0, 2.0, 3.0])
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("/nonlocal/psi has 3 weights, but the non-local terms of", result.stderr)
+        result, _ = predict([1.0, -2.0])
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("/nonlocal/psi[1]: -2 is not a weight (finite, >= 0)", result.stderr)
 
     def test_every_malformed_part_is_refused_in_the_same_line_by_python_and_pdsp(self):
         good = dataset_arrays(self.path, EXAMPLES, nonlocal_terms=terms())

@@ -26,6 +26,9 @@ struct ModelFile {
   int64_t hidden = 16;
   bool linear_classes() const { return unary_model == "linear" && pairwise_model == "linear"; }
   std::vector<StoredEnsemble> trees;  // one per boosted region type
+  // The weights of the data's non-local terms (nonlocal_terms.hpp: templates, psi_u, psi_w), each
+  // finite and >= 0; empty: the model has none.
+  std::vector<double> psi;
   Provenance provenance;
 };
 

@@ -17,6 +17,7 @@
 #include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learners/train_config.hpp"
 #include "pdsp/learning/approximate_crf.hpp"
+#include "pdsp/learning/bethe_rda.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/util/clock.hpp"
 #include "pdsp/util/errors.hpp"
@@ -28,6 +29,7 @@ struct PredictFlags {
   std::string data, model, out, epsilon, counting, inference = "auto";
   int max_sweeps = 1000;
   double tol = 1e-9;
+  int rda_iters = 10;
   int threads = 0;
   std::string shards = "auto";
   bool quiet = false;
@@ -52,6 +54,11 @@ void declare_flags(CLI::App& app, PredictFlags& f) {
       ->group(inference);
   app.add_option("--tol", f.tol, "stop when no message entry changes by more than this")
       ->check(finite_at_least(0))
+      ->group(inference);
+  app.add_option("--rda-iters", f.rda_iters,
+                 "Bethe-RDA iterations with a model's non-local weights on data with non-local "
+                 "terms (0: leave the terms out)")
+      ->check(CLI::NonNegativeNumber)
       ->group(inference);
   app.add_option("--threads", f.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)")
       ->check(CLI::NonNegativeNumber)
@@ -132,6 +139,56 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
   char line[160];
   std::snprintf(line, sizeof line, "%d sweeps (last change %.3g), epsilon=%g counting=%s", sweeps,
                 change[0], settings.epsilon, counting_mode_name(problem->counting().mode).c_str());
+  return line;
+}
+
+// Sweeps until no message moves by more than --tol on any rank (or --max-sweeps); returns the
+// sweeps run and sets `change` to the last one's largest change.
+int sweep_to_tolerance(LocalProblem& problem, const PredictFlags& f, Communicator& comm,
+                       double& change) {
+  int sweeps = 0;
+  double largest[1] = {INFINITY};
+  for (; sweeps < f.max_sweeps && largest[0] > f.tol; ++sweeps) {
+    largest[0] = problem.sweep(1);
+    comm.allreduce({}, largest);
+  }
+  change = largest[0];
+  return sweeps;
+}
+
+// With the model's non-local weights on data with non-local terms: Bethe-RDA (bethe_rda.hpp)
+// from the model's theta at eps = 1, as Vilnis et al. run it; `beliefs` gets its last iterate's
+// marginals and `labels` the MAP labelling at its last potentials (max-product at eps = 0 with
+// the same offset: exact on chains and trees), as they decode. Returns the line for the log.
+std::string nonlocal_predictions(const Dataset& slice, ProblemSettings settings,
+                                 const ModelFile& model, const PredictFlags& f, Communicator& comm,
+                                 std::vector<double>& beliefs, std::vector<int32_t>& labels) {
+  settings.epsilon = 1.0;
+  LocalProblem problem(slice, settings,
+                       make_potential_model(slice, model_choice_of(model, f.model)));
+  RdaSettings rda_settings;
+  rda_settings.iterations = f.rda_iters;
+  rda_settings.max_sweeps = f.max_sweeps;
+  rda_settings.sweep_tolerance = f.tol;
+  BetheRda rda(problem, slice.nonlocal, model.psi, rda_settings);
+  const int calls = rda.run(model.theta);
+  beliefs.assign(rda.marginals().begin(),
+                 rda.marginals().begin() + slice.state_offset[slice.owned_vars()]);
+  settings.epsilon = 0.0;
+  LocalProblem decoder(slice, settings,
+                       make_potential_model(slice, model_choice_of(model, f.model)));
+  decoder.set_potential_offset(rda.offset());
+  decoder.set_theta(model.theta);
+  double change = 0.0;
+  const int sweeps = sweep_to_tolerance(decoder, f, comm, change);
+  decoder.evaluate();
+  labels = read_off_predictions(slice, decoder.beliefs()).label;
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "Bethe-RDA with the model's non-local weights: %d iterations, %d marginal "
+                "inference calls at epsilon=1; MAP labels by %d max-product sweeps (last change "
+                "%.3g)",
+                rda.iterations(), calls, sweeps, change);
   return line;
 }
 
@@ -235,13 +292,31 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
       throw InputError(f.data + ": @num_params is " + std::to_string(layout.num_params) +
                        " but the model " + f.model + " has " + std::to_string(model.theta.size()) +
                        " parameters");
+    if (!model.psi.empty() && layout.nonlocal.num_states > 0 && f.rda_iters > 0) {
+      if (static_cast<int64_t>(model.psi.size()) != layout.nonlocal.num_weights())
+        throw InputError(f.model + ": /nonlocal/psi has " + std::to_string(model.psi.size()) +
+                         " weights, but the non-local terms of " + f.data + " take " +
+                         std::to_string(layout.nonlocal.num_weights()) +
+                         " (templates, then psi_u and psi_w)");
+      if (slice.shard)
+        throw InputError("--shards " + f.shards +
+                         ": non-local terms need whole examples; use "
+                         "--shards 1");
+      if (f.inference != "message-passing")
+        throw InputError("--inference " + f.inference +
+                         ": non-local terms are predicted by message passing (Bethe-RDA)");
+    }
   });
   std::vector<double> beliefs;
+  std::vector<int32_t> labels;
+  const bool nonlocal = !model.psi.empty() && slice.nonlocal.num_states > 0 && f.rda_iters > 0;
   const std::string how =
-      f.inference == "message-passing"
+      nonlocal ? nonlocal_predictions(slice, settings, model, f, comm, beliefs, labels)
+      : f.inference == "message-passing"
           ? primal_dual_beliefs(slice, settings, model, f, comm, progress, beliefs)
           : approximate_beliefs(slice, parse_inference(f.inference), model, f, beliefs, comm);
-  const PredictionSlice predictions = read_off_predictions(slice, beliefs);
+  PredictionSlice predictions = read_off_predictions(slice, beliefs);
+  if (nonlocal) predictions.label = labels;
   const Provenance provenance = describe_run(invocation, command_line.effective_config(),
                                              dataset_fingerprint(slice, comm), comm);
   progress.update("writing " + f.out);
