@@ -104,6 +104,28 @@ ModelChoice model_choice_of(const ModelFile& model, const std::string& path) {
   return choice;
 }
 
+// Sweeps until no message moves by more than --tol on any rank (or --max-sweeps), reporting
+// each sweep to `progress`; returns the sweeps run and sets `change` to the last one's largest
+// change.
+int sweep_to_tolerance(LocalProblem& problem, const PredictFlags& f, Communicator& comm,
+                       Progress* progress, double& change) {
+  int sweeps = 0;
+  double largest[1] = {INFINITY};
+  while (sweeps < f.max_sweeps && largest[0] > f.tol) {
+    largest[0] = problem.sweep(1);
+    comm.allreduce({}, largest);
+    ++sweeps;
+    if (progress) {
+      char detail[96];
+      std::snprintf(detail, sizeof detail, "sweep %d of at most %d, largest change %.3g", sweeps,
+                    f.max_sweeps, largest[0]);
+      progress->update(detail);
+    }
+  }
+  change = largest[0];
+  return sweeps;
+}
+
 // Message passing at the model's (or the given) epsilon and counting numbers, until no message
 // moves by more than --tol on any rank; `beliefs` gets the variables' beliefs. Returns a line
 // describing the run.
@@ -121,39 +143,16 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
                        std::to_string(problem->num_params()));
   });
   problem->set_theta(model.theta);
-  int sweeps = 0;
-  double change[1] = {INFINITY};
-  while (sweeps < f.max_sweeps && change[0] > f.tol) {
-    change[0] = problem->sweep(1);
-    comm.allreduce({}, change);
-    ++sweeps;
-    char detail[96];
-    std::snprintf(detail, sizeof detail, "sweep %d of at most %d, largest change %.3g", sweeps,
-                  f.max_sweeps, change[0]);
-    progress.update(detail);
-  }
+  double change = 0.0;
+  const int sweeps = sweep_to_tolerance(*problem, f, comm, &progress, change);
   problem->evaluate();
   // Only the own variables' part: the factor tables are not predicted (OCR's test set: 223 MB).
   beliefs.assign(problem->beliefs().begin(),
                  problem->beliefs().begin() + slice.state_offset[slice.owned_vars()]);
   char line[160];
   std::snprintf(line, sizeof line, "%d sweeps (last change %.3g), epsilon=%g counting=%s", sweeps,
-                change[0], settings.epsilon, counting_mode_name(problem->counting().mode).c_str());
+                change, settings.epsilon, counting_mode_name(problem->counting().mode).c_str());
   return line;
-}
-
-// Sweeps until no message moves by more than --tol on any rank (or --max-sweeps); returns the
-// sweeps run and sets `change` to the last one's largest change.
-int sweep_to_tolerance(LocalProblem& problem, const PredictFlags& f, Communicator& comm,
-                       double& change) {
-  int sweeps = 0;
-  double largest[1] = {INFINITY};
-  for (; sweeps < f.max_sweeps && largest[0] > f.tol; ++sweeps) {
-    largest[0] = problem.sweep(1);
-    comm.allreduce({}, largest);
-  }
-  change = largest[0];
-  return sweeps;
 }
 
 // With the model's non-local weights on data with non-local terms: Bethe-RDA (bethe_rda.hpp)
@@ -180,7 +179,7 @@ std::string nonlocal_predictions(const Dataset& slice, ProblemSettings settings,
   decoder.set_potential_offset(rda.offset());
   decoder.set_theta(model.theta);
   double change = 0.0;
-  const int sweeps = sweep_to_tolerance(decoder, f, comm, change);
+  const int sweeps = sweep_to_tolerance(decoder, f, comm, nullptr, change);
   decoder.evaluate();
   labels = read_off_predictions(slice, decoder.beliefs()).label;
   char line[200];
