@@ -35,6 +35,18 @@ void require_length(const h5::File& file, const std::string& name, int64_t expec
                          std::to_string(expected) + " (" + what + ")");
 }
 
+// The whole of `name`, each value an index in [0, count) of a `what`.
+std::vector<int32_t> read_indices(const h5::File& file, const std::string& name, int64_t count,
+                                  const std::string& what) {
+  std::vector<int32_t> values = file.read_all<int32_t>(name);
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i] < 0 || values[i] >= count)
+      throw_file_error(file.path(), name, static_cast<int64_t>(i),
+                       std::to_string(values[i]) + " is not a " + what + " (0.." +
+                           std::to_string(count - 1) + ")");
+  return values;
+}
+
 void read_dictionary_kinds(const h5::File& file, NonlocalTerms& terms) {
   if (!file.has_attribute("nonlocal_dictionary")) return;
   const std::string kinds = file.read_string_attribute("nonlocal_dictionary");
@@ -97,12 +109,7 @@ NonlocalTerms scan_nonlocal_terms(const h5::File& file, int64_t num_examples) {
     terms.count_offset = file.read_all<int64_t>("/examples/count_offset");
     check_offsets(path, "/examples/count_offset", terms.count_offset, false,
                   file.length("/nonlocal/count_template"));
-    terms.count_template = file.read_all<int32_t>("/nonlocal/count_template");
-    for (size_t i = 0; i < terms.count_template.size(); ++i)
-      if (terms.count_template[i] < 0 || terms.count_template[i] >= templates)
-        throw_file_error(path, "/nonlocal/count_template", static_cast<int64_t>(i),
-                         std::to_string(terms.count_template[i]) + " is not a template (0.." +
-                             std::to_string(templates - 1) + ")");
+    terms.count_template = read_indices(file, "/nonlocal/count_template", templates, "template");
   } else {
     terms.count_offset.assign(static_cast<size_t>(num_examples) + 1, 0);
   }
@@ -111,12 +118,7 @@ NonlocalTerms scan_nonlocal_terms(const h5::File& file, int64_t num_examples) {
     terms.word_ptr = file.read_all<int64_t>("/nonlocal/word_ptr");
     check_offsets(path, "/nonlocal/word_ptr", terms.word_ptr, true,
                   file.length("/nonlocal/word_state"));
-    terms.word_state = file.read_all<int32_t>("/nonlocal/word_state");
-    for (size_t k = 0; k < terms.word_state.size(); ++k)
-      if (terms.word_state[k] < 0 || terms.word_state[k] >= states)
-        throw_file_error(path, "/nonlocal/word_state", static_cast<int64_t>(k),
-                         std::to_string(terms.word_state[k]) + " is not a state (0.." +
-                             std::to_string(states - 1) + ")");
+    terms.word_state = read_indices(file, "/nonlocal/word_state", states, "state");
   }
   read_dictionary_kinds(file, terms);
   return terms;
