@@ -9,7 +9,8 @@ table (t = previous * 26 + next) at offset 3354; 4030 parameters.
 
 --dictionary adds the non-local dictionary terms (docs/file-format.md "Non-local terms"; Vilnis
 et al., AISTATS 2015) to every output: the distinct words of the training split, sorted, as
-letter sequences, under both the unigram and the per-position term.
+letter sequences, under both the unigram and the per-position term. With --validation, the
+words of the examples moved to the validation file are among them.
 """
 import numpy as np
 

@@ -111,9 +111,9 @@ def check_nonlocal(problem, arrays, graph, check_offsets):
         problem.first((state < 0) | (state >= states), "/nonlocal/word_state",
                       lambda i: f"{state[i]} is not a state (0..{states - 1})")
     kinds = _dictionary_kinds(problem, arrays)
-    if kinds and not words:
+    if kinds and (not words or arrays["/nonlocal/word_ptr"].size < 2):
         problem.whole("@nonlocal_dictionary",
-                      "names dictionary terms, but the file has no /nonlocal/word_ptr")
+                      "names dictionary terms, but /nonlocal/word_ptr holds no word")
     under = np.ones(examples, dtype=bool) if kinds else instances > 0
     card = graph["card"]
     bad = under[graph["var_example"]] & (card != states)

@@ -67,7 +67,7 @@ void read_dictionary_kinds(const h5::File& file, NonlocalTerms& terms) {
   }
   if ((terms.unigram || terms.position) && terms.num_words() == 0)
     throw_file_error(file.path(), "@nonlocal_dictionary",
-                     "names dictionary terms, but the file has no /nonlocal/word_ptr");
+                     "names dictionary terms, but /nonlocal/word_ptr holds no word");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "pdsp/learning/nonlocal_energy.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 
@@ -49,7 +50,8 @@ double BetheRda::step() {
   // The means over mu_0 .. mu_{t-1}: mean_t = mean_{t-1} + (slope(mu_{t-1}) - mean_{t-1}) / t.
   const double t = iterations_;
   const auto average = [t](std::vector<double>& mean, const std::vector<double>& latest) {
-    mean.resize(latest.size(), 0.0);  // a term absent until now had slope 0
+    // A term absent until now (a word of the example's length found) had slope 0.
+    if (mean.size() < latest.size()) mean.resize(latest.size(), 0.0);
     for (size_t i = 0; i < latest.size(); ++i) mean[i] += (latest[i] - mean[i]) / t;
   };
   for (int64_t n = 0; n < data.num_examples(); ++n) {
@@ -87,6 +89,9 @@ std::vector<double> BetheRda::offset_for(std::span<const double> psi) const {
 
 double BetheRda::label_loss(std::span<double> gradient) const {
   const Dataset& data = problem_.data();
+  // A property of the file, the same on every rank: all throw or none.
+  if (!data.has_labels())
+    throw InputError(data.source() + ": /vars/label: learning the non-local weights needs labels");
   std::vector<double> residual(marginal_.size());  // indicator(y) - mu_t
   for (int64_t v = 0; v < data.num_vars(); ++v)
     for (int32_t s = 0; s < data.card[v]; ++s) {

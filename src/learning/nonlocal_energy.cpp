@@ -62,6 +62,10 @@ TermSlopes term_slopes(const Dataset& data, const NonlocalTerms& terms, int64_t 
   const int32_t K = terms.num_states;
   const int64_t first = data.var_offset[n], end = data.var_offset[n + 1];
   const int64_t length = end - first;
+  // An example without an instance, where no dictionary term applies, has no term (its variables
+  // may have any number of states: the reader checks only those under a term).
+  if (terms.count_offset[n] == terms.count_offset[n + 1] && !terms.unigram && !terms.position)
+    return {};
   for (int64_t v = first; v < end; ++v)
     if (data.card[v] != K)
       throw std::logic_error("non-local terms of " + std::to_string(K) + " states on variable " +

@@ -113,6 +113,20 @@ class NonlocalTermsTest(unittest.TestCase):
         result, pulled = predict([0.0, 5.0])
         self.assertIn("Bethe-RDA with the model's non-local weights", result.stdout)
         np.testing.assert_array_equal(pulled[0], [0, 1, 2, 2, 1, 1, 1, 0, 2])
+        # An example without terms may have other cardinalities: count terms on the first only.
+        counted = NonlocalTerms(num_states=3, a=[[1.0, 0.0, 0.0]], b=[-1.0], instances=[[0]])
+        mixed = os.path.join(self.folder.name, "mixed.h5")
+        write_dataset(mixed, [word(3, 3), word(2, 2)], 4, nonlocal_terms=counted)
+        mixed_model = os.path.join(self.folder.name, "mixed_model.h5")
+        for command in (["train", "--data", mixed, "--out", mixed_model, "--max-iters", "5"],
+                        ["predict", "--data", mixed, "--model", mixed_model, "--out",
+                         os.path.join(self.folder.name, "mixed_pred.h5")]):
+            if command[0] == "predict":
+                with h5py.File(mixed_model, "a") as file:
+                    file["nonlocal/psi"] = [2.0, 0.0, 0.0]
+            result = subprocess.run([PDSP, *command, "--quiet"], capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("Bethe-RDA", result.stdout)
         result, _ = predict([1.0, 2.0, 3.0])
         self.assertEqual(result.returncode, 2)
         self.assertIn("/nonlocal/psi has 3 weights, but the non-local terms of", result.stderr)
@@ -128,6 +142,10 @@ class NonlocalTermsTest(unittest.TestCase):
 
         def removed(name):
             return lambda arrays: arrays.pop(name)
+
+        def no_words(arrays):
+            arrays["/nonlocal/word_ptr"] = np.asarray([0])
+            arrays["/nonlocal/word_state"] = np.zeros(0, dtype=np.int64)
 
         def four_states(arrays):  # consistent terms of 4 states on variables of 3
             arrays["@nonlocal_states"] = np.asarray([4])
@@ -153,6 +171,8 @@ class NonlocalTermsTest(unittest.TestCase):
             ("@nonlocal_dictionary: 'letters' is not a dictionary term (unigram, position)",
              changed("@nonlocal_dictionary", b"unigram,letters")),
             ("@nonlocal_states: must be in [1, 2^31), got 0", changed("@nonlocal_states", [0])),
+            ("@nonlocal_dictionary: names dictionary terms, but /nonlocal/word_ptr holds no word",
+             no_words),
             ("/vars/card[0]: 3 states, but the non-local terms of example 0 count 4",
              four_states),
         ]

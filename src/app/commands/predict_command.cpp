@@ -57,7 +57,8 @@ void declare_flags(CLI::App& app, PredictFlags& f) {
       ->group(inference);
   app.add_option("--rda-iters", f.rda_iters,
                  "Bethe-RDA iterations with a model's non-local weights on data with non-local "
-                 "terms (0: leave the terms out)")
+                 "terms, at epsilon 1 whatever --epsilon says, labels by MAP (0: leave the terms "
+                 "out)")
       ->check(CLI::NonNegativeNumber)
       ->group(inference);
   app.add_option("--threads", f.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)")
@@ -126,12 +127,12 @@ int sweep_to_tolerance(LocalProblem& problem, const PredictFlags& f, Communicato
   return sweeps;
 }
 
-// Message passing at the model's (or the given) epsilon and counting numbers, until no message
-// moves by more than --tol on any rank; `beliefs` gets the variables' beliefs. Returns a line
-// describing the run.
-std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& settings,
-                                const ModelFile& model, const PredictFlags& f, Communicator& comm,
-                                Progress& progress, std::vector<double>& beliefs) {
+// The model's potentials on `slice` at `settings`, built on every rank together (a network or
+// a tree ensemble may refuse the data on some ranks only); theta must be what the model's
+// classes take on the data.
+std::unique_ptr<LocalProblem> model_problem(const Dataset& slice, const ProblemSettings& settings,
+                                            const ModelFile& model, const PredictFlags& f,
+                                            Communicator& comm) {
   std::unique_ptr<LocalProblem> problem;
   run_collectively(comm, [&] {
     problem = std::make_unique<LocalProblem>(
@@ -142,6 +143,16 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
                        model.pairwise_model + ") on " + f.data + " take " +
                        std::to_string(problem->num_params()));
   });
+  return problem;
+}
+
+// Message passing at the model's (or the given) epsilon and counting numbers, until no message
+// moves by more than --tol on any rank; `beliefs` gets the variables' beliefs. Returns a line
+// describing the run.
+std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& settings,
+                                const ModelFile& model, const PredictFlags& f, Communicator& comm,
+                                Progress& progress, std::vector<double>& beliefs) {
+  const std::unique_ptr<LocalProblem> problem = model_problem(slice, settings, model, f, comm);
   problem->set_theta(model.theta);
   double change = 0.0;
   const int sweeps = sweep_to_tolerance(*problem, f, comm, &progress, change);
@@ -162,32 +173,36 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
 std::string nonlocal_predictions(const Dataset& slice, ProblemSettings settings,
                                  const ModelFile& model, const PredictFlags& f, Communicator& comm,
                                  std::vector<double>& beliefs, std::vector<int32_t>& labels) {
-  settings.epsilon = 1.0;
-  LocalProblem problem(slice, settings,
-                       make_potential_model(slice, model_choice_of(model, f.model)));
-  RdaSettings rda_settings;
-  rda_settings.iterations = f.rda_iters;
-  rda_settings.max_sweeps = f.max_sweeps;
-  rda_settings.sweep_tolerance = f.tol;
-  BetheRda rda(problem, slice.nonlocal, model.psi, rda_settings);
-  const int calls = rda.run(model.theta);
-  beliefs.assign(rda.marginals().begin(),
-                 rda.marginals().begin() + slice.state_offset[slice.owned_vars()]);
+  std::vector<double> offset;
+  int iterations = 0, calls = 0;
+  {  // the oracle's problem is gone before the decoder's is built
+    settings.epsilon = 1.0;
+    const std::unique_ptr<LocalProblem> problem = model_problem(slice, settings, model, f, comm);
+    RdaSettings rda_settings;
+    rda_settings.iterations = f.rda_iters;
+    rda_settings.max_sweeps = f.max_sweeps;
+    rda_settings.sweep_tolerance = f.tol;
+    BetheRda rda(*problem, slice.nonlocal, model.psi, rda_settings);
+    calls = rda.run(model.theta);
+    iterations = rda.iterations();
+    beliefs.assign(rda.marginals().begin(),
+                   rda.marginals().begin() + slice.state_offset[slice.owned_vars()]);
+    offset.assign(rda.offset().begin(), rda.offset().end());
+  }
   settings.epsilon = 0.0;
-  LocalProblem decoder(slice, settings,
-                       make_potential_model(slice, model_choice_of(model, f.model)));
-  decoder.set_potential_offset(rda.offset());
-  decoder.set_theta(model.theta);
+  const std::unique_ptr<LocalProblem> decoder = model_problem(slice, settings, model, f, comm);
+  decoder->set_potential_offset(offset);
+  decoder->set_theta(model.theta);
   double change = 0.0;
-  const int sweeps = sweep_to_tolerance(decoder, f, comm, nullptr, change);
-  decoder.evaluate();
-  labels = read_off_predictions(slice, decoder.beliefs()).label;
+  const int sweeps = sweep_to_tolerance(*decoder, f, comm, nullptr, change);
+  decoder->evaluate();
+  labels = read_off_predictions(slice, decoder->beliefs()).label;
   char line[200];
   std::snprintf(line, sizeof line,
                 "Bethe-RDA with the model's non-local weights: %d iterations, %d marginal "
                 "inference calls at epsilon=1; MAP labels by %d max-product sweeps (last change "
                 "%.3g)",
-                rda.iterations(), calls, sweeps, change);
+                iterations, calls, sweeps, change);
   return line;
 }
 
