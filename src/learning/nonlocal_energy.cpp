@@ -55,6 +55,12 @@ std::vector<double> closest_unigram(const NonlocalTerms& terms, const std::vecto
   return closest;
 }
 
+// An example without an instance, where no dictionary term applies, has no term; its variables
+// may have any number of states (the reader checks only those under a term).
+bool has_terms(const NonlocalTerms& terms, int64_t n) {
+  return terms.count_offset[n] < terms.count_offset[n + 1] || terms.unigram || terms.position;
+}
+
 }  // namespace
 
 TermSlopes term_slopes(const Dataset& data, const NonlocalTerms& terms, int64_t n,
@@ -62,10 +68,7 @@ TermSlopes term_slopes(const Dataset& data, const NonlocalTerms& terms, int64_t 
   const int32_t K = terms.num_states;
   const int64_t first = data.var_offset[n], end = data.var_offset[n + 1];
   const int64_t length = end - first;
-  // An example without an instance, where no dictionary term applies, has no term (its variables
-  // may have any number of states: the reader checks only those under a term).
-  if (terms.count_offset[n] == terms.count_offset[n + 1] && !terms.unigram && !terms.position)
-    return {};
+  if (!has_terms(terms, n)) return {};
   for (int64_t v = first; v < end; ++v)
     if (data.card[v] != K)
       throw std::logic_error("non-local terms of " + std::to_string(K) + " states on variable " +
@@ -119,6 +122,7 @@ TermSlopes term_slopes(const Dataset& data, const NonlocalTerms& terms, int64_t 
 void add_weighted_slopes(const Dataset& data, const NonlocalTerms& terms, int64_t n,
                          std::span<const double> psi, const TermSlopes& slopes,
                          std::span<double> out) {
+  if (!has_terms(terms, n)) return;
   const int32_t K = terms.num_states;
   const int64_t first = data.var_offset[n], end = data.var_offset[n + 1];
   // The terms on U(mu) have the same slope on every variable of the example.
@@ -139,6 +143,7 @@ void add_weighted_slopes(const Dataset& data, const NonlocalTerms& terms, int64_
 void add_slope_products(const Dataset& data, const NonlocalTerms& terms, int64_t n,
                         const TermSlopes& slopes, std::span<const double> x,
                         std::span<double> per_weight) {
+  if (!has_terms(terms, n)) return;
   const int32_t K = terms.num_states;
   const int64_t first = data.var_offset[n], end = data.var_offset[n + 1];
   std::vector<double> sums(static_cast<size_t>(K), 0.0);  // U(x)
