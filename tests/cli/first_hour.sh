@@ -82,6 +82,9 @@ broken_during() {  # $1: a line the run prints once under way, $2: what breaks i
   # the command; the error line is in $work/err
   local started=$1 action=$2
   shift 2
+  # Emptied here, not by the background redirection: the wait below could otherwise read the
+  # last run's log before the new run truncates it, and break the output before the run starts.
+  : > "$work/log"
   "$@" > "$work/log" 2> "$work/err" &
   local pid=$!
   for _ in $(seq 200); do grep -q "$started" "$work/log" && break; sleep 0.05; done
@@ -121,6 +124,7 @@ PY
 echo "ok: $line"
 # The checkpoint directory disappears during training: a warning, and the model is still written.
 mkdir "$work/ckgone"
+: > "$work/log"  # as in broken_during
 "$pdsp" "${training[@]}" --checkpoint-dir "$work/ckgone" --checkpoint-every 1 \
   --out "$work/after.h5" > "$work/log" 2> "$work/err" &
 pid=$!
