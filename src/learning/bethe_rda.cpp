@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "pdsp/learning/nonlocal_energy.hpp"
+#include "pdsp/learning/sweep_to_tolerance.hpp"
 #include "pdsp/util/errors.hpp"
 
 namespace pdsp {
@@ -23,12 +24,9 @@ BetheRda::BetheRda(LocalProblem& problem, const NonlocalTerms& terms, std::span<
 void BetheRda::oracle() {
   problem_.set_potential_offset(offset_);
   problem_.set_theta(theta_);
-  double change[1] = {INFINITY};
-  for (int sweeps = 0; sweeps < settings_.max_sweeps && change[0] > settings_.sweep_tolerance;
-       ++sweeps) {
-    change[0] = problem_.sweep(1);
-    problem_.data().communicator().allreduce({}, change);
-  }
+  double change = 0.0;
+  sweep_to_tolerance(problem_, settings_.max_sweeps, settings_.sweep_tolerance, change,
+                     [](int, double) {});
   smax_sum_ = problem_.evaluate().objective;
   const std::span<const double> belief = problem_.beliefs();
   std::copy(belief.begin(), belief.begin() + static_cast<std::ptrdiff_t>(marginal_.size()),

@@ -19,6 +19,7 @@
 #include "pdsp/learning/approximate_crf.hpp"
 #include "pdsp/learning/bethe_rda.hpp"
 #include "pdsp/learning/local_problem.hpp"
+#include "pdsp/learning/sweep_to_tolerance.hpp"
 #include "pdsp/util/clock.hpp"
 #include "pdsp/util/errors.hpp"
 
@@ -105,28 +106,6 @@ ModelChoice model_choice_of(const ModelFile& model, const std::string& path) {
   return choice;
 }
 
-// Sweeps until no message moves by more than --tol on any rank (or --max-sweeps), reporting
-// each sweep to `progress`; returns the sweeps run and sets `change` to the last one's largest
-// change.
-int sweep_to_tolerance(LocalProblem& problem, const PredictFlags& f, Communicator& comm,
-                       Progress* progress, double& change) {
-  int sweeps = 0;
-  double largest[1] = {INFINITY};
-  while (sweeps < f.max_sweeps && largest[0] > f.tol) {
-    largest[0] = problem.sweep(1);
-    comm.allreduce({}, largest);
-    ++sweeps;
-    if (progress) {
-      char detail[96];
-      std::snprintf(detail, sizeof detail, "sweep %d of at most %d, largest change %.3g", sweeps,
-                    f.max_sweeps, largest[0]);
-      progress->update(detail);
-    }
-  }
-  change = largest[0];
-  return sweeps;
-}
-
 // The model's potentials on `slice` at `settings`, built on every rank together (a network or
 // a tree ensemble may refuse the data on some ranks only); theta must be what the model's
 // classes take on the data.
@@ -155,7 +134,13 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
   const std::unique_ptr<LocalProblem> problem = model_problem(slice, settings, model, f, comm);
   problem->set_theta(model.theta);
   double change = 0.0;
-  const int sweeps = sweep_to_tolerance(*problem, f, comm, &progress, change);
+  const int sweeps =
+      sweep_to_tolerance(*problem, f.max_sweeps, f.tol, change, [&](int done, double largest) {
+        char detail[96];
+        std::snprintf(detail, sizeof detail, "sweep %d of at most %d, largest change %.3g", done,
+                      f.max_sweeps, largest);
+        progress.update(detail);
+      });
   problem->evaluate();
   // Only the own variables' part: the factor tables are not predicted (OCR's test set: 223 MB).
   beliefs.assign(problem->beliefs().begin(),
@@ -194,7 +179,7 @@ std::string nonlocal_predictions(const Dataset& slice, ProblemSettings settings,
   decoder->set_potential_offset(offset);
   decoder->set_theta(model.theta);
   double change = 0.0;
-  const int sweeps = sweep_to_tolerance(*decoder, f, comm, nullptr, change);
+  const int sweeps = sweep_to_tolerance(*decoder, f.max_sweeps, f.tol, change, [](int, double) {});
   decoder->evaluate();
   labels = read_off_predictions(slice, decoder->beliefs()).label;
   char line[200];
