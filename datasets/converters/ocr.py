@@ -9,8 +9,9 @@ table (t = previous * 26 + next) at offset 3354; 4030 parameters.
 
 --dictionary adds the non-local dictionary terms (docs/file-format.md "Non-local terms"; Vilnis
 et al., AISTATS 2015) to every output: the distinct words of the training split, sorted, as
-letter sequences, under both the unigram and the per-position term. With --validation, the
-words of the examples moved to the validation file are among them.
+letter sequences, under both the unigram and the per-position term (--dictionary unigram or
+--dictionary position: that term only). With --validation, the words of the examples moved to the
+validation file are among them.
 """
 import numpy as np
 
@@ -27,12 +28,15 @@ TRANSITION_TYPE = RegionType(param_offset=LETTERS * DIM, dim=0)
 NUM_PARAMS = LETTERS * DIM + LETTERS * LETTERS
 SPLITS = ("train", "test")
 TSV_COLUMNS = 4 + PIXELS  # split, word index, position, label, pixels
+KINDS = {"both": ("unigram", "position"), "unigram": ("unigram",), "position": ("position",)}
 
 
 def add_arguments(parser):
-    parser.add_argument("--dictionary", action="store_true",
-                        help="add the training words as a dictionary (unigram and per-position "
-                             "non-local terms) to every output")
+    parser.add_argument("--dictionary", nargs="?", const="both",
+                        choices=("both", "unigram", "position"),
+                        help="add the training words as a dictionary to every output: the "
+                             "unigram and the per-position non-local terms (both, the default), "
+                             "or one of them")
 
 
 def convert(inputs, options):
@@ -50,7 +54,7 @@ def convert(inputs, options):
     if options.dictionary:
         distinct = sorted({tuple(int(s) for s in labels) for _, labels in words["train"]})
         dictionary = NonlocalTerms(num_states=LETTERS, words=distinct,
-                                   dictionary=("unigram", "position"))
+                                   dictionary=KINDS[options.dictionary])
     return Converted(train=[word_example(*w) for w in words["train"]],
                      test=[word_example(*w) for w in words["test"]], num_params=NUM_PARAMS,
                      var_types=[LETTER_TYPE], factor_types=[TRANSITION_TYPE],

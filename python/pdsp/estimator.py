@@ -51,7 +51,9 @@ class Estimator:
                  inference_tol=_DEFAULT["inference_tol"], fit_sweeps=_DEFAULT["fit_sweeps"],
                  fit_iters=_DEFAULT["fit_iters"], tree_rounds=_DEFAULT["tree_rounds"],
                  tree_shrinkage=_DEFAULT["tree_shrinkage"],
-                 tree_min_leaf=_DEFAULT["tree_min_leaf"], ranks=1, predict_tol=1e-9,
+                 tree_min_leaf=_DEFAULT["tree_min_leaf"], rda_iters=_DEFAULT["rda_iters"],
+                 psi_epochs=_DEFAULT["psi_epochs"], psi_step=_DEFAULT["psi_step"], ranks=1,
+                 predict_tol=1e-9,
                  predict_max_sweeps=1000, model_path=None, extra_args=(), pdsp=None,
                  mpirun="mpirun", verbose=1):
         for name, value in locals().items():
@@ -82,14 +84,18 @@ class Estimator:
         estimator._fitted(path, metrics=None)
         return estimator
 
-    def fit(self, data):
-        """Trains on `data` (a path or a pdsp.Dataset); returns self. Raises PdspError with
-        pdsp's one-line message when pdsp refuses the data or the settings."""
+    def fit(self, data, dev_data=None):
+        """Trains on `data` (a path or a pdsp.Dataset); returns self. `dev_data` (the same
+        kinds) with the non-local terms of `data`: their weights are learned there
+        (--dev-data). Raises PdspError with pdsp's one-line message when pdsp refuses the data
+        or the settings."""
         self._work = tempfile.TemporaryDirectory(prefix="pdsp-")
         data = self._data_path(data, "train")
         model = self.model_path or os.path.join(self._work.name, "model.h5")
         metrics = os.path.join(self._work.name, "train.jsonl")
         arguments = ["train", "--data", data, "--out", model, "--metrics", metrics]
+        if dev_data is not None:
+            arguments += ["--dev-data", self._data_path(dev_data, "dev")]
         for name, flag in TRAIN_FLAGS.items():
             arguments += [flag, _flag_value(getattr(self, name))]
         if self.verbose < 2:

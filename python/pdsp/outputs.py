@@ -75,11 +75,13 @@ class Network:
 @dataclasses.dataclass
 class Model:
     """A trained model: `theta` and every root attribute (hyper-parameters, `iterations`,
-    `stop_reason`, provenance); the boosted trees of a trees class in `trees`."""
+    `stop_reason`, provenance); the boosted trees of a trees class in `trees`; the weights of
+    the data's non-local terms in `psi` (templates, then psi_u and psi_w; None without)."""
     path: str
     theta: np.ndarray
     attributes: dict
     trees: list = dataclasses.field(default_factory=list)
+    psi: np.ndarray = None
 
     def networks(self, data):
         """The networks of the mlp and constant classes, split out of `theta` by the layout of
@@ -214,8 +216,10 @@ def _trees(handle, path):
 
 def read_model(path):
     with _open(path, "pdsp-model") as handle:
+        psi = (_array(handle, path, "/nonlocal/psi", np.float64) if "/nonlocal/psi" in handle
+               else None)
         return Model(path, _array(handle, path, "/theta", np.float64), attributes_of(handle),
-                     _trees(handle, path))
+                     _trees(handle, path), psi)
 
 
 def read_predictions(path, data=None):

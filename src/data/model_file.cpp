@@ -11,7 +11,7 @@
 namespace pdsp {
 void write_model(const std::string& path, const std::vector<double>& theta,
                  const Fields& attributes, const Provenance& provenance,
-                 const std::vector<StoredEnsemble>& trees) {
+                 const std::vector<StoredEnsemble>& trees, const std::vector<double>& psi) {
   write_output(path, [&](const std::string& temporary) {
     h5::File file = h5::File::create(temporary);
     file.write_attribute("format", std::string(kModelFormat));
@@ -22,6 +22,7 @@ void write_model(const std::string& path, const std::vector<double>& theta,
     write_provenance(file, provenance);
     file.write("/theta", theta);
     write_ensembles(file, trees);
+    if (!psi.empty()) file.write("/nonlocal/psi", psi);
   });
 }
 

@@ -19,6 +19,7 @@ const char* const kStop = "Optimisation and stopping";
 const char* const kSpeed = kPerformanceGroup;
 const char* const kBaselines = "Likelihood baselines (--learner)";
 const char* const kFits = "Alternating fits (--learner domke)";
+const char* const kNonlocal = "Non-local energies (data with non-local terms)";
 
 ParameterRule at_least(double low) {
   return {.low = low};
@@ -267,6 +268,32 @@ std::vector<TrainParameter> make_table() {
        .member = &TrainConfig::tree_min_leaf,
        .rule = between(0, 0.5),
        .trajectory = true},
+      {.name = "dev_data",
+       .flag = "--dev-data",
+       .group = kFiles,
+       .help = "data set with the training set's non-local terms on which their weights psi are "
+               "learned, theta fixed (default: the training set)",
+       .member = &TrainConfig::dev_data},
+      {.name = "rda_iters",
+       .flag = "--rda-iters",
+       .group = kNonlocal,
+       .help = "Bethe-RDA iterations per example when learning psi (at most this + 1 marginal "
+               "inference calls at epsilon 1)",
+       .member = &TrainConfig::rda_iters,
+       .rule = at_least(1)},
+      {.name = "psi_epochs",
+       .flag = "--psi-epochs",
+       .group = kNonlocal,
+       .help = "projected AdaGrad steps on psi after theta, each after a Bethe-RDA run on every "
+               "example (0: no psi; predict then leaves the terms out)",
+       .member = &TrainConfig::psi_epochs,
+       .rule = at_least(0)},
+      {.name = "psi_step",
+       .flag = "--psi-step",
+       .group = kNonlocal,
+       .help = "AdaGrad step on psi: the first step moves each weight by this much",
+       .member = &TrainConfig::psi_step,
+       .rule = above(0)},
   };
 }
 

@@ -83,8 +83,10 @@ class NonlocalTermsTest(unittest.TestCase):
                                    dictionary=("unigram", "position"))
         write_dataset(self.path, EXAMPLES, 4, nonlocal_terms=dictionary)
         model = os.path.join(self.folder.name, "model.h5")
+        # The weights are set by hand below: train learns none (--psi-epochs 0).
         train = subprocess.run([PDSP, "train", "--data", self.path, "--out", model, "--quiet",
-                                "--max-iters", "20"], capture_output=True, text=True)
+                                "--max-iters", "20", "--psi-epochs", "0"],
+                               capture_output=True, text=True)
         self.assertEqual(train.returncode, 0, train.stderr)
 
         def predict(psi, *flags):
@@ -118,7 +120,8 @@ class NonlocalTermsTest(unittest.TestCase):
         mixed = os.path.join(self.folder.name, "mixed.h5")
         write_dataset(mixed, [word(3, 3), word(2, 2)], 4, nonlocal_terms=counted)
         mixed_model = os.path.join(self.folder.name, "mixed_model.h5")
-        for command in (["train", "--data", mixed, "--out", mixed_model, "--max-iters", "5"],
+        for command in (["train", "--data", mixed, "--out", mixed_model, "--max-iters", "5",
+                         "--psi-epochs", "0"],
                         ["predict", "--data", mixed, "--model", mixed_model, "--out",
                          os.path.join(self.folder.name, "mixed_pred.h5")]):
             if command[0] == "predict":

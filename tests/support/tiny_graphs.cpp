@@ -124,4 +124,20 @@ Dataset denoising_grids(const std::vector<bool>& noisy) {
   return builder.finish();
 }
 
+NonlocalTerms three_state_terms(const Dataset& data, bool smooth_only) {
+  NonlocalTerms terms;
+  terms.num_states = 3;
+  terms.count_a = {1.0, 0.0, 0.0, 0.0, -1.0, 1.0, 0.5, 0.5, -1.0};
+  terms.count_b = {-0.8, 0.3, 0.2};
+  terms.count_shape = {CountShape::SmoothedHinge, CountShape::SmoothedHinge, CountShape::Squared};
+  for (int64_t n = 0; n < data.num_examples(); ++n) {
+    for (int32_t j = 0; j < 3; ++j) terms.count_template.push_back(j);
+    terms.count_offset.push_back(static_cast<int64_t>(terms.count_template.size()));
+  }
+  terms.word_ptr = {0, 3, 7};
+  terms.word_state = {0, 1, 2, 2, 2, 1, 0};
+  terms.unigram = terms.position = !smooth_only;
+  return terms;
+}
+
 }  // namespace pdsp::testing

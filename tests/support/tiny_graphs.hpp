@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/data/nonlocal_terms.hpp"
 
 namespace pdsp::testing {
 
@@ -48,5 +49,10 @@ std::vector<double> normal_theta(int64_t params, double sd, uint64_t seed);
 
 // Sets counting numbers c_v, c_a drawn from [low, high] on the data set (read by --counting file).
 void set_random_counting(Dataset& data, double low, double high, uint64_t seed);
+
+// Non-local terms on every example of `data` (variables of 3 states): two smoothed-hinge count
+// templates and one squared; unless `smooth_only`, also the dictionary {0 1 2, 2 2 1 0} under
+// both dictionary terms. psi has 5 weights.
+NonlocalTerms three_state_terms(const Dataset& data, bool smooth_only);
 
 }  // namespace pdsp::testing

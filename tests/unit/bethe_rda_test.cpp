@@ -42,23 +42,6 @@ ProblemSettings exact_inference() {
   return settings;
 }
 
-// Two smoothed-hinge templates and one squared on every example; the dictionary {0 1 2, 2 2 1 0}.
-NonlocalTerms terms_on(const Dataset& data, bool smooth_only) {
-  NonlocalTerms terms;
-  terms.num_states = kStates;
-  terms.count_a = {1.0, 0.0, 0.0, 0.0, -1.0, 1.0, 0.5, 0.5, -1.0};
-  terms.count_b = {-0.8, 0.3, 0.2};
-  terms.count_shape = {CountShape::SmoothedHinge, CountShape::SmoothedHinge, CountShape::Squared};
-  for (int64_t n = 0; n < data.num_examples(); ++n) {
-    for (int32_t j = 0; j < 3; ++j) terms.count_template.push_back(j);
-    terms.count_offset.push_back(static_cast<int64_t>(terms.count_template.size()));
-  }
-  terms.word_ptr = {0, 3, 7};
-  terms.word_state = {0, 1, 2, 2, 2, 1, 0};
-  terms.unigram = terms.position = !smooth_only;
-  return terms;
-}
-
 // J* with the word of each example's L^u fixed (unigram_word[n]), by projected gradient ascent
 // on the dual (above). L^w's word is the one of the example's length (one per length here).
 double dual_optimum(const Dataset& data, std::span<const double> theta, const NonlocalTerms& terms,
@@ -146,7 +129,7 @@ double primal_value(const Dataset& data, std::span<const double> theta, const No
 void expect_convergence_to_the_dual_optimum(bool smooth_only, double final_tolerance) {
   const Dataset data = chains();
   const std::vector<double> theta = testing::normal_theta(data.num_params, 1.0, 5);
-  const NonlocalTerms terms = terms_on(data, smooth_only);
+  const NonlocalTerms terms = testing::three_state_terms(data, smooth_only);
   const std::vector<double> psi = {0.7, 1.3, 0.4, 0.6, 0.5};
   // L^u's minimum over words commutes with the one over mu: J* is the least optimum over the
   // choices of each example's word (two examples, two words).
@@ -209,7 +192,7 @@ TEST(BetheRda, ReachesTheOptimumWithTheDictionaryTermsOnChains) {
 TEST(BetheRda, TheLabelLossAndItsPsiGradientMatchEnumerationAndFiniteDifferences) {
   const Dataset data = chains();
   const std::vector<double> theta = testing::normal_theta(data.num_params, 1.0, 7);
-  const NonlocalTerms terms = terms_on(data, false);
+  const NonlocalTerms terms = testing::three_state_terms(data, false);
   const std::vector<double> psi = {0.7, 1.3, 0.4, 0.6, 0.5};
   LocalProblem problem(data, exact_inference());
   RdaSettings settings;
@@ -241,7 +224,7 @@ TEST(BetheRda, TheLabelLossAndItsPsiGradientMatchEnumerationAndFiniteDifferences
 TEST(BetheRda, NoWeightIsPlainInference) {
   const Dataset data = chains();
   const std::vector<double> theta = testing::normal_theta(data.num_params, 1.0, 6);
-  const NonlocalTerms terms = terms_on(data, false);
+  const NonlocalTerms terms = testing::three_state_terms(data, false);
   const std::vector<double> psi(static_cast<size_t>(terms.num_weights()), 0.0);
   LocalProblem problem(data, exact_inference());
   BetheRda rda(problem, terms, psi, RdaSettings{});

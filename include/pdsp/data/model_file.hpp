@@ -1,6 +1,7 @@
 #pragma once
 // The model file: /theta float64 [d], one root attribute per hyper-parameter and the run's
-// provenance, and the boosted trees of a trees class (/trees, stored_trees.hpp).
+// provenance, the boosted trees of a trees class (/trees, stored_trees.hpp) and the weights of
+// non-local terms (/nonlocal/psi).
 #include <string>
 #include <vector>
 
@@ -32,11 +33,13 @@ struct ModelFile {
   Provenance provenance;
 };
 
-// Each attribute keeps its type (string, float64 or int64). Atomic, with a rescue copy when the
-// file cannot be written where asked (see write_output).
+// Each attribute keeps its type (string, float64 or int64); a non-empty psi goes to
+// /nonlocal/psi. Atomic, with a rescue copy when the file cannot be written where asked (see
+// write_output).
 void write_model(const std::string& path, const std::vector<double>& theta,
                  const Fields& attributes, const Provenance& provenance,
-                 const std::vector<StoredEnsemble>& trees = {});
+                 const std::vector<StoredEnsemble>& trees = {},
+                 const std::vector<double>& psi = {});
 ModelFile read_model(const std::string& path);
 
 }  // namespace pdsp

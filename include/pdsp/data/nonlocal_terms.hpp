@@ -37,6 +37,13 @@ struct NonlocalTerms {
   int64_t num_words() const { return static_cast<int64_t>(word_ptr.size()) - 1; }
   // psi's length: the templates' weights, then psi_u and psi_w.
   int64_t num_weights() const { return num_templates() + 2; }
+  // Whether `other`'s psi means the same terms: the same states, templates and dictionary (the
+  // examples' instances may differ).
+  bool same_weights_as(const NonlocalTerms& other) const {
+    return num_states == other.num_states && count_a == other.count_a && count_b == other.count_b &&
+           count_shape == other.count_shape && word_ptr == other.word_ptr &&
+           word_state == other.word_state && unigram == other.unigram && position == other.position;
+  }
 };
 
 }  // namespace pdsp

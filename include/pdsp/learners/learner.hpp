@@ -36,6 +36,9 @@ struct LearnerTraits {
   bool nonlinear_models = false;
   // Boosted trees (--unary-model or --pairwise-model trees), which grow by rounds, not theta.
   bool boosts_trees = false;
+  // A theta that message passing predicts with, under which the weights psi of the data's
+  // non-local terms are learned after the run (learning/psi_fit.hpp).
+  bool nonlocal_terms = false;
   // The name of the objective in the metrics: "F" (the primal-dual objective, or F_0 for the
   // structured SVM) or what else the learner minimises.
   std::string objective = "F";

@@ -63,6 +63,13 @@ struct TrainConfig {
   double tree_shrinkage = 0.25;
   double tree_min_leaf = 0.05;
   double inference_tol = 1e-8;
+  // Non-local energies (learning/psi_fit.hpp): the data set psi is learned on after theta (empty:
+  // the training set), Bethe-RDA's iterations per example, the projected steps on psi (0: the
+  // model gets no psi) and their size.
+  std::string dev_data;
+  int rda_iters = 10;
+  int psi_epochs = 50;
+  double psi_step = 2.0;
 
   // Throws InputError naming the flag of a value its row's rule refuses (the learner's own
   // restrictions are check_learner_settings').

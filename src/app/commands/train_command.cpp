@@ -12,6 +12,7 @@
 #include "pdsp/app/commands.hpp"
 #include "pdsp/app/flag_checks.hpp"
 #include "pdsp/app/json_line.hpp"
+#include "pdsp/app/nonlocal_phase.hpp"
 #include "pdsp/app/process_memory.hpp"
 #include "pdsp/app/progress.hpp"
 #include "pdsp/app/run_log.hpp"
@@ -226,7 +227,8 @@ double largest_peak_memory(Communicator& comm) {
 // when asked) where the learner keeps them. Sets `requeue` when it stopped to be run again.
 TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const Dataset& slice,
                           const DatasetLayout& layout, TrainOptions& o,
-                          const CheckpointView& checkpoints, Communicator& comm, bool& requeue) {
+                          const CheckpointView& checkpoints, NonlocalPhase& nonlocal,
+                          Communicator& comm, bool& requeue) {
   TrainConfig& config = o.config;
   const auto setup_start = Clock::now();
   learner.set_up(slice, config, comm);
@@ -257,11 +259,20 @@ TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const D
   TrainingObserver& observer =
       checkpointing ? static_cast<TrainingObserver&>(*checkpointing) : *log;
   const TrainResult result = learner.run(observer, resumed ? resumed->state : TrainingState{});
-  const Learner::Summary after = learner.run_summary(comm);
+  Learner::Summary after = learner.run_summary(comm);
   if (comm.is_root() && !o.quiet && !after.line.empty()) std::printf("%s\n", after.line.c_str());
+  requeue = checkpointing && checkpointing->requeue();
+  // psi is learned from zero under the final theta: a resumed run learns the same again.
+  if (nonlocal.active() && !requeue) {
+    if (comm.is_root() && !o.quiet)
+      std::printf("theta after %d iterations (%s); learning the non-local weights\n",
+                  result.state.iterations_done, result.stop.text.c_str());
+    const Fields fields =
+        nonlocal.fit(config, result.state.theta, learner.model_trees(), !o.quiet, comm);
+    after.fields.insert(after.fields.end(), fields.begin(), fields.end());
+  }
   log->finish(result, largest_peak_memory(comm),
               checkpointing ? checkpointing->seconds_writing() : NAN, after.fields);
-  requeue = checkpointing && checkpointing->requeue();
   return result;
 }
 
@@ -309,6 +320,7 @@ int run_train(const Invocation& invocation, Communicator& comm) {
       parse_shard_count(o.shards), &plan);
   const LearnerEntry& entry = find_learner(config.learner);
   check_learner_data(entry, slice, comm);
+  NonlocalPhase nonlocal(config, entry, slice, layout, comm);
   o.layout = describe_layout(slice, plan, comm);
   if (!o.whole_because.empty()) o.layout += " (" + o.whole_because + " keeps examples whole)";
   progress.update("fingerprinting the training set");
@@ -323,11 +335,13 @@ int run_train(const Invocation& invocation, Communicator& comm) {
         static_cast<long long>(layout.num_factors()), static_cast<long long>(layout.num_params),
         comm.size(), omp_get_max_threads(), o.seconds_load, o.layout.c_str(),
         config.to_line().c_str());
+  if (comm.is_root() && !o.quiet && nonlocal.active())
+    std::printf("%s\n", nonlocal.describe().c_str());
 
   const std::unique_ptr<Learner> learner = entry.make();
   bool requeue = false;
-  const TrainResult result =
-      train_learner(*learner, entry.traits, slice, layout, o, view.checkpoints, comm, requeue);
+  const TrainResult result = train_learner(*learner, entry.traits, slice, layout, o,
+                                           view.checkpoints, nonlocal, comm, requeue);
   if (requeue) {
     if (comm.is_root())
       std::printf("checkpoint written to %s; run the same command to continue (exit %d)\n",
@@ -339,7 +353,8 @@ int run_train(const Invocation& invocation, Communicator& comm) {
     Fields attributes = learner->model_attributes(config);
     attributes.emplace_back("iterations", int64_t{result.state.iterations_done});
     attributes.emplace_back("stop_reason", result.stop.text);
-    write_model(config.out, result.state.theta, attributes, o.provenance, learner->model_trees());
+    write_model(config.out, result.state.theta, attributes, o.provenance, learner->model_trees(),
+                nonlocal.psi());
     std::printf("model written to %s (this process ran %.3f s)\n", config.out.c_str(),
                 seconds_since(started));
   });

@@ -23,6 +23,7 @@ LearnerEntry domke_learner() {
   traits.epsilon_rule = "fits at a positive temperature (--epsilon > 0; Domke uses 0.1)";
   traits.nonlinear_models = true;
   traits.boosts_trees = true;
+  traits.nonlocal_terms = true;
   traits.checkpoints = true;
   return {"domke",
           "Domke's alternation: fit each function class at fixed messages (a logistic "

@@ -43,6 +43,7 @@ LearnerEntry primal_dual_learner() {
   traits.split_examples = true;
   traits.single_precision = true;
   traits.nonlinear_models = true;
+  traits.nonlocal_terms = true;
   return {"primal-dual", "Hazan & Urtasun's primal-dual message passing, at any epsilon", traits,
           [] { return std::make_unique<PrimalDualLearner>(); }};
 }
