@@ -68,6 +68,8 @@ def parse_arguments(argv):
                          help="the share of the training examples it takes, in (0, 1)")
         sub.add_argument("--seed", type=int, metavar="S",
                          help="take a random choice (fixed by S), not the last ones")
+        if getattr(module, "DEV_INPUT", False):
+            sub.add_argument("--dev", metavar="DEV.h5", help="dev set output (see above)")
         module.add_arguments(sub)
     options = parser.parse_args(argv)
     if writes_model(FORMATS[options.format]):
@@ -89,7 +91,7 @@ def check_files(options):
         if not os.path.exists(path) or not os.access(path, os.R_OK):
             raise ConversionError(f"{path}: no such readable file")
     outputs = [getattr(options, name, None) for name in
-               ("train", "test", "validation", "out", "model")]
+               ("train", "test", "validation", "dev", "out", "model")]
     outputs = [path for path in outputs if path]
     for path in outputs:
         check_output(path, options.input)
@@ -162,6 +164,8 @@ def convert(argv):
                                             options.seed)
         files = [(options.train, kept), (options.test, converted.test),
                  (options.validation, validation)]
+    if converted.dev is not None:
+        files.append((options.dev, converted.dev))
     for path, examples in files:
         if not examples:
             raise ConversionError(f"{' '.join(options.input)}: no examples for {path}")

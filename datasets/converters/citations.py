@@ -2,7 +2,7 @@
 citation over its tokens, the field tags as states.
 
 --input is the training file and the test file (training.docs testing.docs; dev.docs can stand
-in for either), one citation a line, fields marked by nested tags around the tokens
+in for either), and optionally the dev file (dev.docs), written to --dev; one citation a line, fields marked by nested tags around the tokens
 (`<authors> <person> <person-first> E. </person-first> ...`). A token's state is its innermost
 tag (--level leaf, 37 tags in training.docs) or its outermost (--level top: authors, title,
 venue, ...); a token outside every tag is `O`. The states are the tags of the training file in
@@ -23,6 +23,9 @@ the offset; the citation's edges as such), the conjunctions of the word with the
 with the next word, the tenth of the citation the token lies in, and first / last. One variable
 type (offset 0, dim 2^B + 1) and one factor type, the S x S transition table (t = previous * S +
 next) at offset S (2^B + 1).
+
+--constraints adds soft count constraints over the tags to every output, read off the training
+labels and kept as the dev set can weigh them (citation_constraints.py; needs the dev file).
 """
 import re
 import sys
@@ -32,8 +35,10 @@ import numpy as np
 
 from pdsp import Example, RegionType, SparseRows
 
+from .citation_constraints import count_constraints
 from .source import ConversionError, Converted, text_lines
 
+DEV_INPUT = True  # a third --input is the dev set, written to --dev
 OUTSIDE = "O"
 TOKEN = re.compile(r"<(/?)([^<>\s]+)>|([^\s<>]+)")
 YEAR = re.compile(r"^\(?(19\d\d|20[0-2]\d)[a-z]?\)?[.,;:]?$")
@@ -47,33 +52,45 @@ def add_arguments(parser):
                         help="features hashed into 2^B positions (default 16)")
     parser.add_argument("--strict", action="store_true",
                         help="a line with unmatched tags is an error, not left out")
+    parser.add_argument("--constraints", action="store_true",
+                        help="add soft count constraints over the tags (needs the dev file)")
 
 
 def convert(inputs, options):
-    if len(inputs) != 2:
-        raise ConversionError(f"citations takes two --input files (training.docs "
-                              f"testing.docs), got {len(inputs)}")
+    if len(inputs) not in (2, 3):
+        raise ConversionError(f"citations takes two or three --input files (training.docs "
+                              f"testing.docs [dev.docs]), got {len(inputs)}")
+    if (len(inputs) == 3) != bool(options.dev):
+        raise ConversionError("a third --input (the dev file) and --dev DEV.h5 go together")
+    if options.constraints and len(inputs) != 3:
+        raise ConversionError("--constraints are kept as the dev set can weigh them: give the "
+                              "dev file as the third --input")
     if not 1 <= options.hash_bits <= 24:
         raise ConversionError(f"--hash-bits must be in 1..24, got {options.hash_bits}")
-    train, test = (read_citations(path, options.level, options.strict) for path in inputs)
-    tags = sorted({tag for _, _, labels in train for tag in labels})
+    splits = [read_citations(path, options.level, options.strict) for path in inputs]
+    tags = sorted({tag for _, _, labels in splits[0] for tag in labels})
     state = {tag: s for s, tag in enumerate(tags)}
-    for number, _, labels in test:
-        unknown = [tag for tag in labels if tag not in state]
-        if unknown:
-            raise ConversionError(f"{inputs[1]}:{number}: tag <{unknown[0]}> does not occur in "
-                                  f"{inputs[0]}")
+    for path, citations in zip(inputs[1:], splits[1:]):
+        for number, _, labels in citations:
+            unknown = [tag for tag in labels if tag not in state]
+            if unknown:
+                raise ConversionError(f"{path}:{number}: tag <{unknown[0]}> does not occur in "
+                                      f"{inputs[0]}")
     dim = (1 << options.hash_bits) + 1
     states = len(tags)
+    labels = [[[state[t] for t in tagged] for _, _, tagged in citations] for citations in splits]
 
-    def examples(citations):
-        return [citation_example(tokens, [state[t] for t in labels], states, options.hash_bits)
-                for _, tokens, labels in citations]
+    def examples(split):
+        return [citation_example(tokens, labels[split][i], states, options.hash_bits)
+                for i, (_, tokens, _) in enumerate(splits[split])]
 
-    return Converted(train=examples(train), test=examples(test),
+    return Converted(train=examples(0), test=examples(1),
+                     dev=examples(2) if len(inputs) == 3 else None,
                      num_params=states * dim + states * states,
                      var_types=[RegionType(param_offset=0, dim=dim)],
-                     factor_types=[RegionType(param_offset=states * dim, dim=0)])
+                     factor_types=[RegionType(param_offset=states * dim, dim=0)],
+                     nonlocal_terms=count_constraints(labels[0], labels[2], states)
+                     if options.constraints else None)
 
 
 def read_citations(path, level, strict):

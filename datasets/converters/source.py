@@ -20,6 +20,7 @@ class Converted:
     var_types: Optional[List[RegionType]] = None
     factor_types: Optional[List[RegionType]] = None
     nonlocal_terms: Optional[NonlocalTerms] = None  # written into every output
+    dev: Optional[List[Example]] = None  # a converter's own dev split (--dev)
 
 
 def text_lines(path):

@@ -32,8 +32,10 @@ WORD_ARRAYS = ("/nonlocal/word_ptr", "/nonlocal/word_state")
 @dataclasses.dataclass
 class NonlocalTerms:
     """`a` [templates x num_states], `b` and `shape` per template; `instances[n]` the templates
-    of example n's instances (None or shorter than the examples: none); `words` state sequences;
-    `dictionary` the dictionary terms on every example ("unigram", "position")."""
+    of example n's instances (None or shorter than the examples: none), then one instance of
+    each template in `every_example` on every example (so one description serves files of any
+    size); `words` state sequences; `dictionary` the dictionary terms on every example
+    ("unigram", "position")."""
     num_states: int
     a: Optional[np.ndarray] = None
     b: Optional[Sequence[float]] = None
@@ -41,6 +43,7 @@ class NonlocalTerms:
     instances: Optional[Sequence[Sequence[int]]] = None
     words: Optional[Sequence[Sequence[int]]] = None
     dictionary: Sequence[str] = ()
+    every_example: Sequence[int] = ()
 
     def arrays(self, num_examples):
         """The file's arrays and attributes (names starting with @) for `num_examples`."""
@@ -49,7 +52,9 @@ class NonlocalTerms:
             b = np.asarray(self.b, dtype=np.float64).reshape(-1)
             instances = list(self.instances or [])
             instances += [()] * (num_examples - len(instances))
-            parts = [np.asarray(i, dtype=np.int64).reshape(-1) for i in instances]
+            everywhere = np.asarray(self.every_example, dtype=np.int64).reshape(-1)
+            parts = [np.concatenate((np.asarray(i, dtype=np.int64).reshape(-1), everywhere))
+                     for i in instances]
             out.update({
                 "/nonlocal/count_a": np.asarray(self.a, dtype=np.float64).reshape(-1),
                 "/nonlocal/count_b": b,

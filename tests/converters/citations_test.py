@@ -83,6 +83,64 @@ class CitationsTest(unittest.TestCase):
         self.assertEqual(predicted.returncode, 0, predicted.stderr)
         self.assertIn("per-variable error", predicted.stdout)
 
+    def test_dev_file_and_count_constraints(self):
+        """The third input goes to --dev; --constraints writes templates of the documented kinds
+        (citation_constraints.py), each read off the training labels as its rule says, in play
+        in at least 10 dev citations, at most a fifth of the dev citations' number, with one
+        instance on every example of every file."""
+        dev_lines = head_lines(os.path.join(conversion.DATA, "umass_citation", "dev.docs"), 60)
+        dev = write_text("cit_dev.docs", dev_lines)
+        outputs = {name: work(f"cons_{name}.h5") for name in ("train", "test", "dev")}
+        sizes = convert("citations", "--input", *self.files, dev, "--hash-bits", 6,
+                        "--constraints", *[x for name, path in outputs.items()
+                                           for x in (f"--{name}", path)])
+        parsed = [citation_tokens(line)[1] for line in dev_lines]
+        self.assertEqual(sizes[outputs["dev"]][:2], (60, sum(len(t) for t in parsed)))
+        tags = sorted({t for line in self.lines["train"] for t in citation_tokens(line)[1]})
+        counts = {split: np.array([[line_tags.count(t) for t in tags] for line_tags in labels])
+                  for split, labels in (("train", [citation_tokens(line)[1]
+                                                   for line in self.lines["train"]]),
+                                        ("dev", parsed))}
+        arrays, attributes = read_all(outputs["train"])
+        self.assertEqual(attributes["nonlocal_states"], len(tags))
+        a = arrays["nonlocal/count_a"].reshape(-1, len(tags))
+        b = arrays["nonlocal/count_b"]
+        self.assertTrue(0 < len(b) <= 60 // 5)
+        np.testing.assert_array_equal(arrays["nonlocal/count_shape"], 0)
+        train, dev_counts = counts["train"], counts["dev"]
+        for row, offset in zip(a, b):
+            up, down = np.flatnonzero(row > 0), np.flatnonzero(row < 0)
+            with self.subTest(row=row.tolist(), b=offset):
+                if len(up) == 1 and len(down) == 0:  # at most c tokens of a tag
+                    having = train[:, up[0]] > 0
+                    self.assertEqual(-offset, np.ceil(np.percentile(train[having, up[0]], 99)))
+                    self.assertGreaterEqual((dev_counts[:, up[0]] > 0).sum(), 10)
+                elif len(up) == 0 and len(down) == 1:  # at least one
+                    self.assertEqual(offset, 1.0)
+                    self.assertGreaterEqual(np.mean(train[:, down[0]] > 0), 0.9)
+                else:  # at most r times as many tokens of s as of t, where t comes with s
+                    self.assertEqual((len(up), len(down), offset, row[up[0]]), (1, 1, 0.0, 1.0))
+                    s_, t_ = up[0], down[0]
+                    having, both = train[:, s_] > 0, (train[:, s_] > 0) & (train[:, t_] > 0)
+                    self.assertGreaterEqual(np.mean(train[having, t_] > 0), 0.95)
+                    ratio = np.percentile(train[both, s_] / train[both, t_], 99)
+                    self.assertAlmostEqual(-row[t_], np.ceil(ratio * 10 - 1e-9) / 10)
+                    self.assertLessEqual(-row[t_], 2.0)
+                    self.assertGreaterEqual((dev_counts[:, s_] > 0).sum(), 10)
+        for name, path in outputs.items():
+            arrays, _ = read_all(path)
+            examples = sizes[path][0]
+            np.testing.assert_array_equal(arrays["examples/count_offset"],
+                                          np.arange(examples + 1) * len(b), name)
+            np.testing.assert_array_equal(arrays["nonlocal/count_template"],
+                                          np.tile(np.arange(len(b)), examples), name)
+        assert_refused(self, ["citations", "--input", *self.files, dev],
+                       "a third --input (the dev file) and --dev DEV.h5 go together")
+        assert_refused(self, ["citations", "--input", *self.files, "--dev", work("d.h5")],
+                       "a third --input (the dev file) and --dev DEV.h5 go together")
+        assert_refused(self, ["citations", "--input", *self.files, "--constraints"],
+                       "--constraints are kept as the dev set can weigh them")
+
     def test_top_level_states(self):
         sizes = convert("citations", "--input", *self.files, "--train", work("top_train.h5"),
                         "--test", work("top_test.h5"), "--level", "top", "--hash-bits", 4)
