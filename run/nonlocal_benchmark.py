@@ -3,8 +3,8 @@
 convert, `pdsp train` (theta, then psi), `pdsp predict` (Bethe-RDA, MAP). Prints two tables:
 
 - quality: OCR letter error for the chain, the unigram dictionary term L^u, the per-position
-  term L^w and both; citations segment F1 for the chain and with the learned count
-  constraints; with the learned weights, training and prediction seconds and the oracle calls;
+  term L^w and both; citations segment F1 (B and I states per tag, `convert.py citations
+  --bio`) for the chain and with the learned count constraints; with the learned weights, training and prediction seconds and the oracle calls;
 - oracle calls: the same models predicted with --rda-iters 0, 1, 2, 5, 10 and 20.
 
   /usr/bin/python3 run/nonlocal_benchmark.py --work /tmp/nonlocal --threads 2
@@ -47,7 +47,7 @@ def quality(test, prediction, measure):
     if measure == "error":
         wrong = sum(int((p != t).sum()) for p, t in zip(predicted, truth))
         return 100.0 * wrong / sum(len(t) for t in truth)
-    return 100.0 * segment_f1(predicted, truth)
+    return 100.0 * segment_f1(predicted, truth, bio=True)
 
 
 def predict(args, model, test, out, rda_iters=None):
@@ -118,7 +118,8 @@ def main():
                  "both": "+ L^u + L^w"}[kind]
         rows.append(("OCR", label, "letter error %",
                      task(args, f"ocr-{kind}", files, [], "error")))
-    files = convert(args, "citations", "citations", citations, ["--constraints"], dev=True)
+    files = convert(args, "citations", "citations", citations, ["--bio", "--constraints"],
+                    dev=True)
     result = task(args, "citations", files, ["--C", args.citations_C], "f1")
     rows.append(("citations", "+ learned constraints", "segment F1 %", result))
     chain = {"quality": result["sweep"][0], "train": float("nan"), "predict": float("nan"),

@@ -2,20 +2,21 @@
 count terms (docs/file-format.md "Non-local terms"; Vilnis et al., AISTATS 2015, section 8.1),
 of the kinds Anzaroot et al. (2014) use, single tag counts and differences of two tags' counts.
 Each is read off the training labels as a rule that (nearly) always holds there; pdsp train
-weighs them on the dev set. With U_s the expected number of a citation's tokens tagged s, and a
+weighs them on the dev set. A measure is a tag's number of tokens or, with BIO states
+(--bio), its number of segments; with U_s the expected value of measure s on a citation, and a
 template violated where a . U + b > 0 (smoothed hinge):
 
-- at most c_s tokens of tag s, c_s the 99th percentile of its count over the training citations
-  that have it (a = e_s, b = -c_s);
-- at least one token of tag s, for the tags of at least 90% of the training citations
-  (a = -e_s, b = 1);
-- at most r_st times as many tokens of s as of t, for the tags t present in at least 95% of
-  the training citations that have s, r_st the 99th percentile of the ratio over those that
-  have both, rounded up to a tenth, where r_st <= 2 (a = e_s - r_st e_t, b = 0): where s is, t
-  is too, in proportion (person-first and person-last, journal and volume).
+- at most c_s of measure s, c_s the 99th percentile of its value over the training citations
+  that have it (a = the measure's row, b = -c_s);
+- at least one of measure s, for the measures present in at least 90% of the training
+  citations (a = minus its row, b = 1);
+- at most r_st times as much of measure s as of t, for the measures t present in at least 95%
+  of the training citations that have s, r_st the 99th percentile of the ratio over those that
+  have both, rounded up to a tenth, where r_st <= 2 (a = row s - r_st row t, b = 0): where s
+  is, t is too, in proportion (person-first and person-last, journal and volume).
 
-A template is kept when it is in play (its tag, or its first tag, present) in at least 10 dev
-citations; at most a fifth of the dev citations' number of templates are kept, those in play in
+A template is kept when it is in play (its measure, or its first measure, present) in at least
+10 dev citations; at most a fifth of the dev citations' number of templates are kept, those in play in
 the most dev citations first (ties in the order above), so that the dev set can weigh each.
 """
 import numpy as np
@@ -29,48 +30,65 @@ LEAST_SUPPORT = 10
 MOST_RATIO = 2.0
 
 
-def tag_counts(labels, states):
-    """[citations x states] each citation's number of tokens in each state."""
-    return np.array([np.bincount(np.asarray(l), minlength=states) for l in labels], dtype=float)
+def measures(tags, bio):
+    """[measures x states]: the rows a template's counts are made of. Per tag its tokens and,
+    with BIO states (2k: a segment's first token, 2k + 1: the others), its segments."""
+    per_tag = 2 if bio else 1
+    rows = []
+    for k in range(tags):
+        tokens = np.zeros(per_tag * tags)
+        tokens[per_tag * k:per_tag * (k + 1)] = 1.0
+        rows.append(tokens)
+        if bio:
+            rows.append(np.eye(2 * tags)[2 * k])
+    return np.array(rows)
 
 
-def candidate_templates(train, states):
-    """[(a, b, tag whose presence puts it in play)] from the training counts."""
+def measured(labels, rows):
+    """[citations x measures] each citation's value of each measure."""
+    states = rows.shape[1]
+    return np.array([np.bincount(np.asarray(l), minlength=states) for l in labels],
+                    dtype=float) @ rows.T
+
+
+def candidate_templates(train, rows):
+    """[(a, b, measure whose presence puts it in play)] from the training measures."""
     candidates = []
     present = train > 0
-    for s in range(states):
-        if present[:, s].sum() >= LEAST_SUPPORT:
-            bound = np.ceil(np.percentile(train[present[:, s], s], UPPER_PERCENTILE))
-            candidates.append((np.eye(states)[s], -bound, s))
-    for s in range(states):
-        if present[:, s].mean() >= PRESENT_SHARE:
-            candidates.append((-np.eye(states)[s], 1.0, None))
-    for s in range(states):
-        having = present[:, s]
+    count = rows.shape[0]
+    for m in range(count):
+        if present[:, m].sum() >= LEAST_SUPPORT:
+            bound = np.ceil(np.percentile(train[present[:, m], m], UPPER_PERCENTILE))
+            candidates.append((rows[m], -bound, m))
+    for m in range(count):
+        if present[:, m].mean() >= PRESENT_SHARE:
+            candidates.append((-rows[m], 1.0, None))
+    for m in range(count):
+        having = present[:, m]
         if having.sum() < LEAST_SUPPORT:
             continue
-        for t in range(states):
-            if t == s or np.mean(present[having, t]) < ORDER_SHARE:
+        for k in range(count):
+            if k == m or np.mean(present[having, k]) < ORDER_SHARE:
                 continue
-            both = having & present[:, t]
-            ratio = np.percentile(train[both, s] / train[both, t], UPPER_PERCENTILE)
+            both = having & present[:, k]
+            ratio = np.percentile(train[both, m] / train[both, k], UPPER_PERCENTILE)
             ratio = np.ceil(ratio * 10 - 1e-9) / 10
             if ratio <= MOST_RATIO:
-                candidates.append((np.eye(states)[s] - ratio * np.eye(states)[t], 0.0, s))
+                candidates.append((rows[m] - ratio * rows[k], 0.0, m))
     return candidates
 
 
-def count_constraints(train_labels, dev_labels, states):
+def count_constraints(train_labels, dev_labels, tags, bio):
     """The NonlocalTerms of the kept templates, one instance of each on every example."""
-    train = tag_counts(train_labels, states)
-    dev = tag_counts(dev_labels, states)
+    rows = measures(tags, bio)
+    train, dev = measured(train_labels, rows), measured(dev_labels, rows)
     scored = []
-    for order, (a, b, tag) in enumerate(candidate_templates(train, states)):
-        in_play = len(dev) if tag is None else int((dev[:, tag] > 0).sum())
+    for order, (a, b, measure) in enumerate(candidate_templates(train, rows)):
+        in_play = len(dev) if measure is None else int((dev[:, measure] > 0).sum())
         if in_play >= LEAST_SUPPORT:
             scored.append((-in_play, order, a, b))
     kept = sorted(scored, key=lambda entry: entry[:2])[:max(1, len(dev) // 5)]
     kept.sort(key=lambda entry: entry[1])
-    return NonlocalTerms(num_states=states, a=np.array([a for _, _, a, _ in kept]),
+    return NonlocalTerms(num_states=rows.shape[1], a=np.array([a for _, _, a, _ in kept]),
                          b=[b for _, _, _, b in kept], shape=[0] * len(kept),
                          every_example=list(range(len(kept))))

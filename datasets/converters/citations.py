@@ -24,8 +24,13 @@ with the next word, the tenth of the citation the token lies in, and first / las
 type (offset 0, dim 2^B + 1) and one factor type, the S x S transition table (t = previous * S +
 next) at offset S (2^B + 1).
 
+--bio gives each tag two states, 2k for the first token of a segment of tag k (a tag element,
+or a run of tokens outside every tag) and 2k + 1 for the others; a segment then starts at a
+B state or where the tag changes.
+
 --constraints adds soft count constraints over the tags to every output, read off the training
-labels and kept as the dev set can weigh them (citation_constraints.py; needs the dev file).
+labels and kept as the dev set can weigh them (citation_constraints.py; needs the dev file);
+with --bio they count segments as well as tokens.
 """
 import re
 import sys
@@ -52,6 +57,9 @@ def add_arguments(parser):
                         help="features hashed into 2^B positions (default 16)")
     parser.add_argument("--strict", action="store_true",
                         help="a line with unmatched tags is an error, not left out")
+    parser.add_argument("--bio", action="store_true",
+                        help="two states per tag: the first token of a segment (B) and the "
+                             "others (I)")
     parser.add_argument("--constraints", action="store_true",
                         help="add soft count constraints over the tags (needs the dev file)")
 
@@ -68,28 +76,32 @@ def convert(inputs, options):
     if not 1 <= options.hash_bits <= 24:
         raise ConversionError(f"--hash-bits must be in 1..24, got {options.hash_bits}")
     splits = [read_citations(path, options.level, options.strict) for path in inputs]
-    tags = sorted({tag for _, _, labels in splits[0] for tag in labels})
+    tags = sorted({tag for _, _, labels, _ in splits[0] for tag in labels})
     state = {tag: s for s, tag in enumerate(tags)}
     for path, citations in zip(inputs[1:], splits[1:]):
-        for number, _, labels in citations:
+        for number, _, labels, _ in citations:
             unknown = [tag for tag in labels if tag not in state]
             if unknown:
                 raise ConversionError(f"{path}:{number}: tag <{unknown[0]}> does not occur in "
                                       f"{inputs[0]}")
     dim = (1 << options.hash_bits) + 1
-    states = len(tags)
-    labels = [[[state[t] for t in tagged] for _, _, tagged in citations] for citations in splits]
+    per_tag = 2 if options.bio else 1
+    states = per_tag * len(tags)
+    labels = [[[per_tag * state[t] + (0 if begin or not options.bio else 1)
+                for t, begin in zip(tagged, begins)] for _, _, tagged, begins in citations]
+              for citations in splits]
 
     def examples(split):
         return [citation_example(tokens, labels[split][i], states, options.hash_bits)
-                for i, (_, tokens, _) in enumerate(splits[split])]
+                for i, (_, tokens, _, _) in enumerate(splits[split])]
 
     return Converted(train=examples(0), test=examples(1),
                      dev=examples(2) if len(inputs) == 3 else None,
                      num_params=states * dim + states * states,
                      var_types=[RegionType(param_offset=0, dim=dim)],
                      factor_types=[RegionType(param_offset=states * dim, dim=0)],
-                     nonlocal_terms=count_constraints(labels[0], labels[2], states)
+                     nonlocal_terms=count_constraints(labels[0], labels[2], len(tags),
+                                                      options.bio)
                      if options.constraints else None)
 
 
@@ -118,25 +130,34 @@ def read_citations(path, level, strict):
 
 
 def _tagged(path, number, line, level):
-    """(tokens, tags) of one line, or None when its tags do not nest."""
-    tokens, tags, open_tags = [], [], []
+    """(tokens, tags, begins) of one line, or None when its tags do not nest; begins[i]: token i
+    starts a segment (the first token of its tag element, or of a run outside every tag)."""
+    tokens, tags, begins, open_tags, elements = [], [], [], [], []
+    opened = 0  # tag elements opened so far: an element's identity
+    previous = None
     for match in TOKEN.finditer(line):
         closing, tag, token = match.groups()
         if token is not None:
             tokens.append(token)
+            which = -1 if not open_tags else elements[-1] if level == "leaf" else elements[0]
             tags.append(OUTSIDE if not open_tags else
                         open_tags[-1] if level == "leaf" else open_tags[0])
+            begins.append(which != previous)
+            previous = which
         elif closing:
             if not open_tags or open_tags[-1] != tag:
                 return None
             open_tags.pop()
+            elements.pop()
         else:
             open_tags.append(tag)
+            opened += 1
+            elements.append(opened)
     if open_tags:
         return None
     if not tokens:
         raise ConversionError(f"{path}:{number}: a citation without a token")
-    return tokens, tags
+    return tokens, tags, begins
 
 
 def citation_example(tokens, labels, states, bits):

@@ -141,6 +141,35 @@ class CitationsTest(unittest.TestCase):
         assert_refused(self, ["citations", "--input", *self.files, "--constraints"],
                        "--constraints are kept as the dev set can weigh them")
 
+    def test_bio_states(self):
+        """--bio: state 2k for the first token of a segment of tag k (a tag opened or closed
+        since the previous token, or a run outside every tag starting), 2k + 1 for the others;
+        twice the states and their parameters."""
+        sizes = convert("citations", "--input", *self.files, "--train", work("bio_train.h5"),
+                        "--test", work("bio_test.h5"), "--bio", "--hash-bits", 4)
+        tags = sorted({t for line in self.lines["train"] for t in citation_tokens(line)[1]})
+        expected = []
+        for line in self.lines["train"]:
+            depth, fresh, outside_run = 0, False, False
+            for piece in re.findall(r"</?[^<>\s]+>|[^\s<>]+", line):
+                if piece.startswith("</"):
+                    depth -= 1
+                    fresh = True  # back in the enclosing element: a new segment of its tag
+                    outside_run = False
+                elif piece.startswith("<"):
+                    depth += 1
+                    fresh = True
+                else:
+                    begins = fresh if depth else not outside_run
+                    fresh, outside_run = False, depth == 0
+                    expected.append(begins)
+        labels = [tags.index(t) for line in self.lines["train"] for t in citation_tokens(line)[1]]
+        arrays, _ = read_all(work("bio_train.h5"))
+        np.testing.assert_array_equal(arrays["vars/label"],
+                                      [2 * t + (0 if b else 1) for t, b in zip(labels, expected)])
+        self.assertTrue((arrays["vars/card"] == 2 * len(tags)).all())
+        self.assertEqual(sizes[work("bio_train.h5")][3], 2 * len(tags) * 17 + 4 * len(tags) ** 2)
+
     def test_top_level_states(self):
         sizes = convert("citations", "--input", *self.files, "--train", work("top_train.h5"),
                         "--test", work("top_test.h5"), "--level", "top", "--hash-bits", 4)

@@ -109,12 +109,14 @@ Fields NonlocalPhase::fit(const TrainConfig& config, const std::vector<double>& 
   const PsiFitResult result = fit_psi(
       *problem, terms, theta, std::vector<double>(static_cast<size_t>(terms.num_weights()), 0.0),
       fit_settings, [&](const PsiEpoch& epoch) {
-        if (root_prints)
-          std::printf(
-              "psi epoch %3d: -log Q %.6f per example, projected gradient %.3g, %d oracle "
-              "calls, %.2f s; %s\n",
-              epoch.epoch, epoch.loss, epoch.projected_gradient, epoch.oracle_calls, epoch.seconds,
-              psi_summary(epoch.psi, terms).c_str());
+        if (!root_prints) return;
+        std::printf(
+            "psi epoch %3d: -log Q %.6f per example, projected gradient %.3g, %d oracle "
+            "calls, %.2f s; %s\n",
+            epoch.epoch, epoch.loss, epoch.projected_gradient, epoch.oracle_calls, epoch.seconds,
+            psi_summary(epoch.psi, terms).c_str());
+        // As the iteration lines: a log followed with tail (a batch job's) shows each epoch.
+        std::fflush(stdout);
       });
   psi_ = result.psi;
   if (root_prints)
