@@ -7,7 +7,7 @@ convert, `pdsp train` (theta, then psi), `pdsp predict` (Bethe-RDA, MAP). Prints
   --bio`) for the chain and with the learned count constraints; with the learned weights, training and prediction seconds and the oracle calls;
 - oracle calls: the same models predicted with --rda-iters 0, 1, 2, 5, 10 and 20.
 
-  /usr/bin/python3 run/nonlocal_benchmark.py --work /tmp/nonlocal --threads 2
+  /usr/bin/python3 run/nonlocal_benchmark.py --work /tmp/nonlocal --threads 2 [--data ocr]
 
 The data come from ../shared/datasets (ocr_taskar, umass_citation).
 """
@@ -105,27 +105,28 @@ def main():
     parser.add_argument("--work", required=True, help="directory for data, models, predictions")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--citations-C", default="0.03", help="--C of the citation chain")
+    parser.add_argument("--data", default="ocr,citations", help="which of ocr,citations to run")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     ocr = [os.path.join(SHARED, "ocr_taskar", "ocr_taskar_letters.tsv.gz")]
     citations = [os.path.join(SHARED, "umass_citation", f"{name}.docs")
                  for name in ("training", "testing", "dev")]
     rows = []
-    for kind in ("none", "unigram", "position", "both"):
+    for kind in ("none", "unigram", "position", "both") if "ocr" in args.data else ():
         extra = [] if kind == "none" else ["--dictionary", kind]
         files = convert(args, f"ocr-{kind}", "ocr", ocr, extra)
         label = {"none": "chain", "unigram": "+ L^u", "position": "+ L^w",
                  "both": "+ L^u + L^w"}[kind]
         rows.append(("OCR", label, "letter error %",
                      task(args, f"ocr-{kind}", files, [], "error")))
-    files = convert(args, "citations", "citations", citations, ["--bio", "--constraints"],
-                    dev=True)
-    result = task(args, "citations", files, ["--C", args.citations_C], "f1")
-    rows.append(("citations", "+ learned constraints", "segment F1 %", result))
-    chain = {"quality": result["sweep"][0], "train": float("nan"), "predict": float("nan"),
-             "calls": 0, "psi": None, "sweep": {}}
-    rows.insert(len(rows) - 1, ("citations", "chain (the same theta, --rda-iters 0)",
-                                "segment F1 %", chain))
+    if "citations" in args.data:
+        files = convert(args, "citations", "citations", citations, ["--bio", "--constraints"],
+                        dev=True)
+        result = task(args, "citations", files, ["--C", args.citations_C], "f1")
+        chain = {"quality": result["sweep"][0], "train": float("nan"), "predict": float("nan"),
+                 "calls": 0, "psi": None, "sweep": {}}
+        rows += [("citations", "chain (the same theta, --rda-iters 0)", "segment F1 %", chain),
+                 ("citations", "+ learned constraints", "segment F1 %", result)]
 
     print(f"# machine: {machine()}; 1 rank x {args.threads} thread(s), one run at a time")
     print(f"# pdsp train defaults (OCR), --C {args.citations_C} (citations); psi learned on the "

@@ -135,6 +135,12 @@ class NonlocalTrainingTest(unittest.TestCase):
             (["--data", self.train, "--dev-data", self.path("missing.h5")],
              self.path("missing.h5")),
         ]
+        # The model may not overwrite the dev set.
+        with self.subTest("--out is the dev set"):
+            result = self.run_pdsp("train", "--data", self.train, "--dev-data", other, "--out",
+                                   other)
+            self.assertEqual(result.returncode, 2, result.stderr)
+            self.assertIn("--out " + other + ": is the input file of --dev-data", result.stderr)
         for flags, expected in cases:
             with self.subTest(flags=flags):
                 result = self.run_pdsp("train", *flags, "--out", self.path("m.h5"))

@@ -169,7 +169,9 @@ void check_before_work(TrainOptions& o) {
     o.shards = "1";
   }
   check_outputs({{"--out", config.out}, {"--metrics", config.metrics}},
-                {{"--data", config.data}, {"--resume", o.checkpoints.resume}});
+                {{"--data", config.data},
+                 {"--dev-data", config.dev_data},
+                 {"--resume", o.checkpoints.resume}});
   check_output_directory({"--checkpoint-dir", o.checkpoints.directory});
 }
 
