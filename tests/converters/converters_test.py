@@ -128,6 +128,13 @@ class OcrTest(unittest.TestCase):
                                       capture_output=True, text=True)
                 self.assertEqual(info.returncode, 0, info.stderr)
                 self.assertIn(f"{len(expected)} words, unigram, position", info.stdout)
+        # One term only: the same words under that kind.
+        for kind in ("unigram", "position"):
+            convert("ocr", "--input", self.tsv, "--train", work(f"{kind}_train.h5"), "--test",
+                    work(f"{kind}_test.h5"), "--dictionary", kind)
+            arrays, attributes = read_all(work(f"{kind}_train.h5"))
+            self.assertEqual(attributes["nonlocal_dictionary"], kind.encode())
+            self.assertEqual(len(arrays["nonlocal/word_ptr"]), len(expected) + 1)
 
     def test_the_mat_gives_the_same_words(self):
         mat = os.path.join(conversion.DATA, "ocr_taskar", "ocr_taskar.mat")
