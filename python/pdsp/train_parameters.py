@@ -35,4 +35,8 @@ PARAMETERS = {
     "rda_iters": {"flag": "--rda-iters", "default": 10},
     "psi_epochs": {"flag": "--psi-epochs", "default": 50},
     "psi_step": {"flag": "--psi-step", "default": 2.0},
+    "inner_sweeps": {"flag": "--inner-sweeps", "default": 10},
+    "batch": {"flag": "--batch", "default": 1},
+    "seed": {"flag": "--seed", "default": 1},
+    "objective_every": {"flag": "--objective-every", "default": 1},
 }

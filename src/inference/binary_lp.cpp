@@ -44,6 +44,12 @@ void factor_beliefs(double xi, double xj, bool top, double mu[4]) {
 
 }  // namespace
 
+bool is_binary_pairwise(const Dataset& data) {
+  for (int64_t a = 0; a < data.num_factors(); ++a)
+    if (data.arity(a) != 2) return false;
+  return std::all_of(data.card.begin(), data.card.end(), [](int32_t k) { return k == 2; });
+}
+
 void require_binary_pairwise(const Dataset& data, const std::string& why) {
   for (int64_t v = 0; v < data.num_vars(); ++v)
     if (data.card[v] != 2)

@@ -34,6 +34,12 @@ void MessagePassing::set_potentials(const double* potential) {
   shared_.rebuild(potential, epsilon_);
 }
 
+void MessagePassing::use_own_tables() {
+  if (shared_.empty()) return;
+  shared_potential_ = nullptr;
+  shared_.rebuild(nullptr, epsilon_);
+}
+
 void MessagePassing::factor_scores(int64_t a, const double* potential, const double* lambda,
                                    int64_t skip, double* out) const {
   const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
@@ -320,8 +326,8 @@ double MessagePassing::example_objective(int64_t n, const double* potential, con
          factor_objective(data_.factor_offset[n], data_.factor_offset[n + 1], potential, lambda, w);
 }
 
-double MessagePassing::fold_shared_beliefs(std::span<const uint8_t> counted) {
-  return shared_.fold(counted);
+double MessagePassing::fold_shared_beliefs(std::span<const int64_t> examples) {
+  return shared_.fold(examples);
 }
 
 void MessagePassing::unfold_beliefs(int64_t first, int64_t last, double* belief) const {

@@ -184,33 +184,57 @@ SharedPairwiseTables::SharedPairwiseTables(const Dataset& data, const CountingNu
 }
 
 void SharedPairwiseTables::rebuild(const double* potential, double epsilon) {
+  bool changed = folded_flags_stale_;
   for (SharedTable& table : tables_) {
     table.tau = epsilon * table.counting;
-    table.u = potential + data_.num_states() + data_.table_offset[table.representative];
-    table.usable = table.tau != 0.0 && fill(table);
+    table.u = potential ? potential + data_.num_states() + data_.table_offset[table.representative]
+                        : nullptr;
+    const bool usable = potential && table.tau != 0.0 && fill(table);
+    changed = changed || usable != table.usable;
+    table.usable = usable;
   }
+  // The flags follow the tables' usability, which seldom changes: a stochastic learner rebuilds
+  // after each example, and a pass over every factor would cost more than the visit.
+  if (!changed) return;
   for (size_t a = 0; a < folded_.size(); ++a)
     folded_[a] = table_of_[a] >= 0 && tables_[table_of_[a]].usable;
+  folded_flags_stale_ = false;
 }
 
-double SharedPairwiseTables::fold(std::span<const uint8_t> counted) {
-  for (SharedTable& table : tables_)
+double SharedPairwiseTables::fold(std::span<const int64_t> examples) {
+  bool any_usable = false;
+  for (SharedTable& table : tables_) {
     table.belief_sum.assign(table.usable ? table.rows * table.cols : 0, 0.0);
+    any_usable = any_usable || table.usable;
+  }
+  if (!any_usable) return 0.0;
   // Only the factors this rank owns: a shard's copies of cut factors are their owners' to count.
   const auto owned = std::min(folded_.size(), static_cast<size_t>(data_.owned_factors()));
-  for (size_t a = 0; a < owned; ++a) {
-    if (!folded_[a] || (!counted.empty() && !counted[a])) continue;
-    SharedTable& table = tables_[table_of_[a]];
-    const int64_t rows = table.rows, cols = table.cols;
-    const double* p = folded_beliefs(static_cast<int64_t>(a)) + rows + cols;
-    const double* q = p + rows;
-    for (int64_t s = 0; s < rows; ++s) {
-      double* sum = table.belief_sum.data() + s * cols;
-      const double weight = p[s];
+  const auto add_factors = [&](size_t first, size_t last) {
+    for (size_t a = first; a < std::min(last, owned); ++a) add_folded(a);
+  };
+  if (examples.empty()) add_factors(0, owned);
+  for (int64_t n : examples)
+    add_factors(static_cast<size_t>(data_.factor_offset[n]),
+                static_cast<size_t>(data_.factor_offset[n + 1]));
+  return table_part();
+}
+
+void SharedPairwiseTables::add_folded(size_t a) {
+  if (!folded_[a]) return;
+  SharedTable& table = tables_[table_of_[a]];
+  const int64_t rows = table.rows, cols = table.cols;
+  const double* p = folded_beliefs(static_cast<int64_t>(a)) + rows + cols;
+  const double* q = p + rows;
+  for (int64_t s = 0; s < rows; ++s) {
+    double* sum = table.belief_sum.data() + s * cols;
+    const double weight = p[s];
 #pragma omp simd
-      for (int64_t t = 0; t < cols; ++t) sum[t] += weight * q[t];
-    }
+    for (int64_t t = 0; t < cols; ++t) sum[t] += weight * q[t];
   }
+}
+
+double SharedPairwiseTables::table_part() {
   double table_part = 0.0;
   for (SharedTable& table : tables_) {
     // b(s, t) = p(s) E(s, t) q(t): E multiplies the sum of the outer products once per table.

@@ -11,6 +11,8 @@ LearnerEntry primal_dual_learner();
 LearnerEntry ssvm_fw_learner();
 LearnerEntry likelihood_learner(const std::string& name);
 LearnerEntry domke_learner();
+LearnerEntry dlpw_learner();
+LearnerEntry pegasos_learner();
 
 const std::vector<LearnerEntry>& learner_registry() {
   static const std::vector<LearnerEntry> learners = {
@@ -21,6 +23,8 @@ const std::vector<LearnerEntry>& learner_registry() {
       likelihood_learner("mf-sgd"),
       likelihood_learner("mf-lbfgs"),
       domke_learner(),
+      dlpw_learner(),
+      pegasos_learner(),
   };
   return learners;
 }
@@ -38,7 +42,10 @@ std::string learners_with(bool LearnerTraits::*allows) {
   std::vector<std::string> names;
   for (const LearnerEntry& entry : learner_registry())
     if (entry.traits.*allows) names.push_back(entry.name);
-  return "the " + joined(names, " and ") + (names.size() == 1 ? " learner" : " learners");
+  const std::string last = names.back();
+  names.pop_back();
+  return "the " + (names.empty() ? last : joined(names, ", ") + " and " + last) +
+         (names.empty() ? " learner" : " learners");
 }
 
 void require(bool ok, const std::string& flag, const std::string& rule) {

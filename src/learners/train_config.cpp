@@ -22,6 +22,11 @@ bool obeys_rule(const TrainParameter& p, const TrainConfig& config) {
   return true;
 }
 
+// The rows that change nothing but the stochastic learners' trajectories.
+bool stochastic_row(const std::string& name) {
+  return name == "inner_sweeps" || name == "batch" || name == "seed";
+}
+
 }  // namespace
 
 void TrainConfig::validate() const {
@@ -52,7 +57,8 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields(
         (row.name != "smoothing_start" || trains_by_smoothing(epsilon)) &&
         (row.name != "hidden" || !model_choice().linear()) &&
         (!row.name.starts_with("fit_") || learner == "domke") &&
-        (!row.name.starts_with("tree_") || unary_model == "trees" || pairwise_model == "trees"))
+        (!row.name.starts_with("tree_") || unary_model == "trees" || pairwise_model == "trees") &&
+        (!stochastic_row(row.name) || learner == "dlpw" || learner == "pegasos"))
       kept.emplace_back(row.name, row.value_text(*this));
   return kept;
 }

@@ -20,6 +20,7 @@ const char* const kSpeed = kPerformanceGroup;
 const char* const kBaselines = "Likelihood baselines (--learner)";
 const char* const kFits = "Alternating fits (--learner domke)";
 const char* const kNonlocal = "Non-local energies (data with non-local terms)";
+const char* const kStochastic = "Stochastic steps (--learner dlpw, pegasos)";
 
 ParameterRule at_least(double low) {
   return {.low = low};
@@ -294,6 +295,35 @@ std::vector<TrainParameter> make_table() {
        .help = "AdaGrad step on psi: the first step moves each weight by this much",
        .member = &TrainConfig::psi_step,
        .rule = above(0)},
+      {.name = "inner_sweeps",
+       .flag = "--inner-sweeps",
+       .group = kStochastic,
+       .help = "dlpw: message sweeps of an example's own messages at each visit, before the step "
+               "on theta (Meshi et al.'s R)",
+       .member = &TrainConfig::inner_sweeps,
+       .rule = at_least(1),
+       .trajectory = true},
+      {.name = "batch",
+       .flag = "--batch",
+       .group = kStochastic,
+       .help = "examples per step on theta, shared by the ranks (one allreduce per step)",
+       .member = &TrainConfig::batch,
+       .rule = at_least(1),
+       .trajectory = true},
+      {.name = "seed",
+       .flag = "--seed",
+       .group = kStochastic,
+       .help = "seed of the order the examples are visited in (a new permutation each epoch)",
+       .member = &TrainConfig::seed,
+       .rule = at_least(0),
+       .trajectory = true},
+      {.name = "objective_every",
+       .flag = "--objective-every",
+       .group = kStochastic,
+       .help = "epochs between evaluations of the full objective at the averaged theta, not "
+               "counted in the training time (0: only after the last epoch)",
+       .member = &TrainConfig::objective_every,
+       .rule = at_least(0)},
   };
 }
 

@@ -21,6 +21,7 @@ constexpr uint64_t kConfigTag = 103;
 constexpr uint64_t kLbfgsTags[4] = {104, 105, 106, 107};
 constexpr uint64_t kDualTags[3] = {108, 109, 110};
 constexpr uint64_t kTreeTag = 111;
+constexpr uint64_t kIterateTag = 112;
 
 // The L-BFGS memory's datasets, in the order of kLbfgsTags.
 constexpr const char* kLbfgsDatasets[4] = {"/lbfgs/s", "/lbfgs/y", "/lbfgs/step",
@@ -99,6 +100,11 @@ std::string trees_checksum(const std::vector<StoredEnsemble>& trees) {
   return text_checksum(text, kTreeTag) + values;
 }
 
+// The stochastic learners' last iterate (theta is their average); empty for the others.
+std::string iterate_checksum(const TrainingState& state) {
+  return state.iterate.empty() ? "" : hex_checksum(kIterateTag, 0, state.iterate, nullptr);
+}
+
 std::string settings_line(const Checkpoint& c) {
   std::string settings;
   for (const auto& [name, value] : c.compatibility)
@@ -137,7 +143,10 @@ std::string header_text(const Checkpoint& c, int64_t version, int64_t num_params
                             "\ndual_best=" + bits(c.state.dual_bundle.best) +
                             "\ndual_next=" + std::to_string(dual_next) +
                             "\ndual=" + dual_checksum(c.state.dual_bundle)) +
-         (c.state.trees.empty() ? "" : "\ntrees=" + trees_checksum(c.state.trees));
+         (c.state.trees.empty() ? "" : "\ntrees=" + trees_checksum(c.state.trees)) +
+         (c.state.iterate.empty() ? ""
+                                  : "\nsteps=" + std::to_string(c.state.steps) +
+                                        "\niterate=" + iterate_checksum(c.state));
 }
 
 // The four datasets of the memory, checked against the parameter count before any is read
@@ -273,6 +282,10 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write_attribute("checksum_lbfgs", memory_checksum);
     if (!c.state.trees.empty())
       file.write_attribute("checksum_trees", trees_checksum(c.state.trees));
+    if (!c.state.iterate.empty()) {
+      file.write_attribute("steps", c.state.steps);
+      file.write_attribute("checksum_iterate", iterate_checksum(c.state));
+    }
     write_provenance(file, c.provenance);
     file.write_attribute(
         "checksum_header",
@@ -280,6 +293,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
                                   messages_checksum, memory_checksum)));
     file.write("/theta", c.state.theta);
     write_ensembles(file, c.state.trees);
+    if (!c.state.iterate.empty()) file.write("/stochastic/iterate", c.state.iterate);
     for (int i = 0; i < 4; ++i) file.write(kLbfgsDatasets[i], lbfgs_vector(c.state.lbfgs, i));
     file.write("/dual/moments", c.state.dual_bundle.moments);
     file.write("/dual/losses", c.state.dual_bundle.losses);
@@ -337,6 +351,17 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
     c.state.trees = read_ensembles(file);
     if (trees_checksum(c.state.trees) != file.read_string_attribute("checksum_trees"))
       throw_file_error(path, "/trees", "checksum mismatch (the file is corrupt)");
+  }
+  // The stochastic learners' iterate, before the header checksum, which covers its own.
+  if (file.has_attribute("checksum_iterate")) {
+    c.state.steps = file.read_int_attribute("steps");
+    if (file.length("/stochastic/iterate") != params)
+      throw_file_error(path, "/stochastic/iterate",
+                       "holds " + std::to_string(file.length("/stochastic/iterate")) +
+                           " values, not the " + std::to_string(params) + " parameters");
+    c.state.iterate = file.read<double>("/stochastic/iterate", 0, params);
+    if (iterate_checksum(c.state) != file.read_string_attribute("checksum_iterate"))
+      throw_file_error(path, "/stochastic/iterate", "checksum mismatch (the file is corrupt)");
   }
   const std::string theta_checksum = file.read_string_attribute("checksum_theta");
   const std::string memory_checksum =

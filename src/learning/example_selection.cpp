@@ -12,28 +12,19 @@ namespace pdsp {
 void LocalProblem::select_examples(std::span<const int64_t> examples) {
   if (!examples.empty() && data_.shard)
     throw std::logic_error("select_examples: a shard of a split example sweeps all of it");
-  const auto mark = [&](int64_t n, uint8_t flag) {
-    std::fill(selected_factor_.begin() + data_.factor_offset[n],
-              selected_factor_.begin() + data_.factor_offset[n + 1], flag);
-  };
-  for (int64_t n : selected_) mark(n, 0);
   selected_.clear();
   if (examples.empty()) return;
-  if (selected_factor_.empty())
-    selected_factor_.assign(static_cast<size_t>(data_.num_factors()), 0);
   if (example_selected_.empty())
     example_selected_.assign(static_cast<size_t>(data_.num_examples()), 0);
   for (int64_t n : examples) {
     if (n < 0 || n >= data_.num_examples() || example_selected_[n]) {
       for (int64_t m : selected_) example_selected_[m] = 0;
-      for (int64_t m : selected_) mark(m, 0);
       selected_.clear();
       throw std::invalid_argument("select_examples: example " + std::to_string(n) +
                                   " is out of range or repeated");
     }
     example_selected_[n] = 1;
     selected_.push_back(n);
-    mark(n, 1);
   }
   for (int64_t n : selected_) example_selected_[n] = 0;
   selected_sweep_plan_ = plan_sweep(colouring_, graph_, selected_);

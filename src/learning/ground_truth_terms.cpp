@@ -17,9 +17,10 @@ void LocalProblem::ground_truth_moments(std::span<double> d) const {
 
 void LocalProblem::moments_less_truth(std::span<double> z) const {
   const std::vector<double>& truth = engine_.truth_weight();
-  if (truth.size() != belief_.size() || (kernels_ == &general_ && engine_.model().is_linear())) {
-    // Folded shared-table beliefs (a linear model on the general kernels) have no dense
-    // layout to subtract from: two passes.
+  if (truth.size() != belief_.size() ||
+      (kernels_ == &general_ && engine_.model().is_linear() && selected_.empty())) {
+    // Folded shared-table beliefs (a linear model on the general kernels over all examples;
+    // a selection reads no shared table) have no dense layout to subtract from: two passes.
     model_moments(z);
     std::vector<double> d(z.size());
     ground_truth_moments(d);
@@ -27,14 +28,24 @@ void LocalProblem::moments_less_truth(std::span<double> z) const {
     return;
   }
   belief_less_truth_.resize(belief_.size());
-  for (size_t i = 0; i < belief_.size(); ++i) belief_less_truth_[i] = belief_.data()[i] - truth[i];
   if (selected_.empty()) {
+    for (size_t i = 0; i < belief_.size(); ++i)
+      belief_less_truth_[i] = belief_.data()[i] - truth[i];
     engine_.model().backward(engine_.theta(), belief_less_truth_, z);
     return;
   }
+  // The selected examples' positions only: a stochastic learner's visit costs its examples.
+  const auto subtract = [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) belief_less_truth_[i] = belief_.data()[i] - truth[i];
+  };
   std::fill(z.begin(), z.end(), 0.0);
-  for (int64_t n : selected_)
+  const int64_t states = data_.num_states();
+  for (int64_t n : selected_) {
+    subtract(data_.state_offset[data_.var_offset[n]], data_.state_offset[data_.var_offset[n + 1]]);
+    subtract(states + data_.table_offset[data_.factor_offset[n]],
+             states + data_.table_offset[data_.factor_offset[n + 1]]);
     engine_.model().add_backward_example(n, engine_.theta(), belief_less_truth_, z);
+  }
 }
 
 double LocalProblem::ground_truth_offset() const {

@@ -49,6 +49,26 @@ void InferenceEngine::set_example_theta(int64_t n, std::span<const double> theta
   model_->forward_example(n, theta, base, potential_);
 }
 
+void InferenceEngine::set_examples_theta(std::span<const int64_t> examples,
+                                         std::span<const double> theta,
+                                         std::span<const double> base, double largest_base) {
+  theta_.assign(theta.begin(), theta.end());
+  for (int64_t n : examples) model_->forward_example(n, theta, base, potential_);
+  const double bound = largest_base + model_->largest_term(theta);
+  potentials_bounded_ = all_finite(theta) && bound < kSafeMagnitude;
+  const std::span<const double> u(potential_);
+  const auto example_finite = [&](int64_t n) {
+    const int64_t states = data_.state_offset[data_.var_offset[n]];
+    const int64_t tables = data_.num_states() + data_.table_offset[data_.factor_offset[n]];
+    return all_finite(u.subspan(states, data_.state_offset[data_.var_offset[n + 1]] - states)) &&
+           all_finite(u.subspan(
+               tables,
+               data_.num_states() + data_.table_offset[data_.factor_offset[n + 1]] - tables));
+  };
+  potentials_finite_ =
+      potentials_bounded_ || std::all_of(examples.begin(), examples.end(), example_finite);
+}
+
 const std::vector<double>& InferenceEngine::truth_weight() const {
   if (truth_weight_.empty()) {
     if (!data_.has_labels())
@@ -66,7 +86,8 @@ void InferenceEngine::ground_truth_moments(std::span<double> d,
     std::fill(d.begin(), d.end(), 0.0);
     for (int64_t n : examples) model_->add_backward_example(n, theta_, truth_weight(), d);
   }
-  if (model_->is_linear()) release_truth_weight();
+  // A learner that asks example by example asks again: the indicator stays for it.
+  if (model_->is_linear() && examples.empty()) release_truth_weight();
 }
 
 }  // namespace pdsp

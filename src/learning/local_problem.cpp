@@ -185,8 +185,14 @@ void LocalProblem::restore_messages() {
 
 void LocalProblem::set_theta(std::span<const double> theta) {
   // The general kernels read one table for all the factors that share it (shared_tables.hpp).
-  engine_.set_theta(theta, potential_base(), largest_base_, unwritten_factors_);
-  general_.set_potentials(engine_.potentials());
+  if (selected_.empty()) {
+    engine_.set_theta(theta, potential_base(), largest_base_, unwritten_factors_);
+    general_.set_potentials(engine_.potentials());
+  } else {
+    // A shared table's representative may lie in an example outside the selection.
+    engine_.set_examples_theta(selected_, theta, potential_base(), largest_base_);
+    general_.use_own_tables();
+  }
 }
 
 void LocalProblem::set_temperature(double epsilon) {
@@ -264,7 +270,7 @@ double LocalProblem::objective() {
   return sum_of_chunks(plan);
 }
 
-LocalEvaluation LocalProblem::evaluate() {
+LocalEvaluation LocalProblem::evaluate(FiniteCheck check) {
   const WorkPlan& plan = active_evaluation_plan();
   // The offset's dual terms are those of the loss: both are part of the base.
   const std::span<const double> base = potential_base();
@@ -302,7 +308,8 @@ LocalEvaluation LocalProblem::evaluate() {
              general_.folded_beliefs_finite(chunk.begin, chunk.end));
       },
       [](int64_t) {}, after_phase);
-  require_finite();
+  const bool finite = check == FiniteCheck::Local ? all_values_finite() : true;
+  if (check == FiniteCheck::Collective) require_finite();
   if (data_.shard) put_halo_beliefs_aside(belief_.data());
   BeliefTerms total;
   for (int64_t c = 0; c < plan.num_chunks(); ++c)
@@ -310,7 +317,7 @@ LocalEvaluation LocalProblem::evaluate() {
       total.add(chunk_terms_[c]);
     else
       total.violation = std::max(total.violation, chunk_terms_[c].violation);
-  if (kernels_ == &general_) total.dual -= general_.fold_shared_beliefs(selected_factor_);
+  if (kernels_ == &general_) total.dual -= general_.fold_shared_beliefs(selected_);
   double expected_loss = 0.0;
   if (selected_.empty()) {
     for (size_t i = 0; i < base.size(); ++i) expected_loss += belief_[i] * base[i];
@@ -330,7 +337,7 @@ LocalEvaluation LocalProblem::evaluate() {
     else if (!engine_.model().is_linear())
       general_.unfold_beliefs(0, data_.owned_factors(), belief_.data());
   }
-  return {total.objective, total.dual, expected_loss, total.violation};
+  return {total.objective, total.dual, expected_loss, total.violation, finite};
 }
 
 double LocalProblem::consistent_beliefs(std::span<double> z) {
@@ -396,12 +403,15 @@ void LocalProblem::restore_halo_beliefs(double* belief) const {
 // number, where a +inf score only gets belief 0. Sweeps make such messages only from potentials
 // near the top of the range of doubles, so they are read only then, or after an import of
 // messages that were not all finite.
+bool LocalProblem::all_values_finite() const {
+  return engine_.potentials_finite() &&
+         std::all_of(chunk_beliefs_finite_.begin(), chunk_beliefs_finite_.end(),
+                     [](uint8_t chunk_finite) { return chunk_finite != 0; }) &&
+         ((engine_.potentials_bounded() && imported_finite_) || all_finite(messages()));
+}
+
 void LocalProblem::require_finite() const {
-  const bool finite =
-      engine_.potentials_finite() &&
-      std::all_of(chunk_beliefs_finite_.begin(), chunk_beliefs_finite_.end(),
-                  [](uint8_t chunk_finite) { return chunk_finite != 0; }) &&
-      ((engine_.potentials_bounded() && imported_finite_) || all_finite(messages()));
+  const bool finite = all_values_finite();
   run_collectively(data_.communicator(), [&] {
     if (!finite) throw InputError(settings_.source + ": " + explain_non_finite());
   });

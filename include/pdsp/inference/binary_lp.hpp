@@ -26,6 +26,9 @@ struct HalfIntegralVertex {
   bool operator==(const HalfIntegralVertex&) const = default;
 };
 
+// Every variable two states and every factor two variables.
+bool is_binary_pairwise(const Dataset& data);
+
 // An InputError naming `data`'s file and the first variable with other than two states or
 // factor with other than two variables, if any.
 void require_binary_pairwise(const Dataset& data, const std::string& why);

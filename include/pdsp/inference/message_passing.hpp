@@ -34,6 +34,9 @@ class MessagePassing final : public Kernels {
   // set_epsilon). Calls with another array, such as the baselines' per-example potentials, and
   // every call before this one, take the general path.
   void set_potentials(const double* potential);
+  // Every factor reads its own table until the next set_potentials: for potentials written
+  // example by example, where a shared table's representative may not be current.
+  void use_own_tables();
   // The factors whose own tables these kernels never read in the potentials of set_potentials
   // (they read their shared table's representative's): FeatureIndex::potentials may skip them.
   std::span<const uint8_t> factors_without_own_table() const { return shared_.others(); }
@@ -45,8 +48,8 @@ class MessagePassing final : public Kernels {
   // After factor_beliefs of every factor: sums the folded beliefs per table (in factor order, so
   // the same for any thread count); returns the part of the dual that factor_beliefs left out
   // for them (sum of b u over their tables), to be subtracted from BeliefTerms::dual. With
-  // `counted`, the factors flagged only (SharedPairwiseTables::fold).
-  double fold_shared_beliefs(std::span<const uint8_t> counted = {});
+  // `examples`, their factors only (SharedPairwiseTables::fold).
+  double fold_shared_beliefs(std::span<const int64_t> examples = {});
   // z += the moments of the folded beliefs (their tables' parameters), after fold_shared_beliefs.
   void add_shared_moments(std::span<double> z) const;
   // Writes the tables of the folded factors among [first, last) into `belief` (the layout of

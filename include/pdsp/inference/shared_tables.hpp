@@ -69,7 +69,7 @@ class SharedPairwiseTables {
   SharedPairwiseTables(const Dataset& data, const CountingNumbers& counting);
 
   // Recomputes every table from `potential` (the layout [states | table entries]) at `epsilon`:
-  // after new potentials and after a change of temperature.
+  // after new potentials and after a change of temperature. Null: no table is usable.
   void rebuild(const double* potential, double epsilon);
   // Factor a's table when a has one that is usable now, else null (the general kernels then).
   const SharedTable* of(int64_t a) const {
@@ -97,9 +97,9 @@ class SharedPairwiseTables {
   double* folded_beliefs(int64_t a) const { return folded_beliefs_.data() + folded_offset_[a]; }
   // Sums the folded beliefs of every table's factors into its belief_sum, in factor order (the
   // same for any thread count); returns sum over the tables of sum_{s,t} u(s, t) belief_sum(s, t),
-  // the part of the dual that SharedTable::beliefs leaves out. With `counted` (one flag per
-  // factor), only the factors flagged (those of the examples an evaluation covered).
-  double fold(std::span<const uint8_t> counted = {});
+  // the part of the dual that SharedTable::beliefs leaves out. With `examples`, only their
+  // factors (the examples an evaluation covered).
+  double fold(std::span<const int64_t> examples = {});
   // z[param] += belief_sum: a table's entry (s, t) is parameter offset(type) + s * cols + t.
   void add_moments(double* z) const;
   // Factor a's folded beliefs written out as its table, b(s, t) = p(s) E(s, t) q(t), at `table`
@@ -108,11 +108,15 @@ class SharedPairwiseTables {
   void unfold(int64_t a, double* table) const;
 
  private:
+  void add_folded(size_t a);  // factor a's folded beliefs into its table's belief_sum
+  double table_part();        // fold()'s return value, after the belief_sum are complete
+
   const Dataset& data_;
   std::vector<SharedTable> tables_;
   std::vector<int32_t> table_of_;  // [factors] an index into tables_ or -1; empty if none has one
   std::vector<uint8_t> others_;
   std::vector<uint8_t> folded_;
+  bool folded_flags_stale_ = true;      // folded_ not yet set from the tables' usability
   std::vector<int64_t> folded_offset_;  // [factors] where a factor's folded beliefs start
   mutable std::vector<double> folded_beliefs_;
 };

@@ -70,6 +70,12 @@ struct TrainConfig {
   int rda_iters = 10;
   int psi_epochs = 50;
   double psi_step = 2.0;
+  // The stochastic learners (learners/stochastic): dlpw's sweeps per visit, the examples per
+  // step, the seed of the visiting order, the epochs between objective evaluations.
+  int inner_sweeps = 10;
+  int batch = 1;
+  int seed = 1;
+  int objective_every = 1;
 
   // Throws InputError naming the flag of a value its row's rule refuses (the learner's own
   // restrictions are check_learner_settings').

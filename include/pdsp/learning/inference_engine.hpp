@@ -48,6 +48,10 @@ class InferenceEngine {
                  std::span<const uint8_t> skip_factor = {});
   // Example n's potentials alone (base empty or [states]); the others stay.
   void set_example_theta(int64_t n, std::span<const double> theta, std::span<const double> base);
+  // The listed examples' potentials alone, as set_theta, whose overflow checks then hold for
+  // them (a stochastic learner's batch).
+  void set_examples_theta(std::span<const int64_t> examples, std::span<const double> theta,
+                          std::span<const double> base, double largest_base);
   // The theta of the potentials, for gradients through the model and for error messages.
   std::span<const double> theta() const { return theta_; }
   double* potentials() { return potential_.data(); }

@@ -33,6 +33,7 @@ struct LocalEvaluation {
   // sum b_v(s) (e_v(s) + offset_v(s)): the part of `dual` that is not entropy
   double expected_loss = 0;
   double violation = 0;  // largest marginalisation violation
+  bool finite = true;    // FiniteCheck::Local: every value on this rank was finite
 };
 
 // `final`, so that calls through a LocalProblem& need no virtual dispatch; through
@@ -55,7 +56,9 @@ class LocalProblem final : public CheckpointedMessages {
   std::string kernel_name() const;
   bool threads_inside_examples() const { return threads_inside_examples_; }
 
-  // u = loss + offset + f(theta) (PotentialModel::forward).
+  // u = loss + offset + f(theta) (PotentialModel::forward); with a selection (select_examples)
+  // only the selected examples' potentials, which their factors then read from their own tables
+  // (no shared tables, MessagePassing::use_own_tables).
   void set_theta(std::span<const double> theta);
   // An additive term of the variables' potentials, one value per state ([states]), that is not
   // learned (non-local energies, a message bias): from the next set_theta on, until replaced;
@@ -80,8 +83,15 @@ class LocalProblem final : public CheckpointedMessages {
   double objective();
   // Computes the beliefs and the quantities that depend on them. Collective over the ranks that
   // share the data file (Dataset::communicator): when a potential, a message or a belief on any
-  // rank is not finite, every rank throws the lowest such rank's explanation.
-  LocalEvaluation evaluate();
+  // rank is not finite, every rank throws the lowest such rank's explanation. A learner that
+  // reduces the check with its own sums instead (one allreduce per step) asks for
+  // FiniteCheck::Local, reads LocalEvaluation::finite, and calls require_finite on every rank
+  // when some rank's was false.
+  enum class FiniteCheck { Collective, Local };
+  LocalEvaluation evaluate(FiniteCheck check = FiniteCheck::Collective);
+  // Throws (collectively) when a potential, a message or a belief of the last evaluation is not
+  // finite on some rank, with that rank's explanation.
+  void require_finite() const;
   // z = J(theta)^T b: the moments of the last evaluation's beliefs through the model.
   void model_moments(std::span<double> z) const;
   // The beliefs of the last evaluate() made consistent (local_polytope.hpp): the variable
@@ -168,9 +178,9 @@ class LocalProblem final : public CheckpointedMessages {
   void restore_halo_beliefs(double* belief) const;
   // Whether a phase of the evaluation plan holds factor chunks (else variable chunks).
   bool factors_in(int64_t phase) const;
-  // Throws (collectively) when a potential, a message or a belief is not finite;
-  // explain_non_finite says which one and why.
-  void require_finite() const;
+  // Whether every potential, message and belief of the last evaluation is finite on this rank;
+  // explain_non_finite says which one is not and why.
+  bool all_values_finite() const;
   std::string explain_non_finite() const;
 
   const Dataset& data_;
@@ -201,7 +211,6 @@ class LocalProblem final : public CheckpointedMessages {
   std::vector<int64_t> selected_;    // select_examples'; empty: all
   WorkPlan selected_sweep_plan_;
   WorkPlan selected_evaluation_plan_;
-  std::vector<uint8_t> selected_factor_;           // [factors] 1 for those of the selected examples
   std::vector<uint8_t> example_selected_;          // [examples] select_examples' scratch, all 0
   std::vector<double> truth_offset_;               // [examples] ground_truth_offset()'s parts
   MessageState lambda_;                            // message state of the kernels

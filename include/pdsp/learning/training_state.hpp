@@ -77,6 +77,11 @@ struct TrainingState {
   // The boosted trees of a trees class (none otherwise): the part of the model theta does not
   // hold.
   std::vector<StoredEnsemble> trees;
+  // The stochastic learners (learners/stochastic): theta is the weighted average of their
+  // iterates, the model; this is the last iterate and `steps` the steps taken, which fix the
+  // next step's size. Empty and 0 for the other learners.
+  std::vector<double> iterate;
+  int64_t steps = 0;
 };
 
 class TrainingObserver {

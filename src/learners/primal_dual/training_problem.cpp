@@ -21,10 +21,12 @@ ProblemSettings training_problem_settings(const TrainConfig& config) {
 }
 
 std::unique_ptr<LocalProblem> make_training_problem(const Dataset& slice, TrainConfig& config,
-                                                    Communicator& comm) {
+                                                    Communicator& comm, bool smoothed) {
+  ProblemSettings settings = training_problem_settings(config);
+  if (!smoothed) settings.smoothing = 0.0;
   std::unique_ptr<LocalProblem> problem;
   run_collectively(comm, [&] {
-    problem = std::make_unique<LocalProblem>(slice, training_problem_settings(config),
+    problem = std::make_unique<LocalProblem>(slice, settings,
                                              make_potential_model(slice, config.model_choice()));
     config.counting = problem->counting().mode;
   });

@@ -1,18 +1,14 @@
 #include "pdsp/learners/ssvm_fw/ssvm_frank_wolfe.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <numeric>
 #include <random>
 
-#include "pdsp/features/feature_index.hpp"
 #include "pdsp/inference/binary_lp.hpp"
-#include "pdsp/learning/local_problem.hpp"
+#include "pdsp/learning/svm_objective.hpp"
 #include "pdsp/optim/gap_sampler.hpp"
-#include "pdsp/optim/regularizer.hpp"
 #include "pdsp/util/clock.hpp"
 #include "pdsp/util/errors.hpp"
 
@@ -38,25 +34,17 @@ class SsvmFrankWolfe::Solver {
   Solver(const Dataset& data, const SsvmConfig& config, Communicator& comm)
       : data_(data),
         config_(config),
-        regularizer_{config.C, 2.0},
         comm_(comm),
-        features_(data),
-        oracles_(static_cast<size_t>(omp_get_max_threads())),
+        objective_(data, config.C, config.loss_weight, comm),
         params_(static_cast<size_t>(data.num_params)),
-        loss_(loss_augmentation(data, config.loss_weight)),
         potential_(static_cast<size_t>(data.num_states() + data.num_table_entries()), 0.0),
         weight_(potential_.size(), 0.0),
         dz_(params_, 0.0),
         theta_(params_, 0.0),
-        d_(params_, 0.0),
         mixtures_(static_cast<size_t>(data.num_examples())),
         gaps_(mixtures_.size(), 0.0) {
-    for (int64_t n = 0; n < data.num_examples(); ++n) {
+    for (int64_t n = 0; n < data.num_examples(); ++n)
       mixtures_[n] = Mixture{{labelled_vertex(data, n)}, {1.0}};
-      add_vertex_beliefs(data, n, mixtures_[n].vertices[0], 1.0, weight_);
-      features_.add_example_moments(n, weight_, d_);
-    }
-    comm_.allreduce_sum(std::span<double>(d_));
   }
 
   TrainResult run(TrainingObserver& observer) {
@@ -87,7 +75,7 @@ class SsvmFrankWolfe::Solver {
       record.iteration = pass;
       record.objective = record.objective_after_step = best_primal;
       // At theta = (d - z) / C the conjugate term |z - d|^2 / (2C) is the regulariser of theta.
-      record.dual = expected_loss_ - regularizer_.value(theta_);
+      record.dual = expected_loss_ - objective_.regularizer().value(theta_);
       record.gap = best_primal - record.dual;
       record.gap_certified = true;
       record.temperature = 0;
@@ -150,19 +138,19 @@ class SsvmFrankWolfe::Solver {
   // steps inside the mixture. Returns the example's gap before the step (its share of F - D).
   double block_step(int64_t n) {
     Mixture& m = mixtures_[n];
-    features_.example_potentials(n, theta_, loss_, potential_);
-    HalfIntegralVertex best = oracles_[0].maximise(data_, n, potential_);
+    objective_.example_potentials(n, theta_, potential_);
+    HalfIntegralVertex best = objective_.maximise(n, potential_);
     size_t to = std::find(m.vertices.begin(), m.vertices.end(), best) - m.vertices.begin();
     if (to == m.vertices.size()) {
       m.vertices.push_back(std::move(best));
       m.weights.push_back(0.0);
     }
-    std::vector<double> scores = mixture_scores(n, m);
+    std::vector<double> scores = mixture_scores(n, m, potential_);
     const double gap = scores[to] - mixture_value(m, scores);
     for (int k = 0; k <= kMixtureSteps; ++k) {
       if (k > 0) {
-        features_.example_potentials(n, theta_, loss_, potential_);
-        scores = mixture_scores(n, m);
+        objective_.example_potentials(n, theta_, potential_);
+        scores = mixture_scores(n, m, potential_);
         to = std::max_element(scores.begin(), scores.end()) - scores.begin();
       }
       if (!pairwise_step(n, m, to, scores)) break;
@@ -177,10 +165,11 @@ class SsvmFrankWolfe::Solver {
     return value;
   }
 
-  std::vector<double> mixture_scores(int64_t n, const Mixture& m) const {
+  std::vector<double> mixture_scores(int64_t n, const Mixture& m,
+                                     std::span<const double> potential) const {
     std::vector<double> scores(m.vertices.size());
     for (size_t k = 0; k < scores.size(); ++k)
-      scores[k] = vertex_score(data_, n, m.vertices[k], potential_);
+      scores[k] = vertex_score(data_, n, m.vertices[k], potential);
     return scores;
   }
 
@@ -198,7 +187,7 @@ class SsvmFrankWolfe::Solver {
     add_vertex_beliefs(data_, n, m.vertices[to], 1.0, weight_);
     add_vertex_beliefs(data_, n, m.vertices[away], -1.0, weight_);
     std::fill(dz_.begin(), dz_.end(), 0.0);
-    features_.add_example_moments(n, weight_, dz_);
+    objective_.features().add_example_moments(n, weight_, dz_);
     // -d2D / dgamma2, times the ranks: each rank steps as if the others moved theta the same
     // way, so that the sum of the ranks' steps still raises D (|sum_r v_r|^2 <= P sum_r
     // |v_r|^2; CoCoA+, Ma et al. 2015). One rank: the exact maximiser along the line.
@@ -243,50 +232,34 @@ class SsvmFrankWolfe::Solver {
       for (size_t k = 0; k < mixtures_[n].vertices.size(); ++k)
         add_vertex_beliefs(data_, example, mixtures_[n].vertices[k], mixtures_[n].weights[k],
                            weight_);
-      features_.add_example_moments(example, weight_, sums);
+      objective_.features().add_example_moments(example, weight_, sums);
     }
-    for (size_t i = 0; i < loss_.size(); ++i) sums[params_] += loss_[i] * weight_[i];
+    const std::span<const double> loss = objective_.loss();
+    for (size_t i = 0; i < loss.size(); ++i) sums[params_] += loss[i] * weight_[i];
     comm_.allreduce_sum(std::span<double>(sums));
-    for (size_t r = 0; r < params_; ++r) theta_[r] = (d_[r] - sums[r]) / config_.C;
+    const std::span<const double> d = objective_.truth_moments();
+    for (size_t r = 0; r < params_; ++r) theta_[r] = (d[r] - sums[r]) / config_.C;
     expected_loss_ = sums[params_];
   }
 
-  // F_0(theta) = C/2 |theta|^2 + sum_n max_b (e_n + Phi_n theta) . b - theta . d over all
-  // ranks, the max by the oracle, examples on the threads. With `record_gaps` (theta is the
+  // F_0(theta) over all ranks by the oracle (SvmObjective). With `record_gaps` (theta is the
   // mixtures' own) each example's gap, max - (its mixture's score), goes to gaps_.
   double primal_objective(const std::vector<double>& theta, bool record_gaps) {
-    const int64_t examples = data_.num_examples();
-    std::vector<double> best(static_cast<size_t>(examples));
-#pragma omp parallel
-    {
-      BinaryLpOracle& oracle = oracles_[static_cast<size_t>(omp_get_thread_num())];
-#pragma omp for schedule(dynamic, 16)
-      for (int64_t n = 0; n < examples; ++n) {
-        features_.example_potentials(n, theta, loss_, potential_);
-        best[n] = vertex_score(data_, n, oracle.maximise(data_, n, potential_), potential_);
-        if (!record_gaps) continue;
-        gaps_[n] = best[n] - mixture_value(mixtures_[n], mixture_scores(n, mixtures_[n]));
-      }
-    }
-    double sums[1] = {std::accumulate(best.begin(), best.end(), 0.0)};
-    comm_.allreduce_sum(std::span<double>(sums));
-    double truth = 0;
-    for (size_t r = 0; r < params_; ++r) truth += theta[r] * d_[r];
-    return regularizer_.value(theta) + sums[0] - truth;
+    if (!record_gaps) return objective_.value(theta);
+    return objective_.value(theta, [&](int64_t n, double best, std::span<const double> potential) {
+      gaps_[n] = best - mixture_value(mixtures_[n], mixture_scores(n, mixtures_[n], potential));
+    });
   }
 
   const Dataset& data_;
   const SsvmConfig config_;
-  const Regularizer regularizer_;  // (C/2) |theta|^2, the structured SVM's
   Communicator& comm_;
-  FeatureIndex features_;
-  std::vector<BinaryLpOracle> oracles_;  // one per thread
+  SvmObjective objective_;  // F_0 by the oracle, the features, e and d
   size_t params_;
-  std::vector<double> loss_;       // e, per state
   std::vector<double> potential_;  // u = e + Phi theta, written example by example
   std::vector<double> weight_;     // beliefs (or a difference of two) in the potential layout
   std::vector<double> dz_;         // Phi times a difference of two vertices
-  std::vector<double> theta_, d_;  // theta(b), and the moments of the labels
+  std::vector<double> theta_;      // theta(b)
   double expected_loss_ = 0;       // e . b over all ranks
   std::vector<Mixture> mixtures_;
   std::vector<double> gaps_;  // per example, from its last step or evaluation

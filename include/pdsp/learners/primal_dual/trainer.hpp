@@ -18,11 +18,13 @@ namespace pdsp {
 // at eps = 0 the problem starts at --smoothing-start (its kernels are chosen for a positive
 // temperature), which train() then lowers.
 ProblemSettings training_problem_settings(const TrainConfig& config);
-// The LocalProblem of a learner that trains on one (primal-dual, domke): those settings and the
-// potential model of --unary-model and --pairwise-model on `slice`; fills in the counting
-// numbers `auto` resolved to. Collective: every rank throws the lowest failing rank's error.
+// The LocalProblem of a learner that trains on one (primal-dual, domke, dlpw): those settings and
+// the potential model of --unary-model and --pairwise-model on `slice`; fills in the counting
+// numbers `auto` resolved to. `smoothed` false: at eps = 0 the kernels run at 0 itself (a
+// learner without the continuation). Collective: every rank throws the lowest failing rank's
+// error.
 std::unique_ptr<LocalProblem> make_training_problem(const Dataset& slice, TrainConfig& config,
-                                                    Communicator& comm);
+                                                    Communicator& comm, bool smoothed = true);
 
 TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
                   TrainingObserver& observer, TrainingState start = {});
