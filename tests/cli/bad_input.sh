@@ -187,6 +187,13 @@ for ranks in 1 2; do
   expect_error 2 "\-\-learner ssvm-fw: checkpoints are for the primal-dual, domke and dlpw learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0 --checkpoint-dir "$work"
   expect_error 2 "nolabels.h5: /vars/label: training needs ground-truth labels" $ranks -- "$pdsp" train --data "$work/nolabels.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0
   expect_error 2 "ternary.h5: /vars/card\[0\] is 3: \-\-learner ssvm-fw needs binary variables" $ranks -- "$pdsp" train --data "$work/ternary.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0
+  # The stochastic learners: pegasos is the structured SVM on binary pairwise data; dlpw needs F
+  # convex in the messages.
+  expect_error 2 "\-\-epsilon: \-\-learner pegasos solves the structured SVM (eps = 0)" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner pegasos
+  expect_error 2 "ternary.h5: /vars/card\[0\] is 3: \-\-learner pegasos needs binary variables" $ranks -- "$pdsp" train --data "$work/ternary.h5" --out "$work/m.h5" --learner pegasos --epsilon 0
+  expect_error 2 "\-\-learner pegasos: checkpoints are for the primal-dual, domke and dlpw learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner pegasos --epsilon 0 --checkpoint-dir "$work"
+  expect_error 2 "\-\-learner dlpw: counting numbers bethe make F non-convex in the messages at eps > 0; use \-\-counting uniform" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner dlpw --counting bethe
+  expect_error 2 "\-\-batch: '0' is not" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner dlpw --batch 0
   # Nonlinear function classes: eps > 0, the primal-dual learner, format 2's typed regions.
   expect_error 2 "\-\-unary-model mlp: nonlinear function classes train at \-\-epsilon > 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --unary-model mlp --epsilon 0
   expect_error 2 "\-\-pairwise-model mlp: nonlinear function classes are for the primal-dual and domke learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --pairwise-model mlp --learner lbp-lbfgs
