@@ -151,7 +151,7 @@ std::vector<TrainParameter> make_table() {
        .flag = "--max-iters",
        .group = kStop,
        .help = "maximum outer iterations (baselines: L-BFGS iterations or SGD epochs; ssvm-fw: "
-               "passes)",
+               "passes; dlpw, pegasos: epochs)",
        .member = &TrainConfig::max_iters,
        .rule = at_least(0)},
       {.name = "tol",

@@ -56,9 +56,11 @@ class SsvmFrankWolfe::Solver {
     double best_primal = INFINITY;
     for (int pass = 1; pass <= config_.max_passes; ++pass) {
       const auto pass_start = Clock::now();
+      const PassStart start = pass_start_state();
       run_pass(pass);
-      prune();
       refresh_theta();
+      if (comm_.size() > 1) combine_passes(start);
+      prune();
       // Any theta's F_0 bounds the optimum from above: the iterate's, and the running average
       // of the iterates (weights 2 / (pass + 2), as Lacoste-Julien et al. 2013), which is
       // smoother. The best seen is the model.
@@ -80,7 +82,8 @@ class SsvmFrankWolfe::Solver {
       record.gap_certified = true;
       record.temperature = 0;
       record.grad_norm = NAN;  // F_0 is not differentiable; the gap is the optimality test
-      record.step = NAN;
+      // Several ranks: how far along their added passes combine_passes went.
+      record.step = comm_.size() > 1 ? last_combination_ : NAN;
       record.seconds = seconds_since(pass_start);
       record.elapsed = seconds_since(started);
       observer.on_iteration(record);
@@ -188,17 +191,62 @@ class SsvmFrankWolfe::Solver {
     add_vertex_beliefs(data_, n, m.vertices[away], -1.0, weight_);
     std::fill(dz_.begin(), dz_.end(), 0.0);
     objective_.features().add_example_moments(n, weight_, dz_);
-    // -d2D / dgamma2, times the ranks: each rank steps as if the others moved theta the same
-    // way, so that the sum of the ranks' steps still raises D (|sum_r v_r|^2 <= P sum_r
-    // |v_r|^2; CoCoA+, Ma et al. 2015). One rank: the exact maximiser along the line.
-    const double ranks = comm_.size();
-    const double curvature = ranks * squared_norm(dz_) / config_.C;
+    // -d2D / dgamma2: the exact maximiser along the line, as if this rank were alone; the
+    // ranks' passes are combined by a line search after them (combine_passes).
+    const double curvature = squared_norm(dz_) / config_.C;
     const double available = m.weights[away];
     const double gamma = curvature > 0 ? std::min(available, gain / curvature) : available;
-    for (size_t r = 0; r < params_; ++r) theta_[r] -= ranks * gamma / config_.C * dz_[r];
+    for (size_t r = 0; r < params_; ++r) theta_[r] -= gamma / config_.C * dz_[r];
     m.weights[to] += gamma;
     m.weights[away] = gamma == available ? 0.0 : m.weights[away] - gamma;
     return true;
+  }
+
+  // What combine_passes needs of the state before a pass: theta, e . b and the mixtures'
+  // weights (vertices only join during a pass, so the old ones keep their places).
+  struct PassStart {
+    std::vector<double> theta;
+    double expected_loss = 0;
+    std::vector<std::vector<double>> weights;
+  };
+
+  PassStart pass_start_state() const {
+    PassStart start;
+    if (comm_.size() == 1) return start;
+    start.theta = theta_;
+    start.expected_loss = expected_loss_;
+    start.weights.reserve(mixtures_.size());
+    for (const Mixture& m : mixtures_) start.weights.push_back(m.weights);
+    return start;
+  }
+
+  // Several ranks each ran a pass from the same theta as if alone; refresh_theta made theta
+  // and e . b those of all their passes added. D along the line from the start to that point is
+  // a quadratic: its exact maximiser gamma in [0, 1] (1 when the passes do not interfere)
+  // moves every mixture that part of the way, and D cannot fall (gamma = 0 keeps the start).
+  // Against CoCoA+'s steps sized for P times the curvature, each pass keeps its full steps.
+  void combine_passes(const PassStart& start) {
+    double slope = expected_loss_ - start.expected_loss;  // dD / dgamma at 0 ...
+    double squared = 0;
+    for (size_t r = 0; r < params_; ++r) {
+      const double change = theta_[r] - start.theta[r];
+      slope -= config_.C * start.theta[r] * change;  // ... = dL - C theta . dtheta
+      squared += change * change;
+    }
+    const double curvature = config_.C * squared;
+    const double gamma = slope <= 0 ? 0.0 : curvature > 0 ? std::min(1.0, slope / curvature) : 1.0;
+    last_combination_ = gamma;
+    if (gamma == 1.0) return;
+    for (size_t r = 0; r < params_; ++r)
+      theta_[r] = start.theta[r] + gamma * (theta_[r] - start.theta[r]);
+    expected_loss_ = start.expected_loss + gamma * (expected_loss_ - start.expected_loss);
+    for (size_t n = 0; n < mixtures_.size(); ++n) {
+      std::vector<double>& weights = mixtures_[n].weights;
+      for (size_t k = 0; k < weights.size(); ++k) {
+        const double before = k < start.weights[n].size() ? start.weights[n][k] : 0.0;
+        weights[k] = before + gamma * (weights[k] - before);
+      }
+    }
   }
 
   void clear_example_weights(int64_t n) {
@@ -261,6 +309,7 @@ class SsvmFrankWolfe::Solver {
   std::vector<double> dz_;         // Phi times a difference of two vertices
   std::vector<double> theta_;      // theta(b)
   double expected_loss_ = 0;       // e . b over all ranks
+  double last_combination_ = 1;    // combine_passes' gamma of the last pass
   std::vector<Mixture> mixtures_;
   std::vector<double> gaps_;  // per example, from its last step or evaluation
 };

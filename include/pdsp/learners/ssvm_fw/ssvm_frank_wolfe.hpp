@@ -10,8 +10,8 @@
 // vertex, by the exact maximiser of D along that line, then takes a few such steps inside the
 // mixture alone. No temperature, no messages: after each pass F_0(theta) is evaluated exactly
 // by the same oracle and F_0 - D is the certified gap. With P ranks each runs its pass over its
-// own examples from the same theta, its steps sized for a curvature P times the true one, and
-// the passes are added: D cannot fall (CoCoA+).
+// own examples from the same theta as if alone, and the passes are combined by the exact line
+// search on D from the start to their sum: D cannot fall.
 #include <cstdint>
 #include <memory>
 
