@@ -24,7 +24,9 @@ from bench_common import run, train_and_predict
 
 DATA = {"yeast": ("multilabel_yeast", ("yeast-train.arff", "yeast-test.arff", "yeast.xml"), 14),
         "scene": ("multilabel_scene", ("scene-train.arff", "scene-test.arff", "scene.xml"), 6)}
-LEARNERS = {"dlpw": ["--learner", "dlpw"], "pegasos": ["--learner", "pegasos"],
+LEARNERS = {"dlpw": ["--learner", "dlpw"],
+            "dlpw R=1": ["--learner", "dlpw", "--inner-sweeps", "1"],
+            "pegasos": ["--learner", "pegasos"],
             "ssvm-fw": ["--learner", "ssvm-fw", "--tol", "0"],
             "primal-dual": ["--learner", "primal-dual", "--tol", "0", "--sweeps", "10"]}
 MARKS = [1, 2, 5, 10, 20, 50, 100, 200]  # seconds at which the table reads each curve
@@ -78,7 +80,7 @@ def figure(args, repo, name):
           " | epochs | test Hamming |")
     print("|---|---|---|" + "---|" * len(marks) + "---|---|")
     for learner, flags in LEARNERS.items():
-        r = train_and_predict(args.pdsp, args.mpirun, train, test, args.work, f"{name}-{learner}",
+        r = train_and_predict(args.pdsp, args.mpirun, train, test, args.work, f"{name}-{learner.replace(' ', '-')}",
                               common + flags + ["--max-seconds", str(args.seconds),
                                                 "--max-iters", "1000000"])
         records = r["iterations"]

@@ -100,6 +100,19 @@ class TrainingObserver {
   }
 };
 
+// The end of a learner's iteration: a final stop goes into `state`, the observer sees the state
+// that would resume after `record` (its training time up to the record's `elapsed`), and the
+// stop to act on is returned: `stop`, or when there is none the observer's.
+inline StopReason finish_iteration(TrainingObserver& observer, TrainingState& state,
+                                   const IterationRecord& record, const StopReason& stop) {
+  if (stop.is_final()) state.stop = stop;
+  const double trained_before = state.seconds_trained;
+  state.seconds_trained = record.elapsed;
+  const StopReason hook = observer.after_iteration(state, record, stop);
+  state.seconds_trained = trained_before;
+  return stop.stops() ? stop : hook;
+}
+
 struct TrainResult {
   TrainingState state;
   double objective = 0;

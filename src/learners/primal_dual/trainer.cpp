@@ -295,13 +295,8 @@ TrainResult Trainer::run() {
     if (smoothing_) stop = continue_smoothing(record, stop);
     state_.iterations_done = record.iteration;
     result.objective = record.objective_after_step;
-    if (stop.is_final()) state_.stop = stop;
     // The state that resumes after this iteration, without a copy of the L-BFGS memory.
-    const double trained_before = state_.seconds_trained;
-    state_.seconds_trained = record.elapsed;
-    const StopReason hook = observer_.after_iteration(state_, record, stop);
-    state_.seconds_trained = trained_before;
-    if (!stop.stops()) stop = hook;
+    stop = finish_iteration(observer_, state_, record, stop);
     if (stop.stops()) {
       result.stop = stop;
       break;

@@ -6,24 +6,20 @@
 #include <memory>
 
 #include "pdsp/inference/binary_lp.hpp"
-#include "pdsp/learners/learner.hpp"
 #include "pdsp/learners/primal_dual/trainer.hpp"
 #include "pdsp/learners/stochastic/dlpw_oracle.hpp"
+#include "pdsp/learners/stochastic/stochastic_learner.hpp"
 #include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {
 
-class DlpwLearner final : public Learner {
+class DlpwLearner final : public StochasticLearner {
  public:
   void set_up(const Dataset& slice, TrainConfig& config, Communicator& comm) override {
-    slice_ = &slice;
-    config_ = &config;
-    comm_ = &comm;
+    start_set_up(slice, config, comm);
     problem_ = make_training_problem(slice, config, comm, /*smoothed=*/false);
     run_collectively(comm, [&] {
-      if (!slice.has_labels())
-        throw InputError(slice.source() + ": /vars/label: training needs ground-truth labels");
       // Negative counting numbers at eps > 0 make F a saddle in the messages: no dual loss.
       if (problem_->is_saddle_problem())
         throw InputError("--learner dlpw: counting numbers " +
@@ -45,15 +41,8 @@ class DlpwLearner final : public Learner {
 
   CheckpointedMessages* checkpointed() override { return problem_.get(); }
 
-  TrainResult run(TrainingObserver& observer, TrainingState start) override {
-    return train_stochastic(*oracle_, *slice_, stochastic_config(*config_), *comm_, observer,
-                            std::move(start));
-  }
-
  private:
-  const Dataset* slice_ = nullptr;
-  TrainConfig* config_ = nullptr;
-  Communicator* comm_ = nullptr;
+  BatchOracle& oracle() override { return *oracle_; }
   std::unique_ptr<LocalProblem> problem_;
   std::unique_ptr<DlpwOracle> oracle_;
 };

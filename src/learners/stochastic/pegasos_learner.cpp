@@ -4,10 +4,8 @@
 // are dlpw's (stochastic_steps.hpp). Binary pairwise data only.
 #include <memory>
 
-#include "pdsp/learners/learner.hpp"
-#include "pdsp/learners/stochastic/stochastic_steps.hpp"
+#include "pdsp/learners/stochastic/stochastic_learner.hpp"
 #include "pdsp/learning/svm_objective.hpp"
-#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {
@@ -30,31 +28,18 @@ class LpVertexOracle final : public BatchOracle {
   std::unique_ptr<SvmObjective> objective_;
 };
 
-class PegasosLearner final : public Learner {
+class PegasosLearner final : public StochasticLearner {
  public:
   void set_up(const Dataset& slice, TrainConfig& config, Communicator& comm) override {
-    slice_ = &slice;
-    config_ = &config;
-    comm_ = &comm;
-    run_collectively(comm, [&] {
-      if (!slice.has_labels())
-        throw InputError(slice.source() + ": /vars/label: training needs ground-truth labels");
-    });
+    start_set_up(slice, config, comm);
     oracle_ = std::make_unique<LpVertexOracle>(
         std::make_unique<SvmObjective>(slice, config.C, config.loss_weight, comm));
   }
 
   std::string set_up_summary() const override { return "objective: " + oracle_->objective_note(); }
 
-  TrainResult run(TrainingObserver& observer, TrainingState start) override {
-    return train_stochastic(*oracle_, *slice_, stochastic_config(*config_), *comm_, observer,
-                            std::move(start));
-  }
-
  private:
-  const Dataset* slice_ = nullptr;
-  TrainConfig* config_ = nullptr;
-  Communicator* comm_ = nullptr;
+  BatchOracle& oracle() override { return *oracle_; }
   std::unique_ptr<LpVertexOracle> oracle_;
 };
 

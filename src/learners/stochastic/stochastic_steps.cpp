@@ -69,13 +69,8 @@ class StochasticSteps {
       observer_.on_iteration(record);
       state_.iterations_done = epoch;
       if (!std::isnan(record.objective)) state_.previous_objective = record.objective;
-      if (stop.is_final()) state_.stop = stop;
-      const double trained_before = state_.seconds_trained;
-      state_.seconds_trained = record.elapsed;
-      const StopReason hook = observer_.after_iteration(state_, record, stop);
-      state_.seconds_trained = trained_before;
       result.objective = state_.previous_objective;
-      if (!stop.stops()) stop = hook;
+      stop = finish_iteration(observer_, state_, record, stop);
       if (stop.stops()) {
         result.stop = stop;
         break;
