@@ -5,6 +5,8 @@
 // before kinds were stored (`final_stop_from_text`).
 #include <string>
 
+#include "pdsp/parallel/communicator.hpp"
+
 namespace pdsp {
 
 inline constexpr int kExitRequeue = 75;       // checkpointed: run the same command to continue
@@ -69,5 +71,11 @@ inline StopReason stop_by_observer(std::string text) {
 // leading words of the three final kinds' sentences. An unknown non-empty text is taken as a
 // small change, which a resume with another --tol reopens.
 StopReason final_stop_from_text(const std::string& text);
+
+// The stops the learners share, the same on every rank (one allreduce of the largest values): a
+// signal raised on any rank, then training time `elapsed` at `max_seconds` or more (0: no
+// limit), then `iteration` at `max_iterations`; no stop otherwise. Collective.
+StopReason limit_or_signal(Communicator& comm, bool signalled, double elapsed, double max_seconds,
+                           int iteration, int max_iterations);
 
 }  // namespace pdsp

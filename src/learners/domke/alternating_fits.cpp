@@ -154,12 +154,8 @@ class AlternatingFits {
           "relative decrease of F below tol (not certified: the alternating fits have no gap "
           "test; |grad F| at the messages is " +
           number_text(record.grad_norm) + ")");
-    double flags[2] = {observer_.stop_requested() ? 1.0 : 0.0, record.elapsed};
-    comm_.allreduce({}, flags);
-    if (flags[0] > 0) return stop_signal();
-    if (config_.max_seconds > 0 && flags[1] >= config_.max_seconds) return stop_time_limit();
-    if (record.iteration >= config_.max_iters) return stop_iteration_limit();
-    return no_stop();
+    return limit_or_signal(comm_, observer_.stop_requested(), record.elapsed, config_.max_seconds,
+                           record.iteration, config_.max_iters);
   }
 
   LocalProblem& problem_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -109,11 +110,9 @@ class SsvmFrankWolfe::Solver {
   StopReason stop_reason(const IterationRecord& record, TrainingObserver& observer) {
     if (record.gap <= config_.tol * std::max(1.0, std::abs(record.objective)))
       return stop_converged("converged: primal-dual gap at eps = 0 below tol (exact LP oracle)");
-    double flags[2] = {observer.stop_requested() ? 1.0 : 0.0, record.elapsed};
-    comm_.allreduce({}, flags);
-    if (flags[0] > 0) return stop_signal();
-    if (config_.max_seconds > 0 && flags[1] >= config_.max_seconds) return stop_time_limit();
-    return no_stop();
+    // The pass loop ends at max_passes itself.
+    return limit_or_signal(comm_, observer.stop_requested(), record.elapsed, config_.max_seconds,
+                           record.iteration, std::numeric_limits<int>::max());
   }
 
   // One block step per example of this rank: on the first pass each example once in a shuffled

@@ -160,12 +160,8 @@ class StochasticSteps {
 
   // No stop to go on; the same on every rank. Nothing here certifies optimality.
   StopReason stop_after(const IterationRecord& record) {
-    double flags[2] = {observer_.stop_requested() ? 1.0 : 0.0, trained_seconds()};
-    comm_.allreduce({}, flags);
-    if (flags[0] > 0) return stop_signal();
-    if (config_.max_seconds > 0 && flags[1] >= config_.max_seconds) return stop_time_limit();
-    if (record.iteration >= config_.max_epochs) return stop_iteration_limit();
-    return no_stop();
+    return limit_or_signal(comm_, observer_.stop_requested(), trained_seconds(),
+                           config_.max_seconds, record.iteration, config_.max_epochs);
   }
 
   BatchOracle& oracle_;
