@@ -119,6 +119,13 @@ struct TrainResult {
   StopReason stop;
 };
 
+// The result of a run started from a state whose training ended for good (StopReason::
+// is_final): nothing to do, so that state, its stop and its last F (a resumed run with no
+// iteration left reports the checkpoint's F, not 0).
+inline TrainResult finished_run(const TrainingState& state) {
+  return {state, state.previous_objective, state.stop};
+}
+
 // What a checkpoint stores of a learner's per-rank state besides the TrainingState: one arena
 // of doubles per rank, in the file order of the rank's slice (message_runs), so that a run
 // resumes on another rank count.

@@ -40,15 +40,10 @@ class AlternatingFits {
   // From `start`: a checkpoint's theta, trees, iteration count and last F (the messages are
   // the problem's own), or a fresh state.
   TrainResult run(TrainingState start) {
-    TrainResult result;
     state_ = std::move(start);
-    // A resumed run with no iteration left reports the checkpoint's F, not 0.
+    if (state_.stop.is_final()) return finished_run(state_);
+    TrainResult result;
     result.objective = state_.previous_objective;
-    if (state_.stop.is_final()) {  // a finished run: nothing to do
-      result.state = state_;
-      result.stop = state_.stop;
-      return result;
-    }
     if (!state_.theta.empty()) theta_ = state_.theta;
     TreeFunctions* trees = problem_.model().tree_functions();
     if (trees && !state_.trees.empty()) trees->load(state_.trees, "the checkpoint");

@@ -39,14 +39,10 @@ class StochasticSteps {
   }
 
   TrainResult run(TrainingState start) {
-    TrainResult result;
     state_ = std::move(start);
+    if (state_.stop.is_final()) return finished_run(state_);
+    TrainResult result;
     result.objective = state_.previous_objective;
-    if (state_.stop.is_final()) {  // a finished run: nothing to do
-      result.state = state_;
-      result.stop = state_.stop;
-      return result;
-    }
     const size_t params = static_cast<size_t>(slice_.num_params);
     if (state_.iterate.empty()) {
       state_.iterate.assign(params, 0.0);
