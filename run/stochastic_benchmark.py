@@ -120,7 +120,8 @@ def main():
     parser.add_argument("--mpirun", default="mpirun")
     parser.add_argument("--datasets", required=True)
     parser.add_argument("--work", required=True)
-    parser.add_argument("--data", default="yeast,scene")
+    parser.add_argument("--data", default="yeast,scene",
+                        help="data sets of the figure ('' for the rank runs alone)")
     parser.add_argument("--seconds", type=float, default=60.0,
                         help="training time of each learner (objective evaluations excluded)")
     parser.add_argument("--skip-ranks", action="store_true", help="no 1-rank / 2-rank runs")
@@ -132,7 +133,7 @@ def main():
     print(f"# Meshi et al.'s Figure 1: {platform.node()}, {os.cpu_count()} cores, "
           f"{platform.processor() or platform.machine()}; every run 1 rank x 1 thread, "
           f"eps = 0, C = d, loss weight 1/d (d labels), {args.seconds:g} s of training each")
-    for name in args.data.split(","):
+    for name in filter(None, args.data.split(",")):
         figure(args, repo, name)
     if not args.skip_ranks:
         two_ranks(args, repo)

@@ -48,7 +48,11 @@ TEST(SsvmFrankWolfeMpi, TwoRanksReachTheOptimumOfOneRank) {
         << "param " << r;
   for (size_t k = 1; k < two.all.size(); ++k)
     EXPECT_GE(two.all[k].dual, two.all[k - 1].dual - 1e-12 * std::abs(two.all[k].dual))
-        << "pass " << k + 1 << ": the average of the ranks' passes never lowers D";
+        << "pass " << k + 1 << ": combining the ranks' steps never lowers D";
+  for (const IterationRecord& record : two.all) {
+    EXPECT_GE(record.step, 0.0) << "pass " << record.iteration;  // the exchanges' line search
+    EXPECT_LE(record.step, 1.0) << "pass " << record.iteration;
+  }
   // Both ranks return the same model: compare rank 0's with every rank's.
   std::vector<double> spread(distributed.state.theta.size());
   for (size_t r = 0; r < spread.size(); ++r) spread[r] = distributed.state.theta[r];

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include "pdsp/inference/binary_lp.hpp"
@@ -20,6 +21,12 @@ namespace {
 // potential evaluation and a moment product each. On yeast three per example reach a given
 // gap in fewer passes than none (docs/benchmarks.md).
 constexpr int kMixtureSteps = 3;
+
+// With several ranks, each rank's block steps between two exchanges of theta: each rank sees
+// the others' steps at most this many of their steps late. On yeast with two ranks (C 1, to a
+// gap of 1e-3) 2, 4 and 8 took 312, 337 and 350 passes and the same time (58 s); exchanging
+// once a pass took over 1,000 (docs/benchmarks.md). An exchange is one allreduce of theta.
+constexpr int64_t kStepsPerExchange = 4;
 
 }  // namespace
 
@@ -46,6 +53,13 @@ class SsvmFrankWolfe::Solver {
         gaps_(mixtures_.size(), 0.0) {
     for (int64_t n = 0; n < data.num_examples(); ++n)
       mixtures_[n] = Mixture{{labelled_vertex(data, n)}, {1.0}};
+    if (comm.size() > 1) {
+      int64_t examples = data.num_examples();
+      comm.allreduce_sum(std::span<int64_t>(&examples, 1));
+      const int64_t per_round = kStepsPerExchange * comm.size();
+      exchanges_per_pass_ = std::max<int64_t>(1, (examples + per_round - 1) / per_round);
+      touched_.assign(mixtures_.size(), false);
+    }
   }
 
   TrainResult run(TrainingObserver& observer) {
@@ -57,10 +71,8 @@ class SsvmFrankWolfe::Solver {
     double best_primal = INFINITY;
     for (int pass = 1; pass <= config_.max_passes; ++pass) {
       const auto pass_start = Clock::now();
-      const PassStart start = pass_start_state();
       run_pass(pass);
       refresh_theta();
-      if (comm_.size() > 1) combine_passes(start);
       prune();
       // Any theta's F_0 bounds the optimum from above: the iterate's, and the running average
       // of the iterates (weights 2 / (pass + 2), as Lacoste-Julien et al. 2013), which is
@@ -83,8 +95,8 @@ class SsvmFrankWolfe::Solver {
       record.gap_certified = true;
       record.temperature = 0;
       record.grad_norm = NAN;  // F_0 is not differentiable; the gap is the optimality test
-      // Several ranks: how far along their added passes combine_passes went.
-      record.step = comm_.size() > 1 ? last_combination_ : NAN;
+      // Several ranks: the shortest of the pass's exchange steps (1: the ranks' steps added).
+      record.step = exchanging() ? smallest_combination_ : NAN;
       record.seconds = seconds_since(pass_start);
       record.elapsed = seconds_since(started);
       observer.on_iteration(record);
@@ -116,23 +128,36 @@ class SsvmFrankWolfe::Solver {
   }
 
   // One block step per example of this rank: on the first pass each example once in a shuffled
-  // order, afterwards examples drawn in proportion to their last gap.
+  // order, afterwards examples drawn in proportion to their last gap. With several ranks the
+  // steps are cut into the same number of rounds on every rank, each ended by exchange().
   void run_pass(int pass) {
     std::mt19937_64 rng(static_cast<uint64_t>(pass) * 1000003u +
                         static_cast<uint64_t>(comm_.rank()));
-    const size_t examples = mixtures_.size();
+    const int64_t examples = static_cast<int64_t>(mixtures_.size());
+    std::vector<int64_t> order;
+    std::optional<GapSampler> sampler;
     if (pass == 1) {
-      std::vector<int64_t> order(examples);
+      order.resize(examples);
       std::iota(order.begin(), order.end(), 0);
-      for (size_t i = examples; i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
-      for (int64_t n : order) gaps_[n] = block_step(n);
+      for (int64_t i = examples; i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+    } else {
+      sampler.emplace(gaps_);
+    }
+    const auto step = [&](int64_t s) {
+      const int64_t n = sampler ? static_cast<int64_t>(sampler->draw(rng)) : order[s];
+      gaps_[n] = block_step(n);
+      if (sampler) sampler->set(static_cast<size_t>(n), gaps_[n]);
+    };
+    if (!exchanging()) {
+      for (int64_t s = 0; s < examples; ++s) step(s);
       return;
     }
-    GapSampler sampler(gaps_);
-    for (size_t step = 0; step < examples; ++step) {
-      const size_t n = sampler.draw(rng);
-      gaps_[n] = block_step(static_cast<int64_t>(n));
-      sampler.set(n, gaps_[n]);
+    smallest_combination_ = 1;
+    for (int64_t round = 0; round < exchanges_per_pass_; ++round) {
+      start_round();
+      const int64_t end = (round + 1) * examples / exchanges_per_pass_;
+      for (int64_t s = round * examples / exchanges_per_pass_; s < end; ++s) step(s);
+      exchange();
     }
   }
 
@@ -191,61 +216,68 @@ class SsvmFrankWolfe::Solver {
     std::fill(dz_.begin(), dz_.end(), 0.0);
     objective_.features().add_example_moments(n, weight_, dz_);
     // -d2D / dgamma2: the exact maximiser along the line, as if this rank were alone; the
-    // ranks' passes are combined by a line search after them (combine_passes).
+    // ranks' steps are combined by a line search at the end of the round (exchange).
     const double curvature = squared_norm(dz_) / config_.C;
     const double available = m.weights[away];
     const double gamma = curvature > 0 ? std::min(available, gain / curvature) : available;
+    if (exchanging()) note_round_step(n, gamma);
     for (size_t r = 0; r < params_; ++r) theta_[r] -= gamma / config_.C * dz_[r];
     m.weights[to] += gamma;
     m.weights[away] = gamma == available ? 0.0 : m.weights[away] - gamma;
     return true;
   }
 
-  // What combine_passes needs of the state before a pass: theta, e . b and the mixtures'
-  // weights (vertices only join during a pass, so the old ones keep their places).
-  struct PassStart {
-    std::vector<double> theta;
-    double expected_loss = 0;
-    std::vector<std::vector<double>> weights;
-  };
+  bool exchanging() const { return exchanges_per_pass_ > 0; }
 
-  PassStart pass_start_state() const {
-    PassStart start;
-    if (comm_.size() == 1) return start;
-    start.theta = theta_;
-    start.expected_loss = expected_loss_;
-    start.weights.reserve(mixtures_.size());
-    for (const Mixture& m : mixtures_) start.weights.push_back(m.weights);
-    return start;
+  void start_round() {
+    round_start_theta_ = theta_;
+    round_loss_change_ = 0;
   }
 
-  // Several ranks each ran a pass from the same theta as if alone; refresh_theta made theta
-  // and e . b those of all their passes added. D along the line from the start to that point is
-  // a quadratic: its exact maximiser gamma in [0, 1] (1 when the passes do not interfere)
-  // moves every mixture that part of the way, and D cannot fall (gamma = 0 keeps the start).
-  // Against CoCoA+'s steps sized for P times the curvature, each pass keeps its full steps.
-  void combine_passes(const PassStart& start) {
-    double slope = expected_loss_ - start.expected_loss;  // dD / dgamma at 0 ...
+  // Before example n's weights first change in a round: keeps them, so that exchange() can
+  // scale the round's change. Adds the step's change of e . b (weight_ holds b_to - b_away).
+  void note_round_step(int64_t n, double gamma) {
+    if (!touched_[n]) {
+      touched_[n] = true;
+      round_start_weights_.emplace_back(n, mixtures_[n].weights);
+    }
+    const std::span<const double> loss = objective_.loss();
+    const int64_t first = data_.state_offset[data_.var_offset[n]];
+    const int64_t last = data_.state_offset[data_.var_offset[n + 1]];
+    double slope = 0;
+    for (int64_t i = first; i < last; ++i) slope += loss[i] * weight_[i];
+    round_loss_change_ += gamma * slope;
+  }
+
+  // Every rank took its round's steps from the same theta as if alone. D along the line from
+  // the round's start to all their steps added is a quadratic in gamma: its exact maximiser in
+  // [0, 1] (1 when the steps do not interfere) moves every changed mixture that part of the way,
+  // and D cannot fall (gamma = 0 keeps the start). One allreduce of theta's change and e . b's.
+  void exchange() {
+    std::vector<double> change(params_ + 1);
+    for (size_t r = 0; r < params_; ++r) change[r] = theta_[r] - round_start_theta_[r];
+    change[params_] = round_loss_change_;
+    comm_.allreduce_sum(std::span<double>(change));
+    double slope = change[params_];  // dD / dgamma at 0 = dL - C theta . dtheta
     double squared = 0;
     for (size_t r = 0; r < params_; ++r) {
-      const double change = theta_[r] - start.theta[r];
-      slope -= config_.C * start.theta[r] * change;  // ... = dL - C theta . dtheta
-      squared += change * change;
+      slope -= config_.C * round_start_theta_[r] * change[r];
+      squared += change[r] * change[r];
     }
     const double curvature = config_.C * squared;
     const double gamma = slope <= 0 ? 0.0 : curvature > 0 ? std::min(1.0, slope / curvature) : 1.0;
-    last_combination_ = gamma;
-    if (gamma == 1.0) return;
-    for (size_t r = 0; r < params_; ++r)
-      theta_[r] = start.theta[r] + gamma * (theta_[r] - start.theta[r]);
-    expected_loss_ = start.expected_loss + gamma * (expected_loss_ - start.expected_loss);
-    for (size_t n = 0; n < mixtures_.size(); ++n) {
-      std::vector<double>& weights = mixtures_[n].weights;
+    smallest_combination_ = std::min(smallest_combination_, gamma);
+    for (size_t r = 0; r < params_; ++r) theta_[r] = round_start_theta_[r] + gamma * change[r];
+    expected_loss_ += gamma * change[params_];
+    for (auto& [n, before] : round_start_weights_) {
+      touched_[n] = false;
+      std::vector<double>& weights = mixtures_[n].weights;  // vertices only joined
       for (size_t k = 0; k < weights.size(); ++k) {
-        const double before = k < start.weights[n].size() ? start.weights[n][k] : 0.0;
-        weights[k] = before + gamma * (weights[k] - before);
+        const double start = k < before.size() ? before[k] : 0.0;
+        weights[k] = start + gamma * (weights[k] - start);
       }
     }
+    round_start_weights_.clear();
   }
 
   void clear_example_weights(int64_t n) {
@@ -308,7 +340,13 @@ class SsvmFrankWolfe::Solver {
   std::vector<double> dz_;         // Phi times a difference of two vertices
   std::vector<double> theta_;      // theta(b)
   double expected_loss_ = 0;       // e . b over all ranks
-  double last_combination_ = 1;    // combine_passes' gamma of the last pass
+  // Several ranks (exchanging()): the rounds of a pass and the state at a round's start.
+  int64_t exchanges_per_pass_ = 0;
+  std::vector<double> round_start_theta_;
+  double round_loss_change_ = 0;  // this rank's change of e . b in the round
+  std::vector<std::pair<int64_t, std::vector<double>>> round_start_weights_;
+  std::vector<bool> touched_;        // example n's weights are in round_start_weights_
+  double smallest_combination_ = 1;  // exchange()'s smallest gamma in the last pass
   std::vector<Mixture> mixtures_;
   std::vector<double> gaps_;  // per example, from its last step or evaluation
 };

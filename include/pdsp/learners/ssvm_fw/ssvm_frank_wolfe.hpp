@@ -9,9 +9,10 @@
 // example's best vertex at the current theta and moves weight to it from the mixture's worst
 // vertex, by the exact maximiser of D along that line, then takes a few such steps inside the
 // mixture alone. No temperature, no messages: after each pass F_0(theta) is evaluated exactly
-// by the same oracle and F_0 - D is the certified gap. With P ranks each runs its pass over its
-// own examples from the same theta as if alone, and the passes are combined by the exact line
-// search on D from the start to their sum: D cannot fall.
+// by the same oracle and F_0 - D is the certified gap. With P ranks each steps through its own
+// examples in rounds of a few steps from the same theta as if alone; after each round the
+// ranks' steps are combined by the exact line search on D from the round's start to their sum
+// (one allreduce): D cannot fall, and no rank's theta lags by more than a round.
 #include <cstdint>
 #include <memory>
 
