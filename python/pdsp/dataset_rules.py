@@ -150,8 +150,8 @@ def _check_labels(problem, arrays):
         return
     _check_length(problem, arrays, "/vars/label", arrays["/vars/card"].size)
     label, card = arrays["/vars/label"], arrays["/vars/card"]
-    problem.first((label < 0) | (label >= card), "/vars/label",
-                  lambda v: f"label {label[v]} is outside [0, {card[v]})")
+    problem.first((label < -1) | (label >= card), "/vars/label",
+                  lambda v: f"label {label[v]} is outside [0, {card[v]}) and not -1 (unobserved)")
 
 
 def _check_finite(problem, name, values):

@@ -54,10 +54,9 @@ int64_t DatasetBuilder::add_factor(const std::vector<int64_t>& vars,
 Dataset DatasetBuilder::finish() {
   begin_example();
   open_example_ = false;
-  const bool all_labelled =
-      std::all_of(data_.label.begin(), data_.label.end(), [](int32_t y) { return y >= 0; });
-  if (any_label_ && !all_labelled)
-    throw std::invalid_argument("DatasetBuilder: label every variable or none");
+  if (std::any_of(data_.label.begin(), data_.label.end(), [](int32_t y) { return y < -1; }))
+    throw std::invalid_argument("DatasetBuilder: a label is a state or -1 (unobserved)");
+  // No label at all: a data set without labels; otherwise -1 marks an unobserved variable.
   if (!any_label_) data_.label.clear();
   data_.labelled = any_label_;
   data_.file_examples = data_.num_examples();

@@ -229,11 +229,7 @@ Dataset read_examples(const DatasetLayout& layout, int64_t first, int64_t last) 
   const int64_t vars = data.num_vars();
   if (layout.has_labels) {
     data.label = file.read<int32_t>("/vars/label", data.first_var, vars);
-    for (int64_t v = 0; v < vars; ++v)
-      if (data.label[v] < 0 || data.label[v] >= data.card[v])
-        throw_file_error(layout.path, "/vars/label", data.first_var + v,
-                         "label " + std::to_string(data.label[v]) + " is outside [0, " +
-                             std::to_string(data.card[v]) + ")");
+    check_labels(layout.path, data.first_var, data.label, data.card);
   }
   read_features(file, "/vars", layout.has_var_rows, data.first_state, data.num_states(),
                 layout.num_params, data.var_features);

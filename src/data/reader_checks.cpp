@@ -35,6 +35,15 @@ bool check_optional_length(const h5::File& file, const std::string& name, int64_
   return true;
 }
 
+void check_labels(const std::string& path, int64_t first, std::span<const int32_t> label,
+                  std::span<const int32_t> card) {
+  for (size_t v = 0; v < label.size(); ++v)
+    if (label[v] < -1 || label[v] >= card[v])
+      throw_file_error(path, "/vars/label", first + static_cast<int64_t>(v),
+                       "label " + std::to_string(label[v]) + " is outside [0, " +
+                           std::to_string(card[v]) + ") and not -1 (unobserved)");
+}
+
 std::vector<double> read_finite(const h5::File& file, const std::string& name, int64_t offset,
                                 int64_t count) {
   std::vector<double> values = file.read<double>(name, offset, count);

@@ -81,11 +81,8 @@ Dataset read_example_regions(const DatasetLayout& layout, const Dataset& structu
     if (layout.has_labels) {
       const std::vector<int32_t> label =
           file.read<int32_t>("/vars/label", run.file_first, run.count);
-      for (int64_t i = 0; i < run.count; ++i)
-        if (label[i] < 0 || label[i] >= structure.card[v0 + i])
-          throw_file_error(path, "/vars/label", run.file_first + i,
-                           "label " + std::to_string(label[i]) + " is outside [0, " +
-                               std::to_string(structure.card[v0 + i]) + ")");
+      check_labels(path, run.file_first, label,
+                   std::span<const int32_t>(structure.card).subspan(v0, run.count));
       append(d.label, label);
     }
     read_features(file, "/vars", layout.has_var_rows, d.first_state + s0, states, layout.num_params,

@@ -131,10 +131,15 @@ int64_t labelled_entry(const Dataset& data, const FactorGraph& graph, int64_t a)
 std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph) {
   std::vector<double> weight(static_cast<size_t>(data.num_states() + data.num_table_entries()),
                              0.0);
+  // Unobserved variables (-1) and the factors that touch one have no labelled position.
   for (int64_t v = 0; v < data.owned_vars(); ++v)
-    weight[data.state_offset[v] + data.label[v]] = 1.0;
-  for (int64_t a = 0; a < data.owned_factors(); ++a)
-    weight[data.num_states() + labelled_entry(data, graph, a)] = 1.0;
+    if (data.label[v] >= 0) weight[data.state_offset[v] + data.label[v]] = 1.0;
+  for (int64_t a = 0; a < data.owned_factors(); ++a) {
+    const auto first = data.factor_vars.begin() + data.factor_var_ptr[a];
+    const auto last = data.factor_vars.begin() + data.factor_var_ptr[a + 1];
+    if (std::all_of(first, last, [&](LocalIndex v) { return data.label[v] >= 0; }))
+      weight[data.num_states() + labelled_entry(data, graph, a)] = 1.0;
+  }
   return weight;
 }
 

@@ -13,6 +13,7 @@ LearnerEntry likelihood_learner(const std::string& name);
 LearnerEntry domke_learner();
 LearnerEntry dlpw_learner();
 LearnerEntry pegasos_learner();
+LearnerEntry latent_learner();
 
 const std::vector<LearnerEntry>& learner_registry() {
   static const std::vector<LearnerEntry> learners = {
@@ -25,6 +26,7 @@ const std::vector<LearnerEntry>& learner_registry() {
       domke_learner(),
       dlpw_learner(),
       pegasos_learner(),
+      latent_learner(),
   };
   return learners;
 }
@@ -99,6 +101,13 @@ void check_learner_data(const LearnerEntry& learner, const Dataset& slice, Commu
   run_collectively(comm, [&] {
     if (learner.traits.binary_pairwise_only)
       require_binary_pairwise(slice, "--learner " + learner.name);
+    if (!learner.traits.unobserved_labels && slice.has_labels())
+      for (int64_t v = 0; v < slice.owned_vars(); ++v)
+        if (slice.label[v] < 0)
+          throw InputError(
+              slice.source() + ": /vars/label[" + std::to_string(slice.file_var(v)) +
+              "] is -1 (unobserved): --learner " + learner.name + " needs every training label; " +
+              learners_with(&LearnerTraits::unobserved_labels) + " learns with unobserved ones");
   });
 }
 

@@ -21,6 +21,7 @@ const char* const kBaselines = "Likelihood baselines (--learner)";
 const char* const kFits = "Alternating fits (--learner domke)";
 const char* const kNonlocal = "Non-local energies (data with non-local terms)";
 const char* const kStochastic = "Stochastic steps (--learner dlpw, pegasos)";
+const char* const kLatent = "Unobserved labels (--learner latent)";
 
 ParameterRule at_least(double low) {
   return {.low = low};
@@ -324,6 +325,14 @@ std::vector<TrainParameter> make_table() {
                "counted in the training time (0: only after the last epoch)",
        .member = &TrainConfig::objective_every,
        .rule = at_least(0)},
+      {.name = "inner_iters",
+       .flag = "--inner-iters",
+       .group = kLatent,
+       .help = "latent: primal-dual iterations of the convex problem of each CCCP step (at most; "
+               "--tol stops them sooner)",
+       .member = &TrainConfig::inner_iters,
+       .rule = at_least(1),
+       .trajectory = true},
   };
 }
 

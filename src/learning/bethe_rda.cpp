@@ -94,7 +94,8 @@ double BetheRda::label_loss(std::span<double> gradient) const {
   for (int64_t v = 0; v < data.num_vars(); ++v)
     for (int32_t s = 0; s < data.card[v]; ++s) {
       const int64_t i = data.state_offset[v] + s;
-      residual[i] = (data.label[v] == s ? 1.0 : 0.0) - marginal_[i];
+      // An unobserved variable (-1) is left out of the loss.
+      residual[i] = data.label[v] < 0 ? 0.0 : (data.label[v] == s ? 1.0 : 0.0) - marginal_[i];
     }
   for (int64_t n = 0; n < data.num_examples(); ++n)
     add_slope_products(data, terms_, n, mean_slopes_[static_cast<size_t>(n)], residual, gradient);

@@ -12,10 +12,25 @@
 namespace pdsp {
 
 void LocalProblem::ground_truth_moments(std::span<double> d) const {
-  engine_.ground_truth_moments(d, selected_);
+  if (!truth_moments_.empty())
+    std::copy(truth_moments_.begin(), truth_moments_.end(), d.begin());
+  else
+    engine_.ground_truth_moments(d, selected_);
+}
+
+void LocalProblem::set_truth_moments(std::vector<double> d) {
+  if (!d.empty() && (!engine_.model().is_linear() || !selected_.empty() ||
+                     static_cast<int64_t>(d.size()) != num_params()))
+    throw std::logic_error("set_truth_moments: a linear model, no selection, one per parameter");
+  truth_moments_ = std::move(d);
 }
 
 void LocalProblem::moments_less_truth(std::span<double> z) const {
+  if (!truth_moments_.empty()) {
+    model_moments(z);
+    for (size_t r = 0; r < z.size(); ++r) z[r] -= truth_moments_[r];
+    return;
+  }
   const std::vector<double>& truth = engine_.truth_weight();
   if (truth.size() != belief_.size() ||
       (kernels_ == &general_ && engine_.model().is_linear() && selected_.empty())) {
@@ -109,7 +124,7 @@ void LocalProblem::set_potential_offset(std::span<const double> offset) {
   for (int64_t n = 0; n < data_.num_examples(); ++n)
     for (int64_t v = data_.var_offset[n]; v < std::min(data_.var_offset[n + 1], data_.owned_vars());
          ++v)
-      truth_offset_[n] += offset[data_.state_offset[v] + data_.label[v]];
+      if (data_.label[v] >= 0) truth_offset_[n] += offset[data_.state_offset[v] + data_.label[v]];
 }
 
 }  // namespace pdsp

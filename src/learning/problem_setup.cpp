@@ -85,6 +85,7 @@ std::vector<double> loss_augmentation(const Dataset& data, double loss_weight) {
   for (int64_t v = 0; v < data.num_vars(); ++v)
     for (int64_t s = 0; s < data.card[v]; ++s) {
       const int64_t i = data.state_offset[v] + s;
+      if (data.label[v] < 0) continue;  // unobserved: no loss to augment with
       const double base =
           data.var_loss.empty() ? (s != data.label[v] ? 1.0 : 0.0) : data.var_loss[i];
       loss[i] = loss_weight * base;

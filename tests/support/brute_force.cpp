@@ -30,7 +30,7 @@ int64_t table_entry(const Dataset& data, int64_t a, const std::vector<int32_t>& 
 
 ExactSolution solve_exactly(const Dataset& data, std::span<const double> theta, double epsilon,
                             double loss_weight, double C, double p,
-                            std::span<const double> state_offset) {
+                            std::span<const double> state_offset, std::span<const int32_t> held) {
   const int64_t states = data.num_states();
   ExactSolution out;
   out.marginals.assign(static_cast<size_t>(states + data.num_table_entries()), 0.0);
@@ -47,17 +47,22 @@ ExactSolution solve_exactly(const Dataset& data, std::span<const double> theta, 
     std::vector<double> scores;
     std::fill(y.begin() + v0, y.begin() + v1, 0);
     while (true) {
+      bool allowed = true;
+      for (int64_t v = v0; v < v1 && !held.empty(); ++v)
+        allowed = allowed && (held[v] < 0 || y[v] == held[v]);
       double score = 0;
       for (int64_t v = v0; v < v1; ++v) {
         score += row_dot(data.var_features, data.state_offset[v] + y[v], theta);
-        if (y[v] != data.label[v]) score += loss_weight;
+        if (data.label[v] >= 0 && y[v] != data.label[v]) score += loss_weight;
         if (!state_offset.empty()) score += state_offset[data.state_offset[v] + y[v]];
       }
       for (int64_t a = a0; a < a1; ++a)
         score +=
             row_dot(data.factor_features, data.table_offset[a] + table_entry(data, a, y), theta);
-      labellings.emplace_back(y.begin() + v0, y.begin() + v1);
-      scores.push_back(score);
+      if (allowed) {
+        labellings.emplace_back(y.begin() + v0, y.begin() + v1);
+        scores.push_back(score);
+      }
       int64_t v = v1 - 1;
       while (v >= v0 && ++y[v] == data.card[v]) y[v--] = 0;
       if (v < v0) break;
@@ -84,13 +89,20 @@ ExactSolution solve_exactly(const Dataset& data, std::span<const double> theta, 
         add_row(data.factor_features, t, w, model);
       }
     }
+    // The truth covers the observed variables and the factors all of whose variables are.
     for (int64_t v = v0; v < v1; ++v) {
+      if (data.label[v] < 0) continue;
       add_row(data.var_features, data.state_offset[v] + data.label[v], 1.0, truth);
       if (!state_offset.empty()) truth_offset += state_offset[data.state_offset[v] + data.label[v]];
     }
-    for (int64_t a = a0; a < a1; ++a)
-      add_row(data.factor_features, data.table_offset[a] + table_entry(data, a, data.label), 1.0,
-              truth);
+    for (int64_t a = a0; a < a1; ++a) {
+      bool observed = true;
+      for (int64_t k = data.factor_var_ptr[a]; k < data.factor_var_ptr[a + 1]; ++k)
+        observed = observed && data.label[data.factor_vars[k]] >= 0;
+      if (observed)
+        add_row(data.factor_features, data.table_offset[a] + table_entry(data, a, data.label), 1.0,
+                truth);
+    }
   }
 
   out.objective = out.smax_sum - truth_offset;

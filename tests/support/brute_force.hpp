@@ -16,13 +16,16 @@ struct ExactSolution {
   std::vector<double> marginals;  // [states | table entries] of p_eps(y) ∝ exp(score / eps)
 };
 
-// Scores include the Hamming loss scaled by `loss_weight` (0: no loss augmentation) and
-// `state_offset` (one value per state; empty: none), whose ground-truth part the objective
-// subtracts as it does d.theta. eps = 0 gives the max and the uniform distribution over the
-// maximisers.
+// Scores include the Hamming loss of the observed variables scaled by `loss_weight` (0: no loss
+// augmentation) and `state_offset` (one value per state; empty: none), whose ground-truth part
+// the objective subtracts as it does d.theta. The ground truth covers the variables labelled
+// >= 0 and the factors all of whose variables are. eps = 0 gives the max and the uniform
+// distribution over the maximisers. With `held` (one entry per variable; empty: none) only the
+// labellings with y_v = held[v] wherever held[v] >= 0 are enumerated: the conditional problem.
 ExactSolution solve_exactly(const Dataset& data, std::span<const double> theta, double epsilon,
                             double loss_weight, double C, double p,
-                            std::span<const double> state_offset = {});
+                            std::span<const double> state_offset = {},
+                            std::span<const int32_t> held = {});
 
 // Minimises the exact objective over theta (gradient descent with backtracking, strongly convex
 // for p = 2); returns theta*.

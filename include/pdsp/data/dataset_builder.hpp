@@ -17,7 +17,8 @@ class DatasetBuilder {
   // Closes the current example (if any) and starts a new one.
   void begin_example();
   // Adds a variable to the current example; `state_rows` has one row per state (or is empty for
-  // no features). `label` < 0 means unlabelled. Returns the global variable id.
+  // no features). `label` -1 is unobserved; when every label is -1 the data set has no labels.
+  // Returns the global variable id.
   int64_t add_variable(int32_t card, int32_t label, const std::vector<FeatureRow>& state_rows = {});
   // Adds a factor over variables of the current example; `table_rows` has one row per joint
   // state, row-major with the last variable fastest (or is empty). Returns the factor id.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,11 @@ bool block_fits(int64_t offset, int64_t count, int64_t width, int64_t limit);
 
 // Whether the optional dataset `name` exists; when it does, its length must be `expected`.
 bool check_optional_length(const h5::File& file, const std::string& name, int64_t expected);
+
+// Labels read from /vars/label at file position `first`: each in [0, card) or -1 (unobserved,
+// docs/file-format.md); `card` holds the same variables' cardinalities.
+void check_labels(const std::string& path, int64_t first, std::span<const int32_t> label,
+                  std::span<const int32_t> card);
 
 // Entries [offset, offset + count) of `name`, each of which must be finite.
 std::vector<double> read_finite(const h5::File& file, const std::string& name, int64_t offset,

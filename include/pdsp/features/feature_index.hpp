@@ -99,7 +99,8 @@ std::vector<std::unique_ptr<FeatureEncoding>> make_feature_encodings(const Datas
 // The ground-truth labelling (each variable's label and each factor's labelled joint state) as
 // weights in the potential layout: 1 at each labelled position of the regions this rank owns (a
 // shard's halo and copies are counted by their owners), 0 elsewhere; d of design.md §2 is the
-// model's backward pass on them (InferenceEngine::ground_truth_moments).
+// model's backward pass on them (InferenceEngine::ground_truth_moments). A variable labelled -1
+// (unobserved) and every factor touching one have no labelled position.
 std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph);
 // Potentials u = loss + Phi theta in the layout [states | table entries], row by row, then the
 // typed terms (the reference FeatureIndex::potentials is tested against).

@@ -39,6 +39,8 @@ struct LearnerTraits {
   // A theta that message passing predicts with, under which the weights psi of the data's
   // non-local terms are learned after the run (learning/psi_fit.hpp).
   bool nonlocal_terms = false;
+  // Training labels -1 (unobserved) allowed; every other learner refuses them.
+  bool unobserved_labels = false;
   // The name of the objective in the metrics: "F" (the primal-dual objective, or F_0 for the
   // structured SVM) or what else the learner minimises.
   std::string objective = "F";

@@ -76,6 +76,8 @@ struct TrainConfig {
   int batch = 1;
   int seed = 1;
   int objective_every = 1;
+  // The latent learner (learners/latent): primal-dual iterations of each CCCP step.
+  int inner_iters = 100;
 
   // Throws InputError naming the flag of a value its row's rule refuses (the learner's own
   // restrictions are check_learner_settings').

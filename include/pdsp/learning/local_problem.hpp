@@ -113,6 +113,11 @@ class LocalProblem final : public CheckpointedMessages {
   // rank owns: sum of f_i(theta) + offset_i over the labelled positions (linear: theta . d plus
   // the offset's part), the term F subtracts from the smax terms (design.md §2).
   double ground_truth_score() const;
+  // Replaces d (this rank's part, in the model's parameters) in ground_truth_moments,
+  // moments_less_truth and ground_truth_score with given moments: a soft completion of the
+  // labels, such as the latent learner's clamped beliefs. Linear models only, and no selection
+  // (select_examples). Empty: the labels' own d again.
+  void set_truth_moments(std::vector<double> d);
   // Its offset part alone: sum of offset_i over the labelled states (0 without an offset).
   double ground_truth_offset() const;
   // 1 at each labelled position of the regions this rank owns, 0 elsewhere, in the potential
@@ -213,6 +218,7 @@ class LocalProblem final : public CheckpointedMessages {
   WorkPlan selected_evaluation_plan_;
   std::vector<uint8_t> example_selected_;          // [examples] select_examples' scratch, all 0
   std::vector<double> truth_offset_;               // [examples] ground_truth_offset()'s parts
+  std::vector<double> truth_moments_;              // set_truth_moments'; empty: the labels
   MessageState lambda_;                            // message state of the kernels
   MessageState kept_lambda_;                       // keep_messages' copy (empty until then)
   bool messages_are_kept_ = false;                 // lambda_ equals kept_lambda_

@@ -118,11 +118,15 @@ void describe_dataset(const std::string& path, bool quiet, int shards, Communica
     if (slice.has_counting())
       make_counting_numbers(slice, FactorGraph(slice), CountingMode::File, path);
   });
-  double sums[5] = {static_cast<double>(slice.var_features.nnz()),
+  double unobserved = 0;  // labels -1
+  if (slice.has_labels())
+    for (int64_t v = 0; v < slice.owned_vars(); ++v) unobserved += slice.label[v] < 0;
+  double sums[6] = {static_cast<double>(slice.var_features.nnz()),
                     static_cast<double>(slice.factor_features.nnz()),
                     static_cast<double>(typed_regions(slice.var_types)),
                     static_cast<double>(typed_regions(slice.factor_types)),
-                    static_cast<double>(slice.observations.nnz())};
+                    static_cast<double>(slice.observations.nnz()),
+                    unobserved};
   double maxima[2] = {0, 0};  // largest cardinality and arity
   for (int32_t c : slice.card) maxima[0] = std::max(maxima[0], static_cast<double>(c));
   for (int64_t a = 0; a < slice.num_factors(); ++a)
@@ -157,8 +161,15 @@ void describe_dataset(const std::string& path, bool quiet, int shards, Communica
     std::printf("  observation rows    %lld (%.0f entries%s)\n",
                 static_cast<long long>(compact.obs_offset.back()), sums[4],
                 compact.has_obs_values ? "" : ", binary: no /obs/value");
-  std::printf("  labels              %s\n",
-              layout.has_labels ? "yes" : "no (pdsp train needs them; pdsp predict does not)");
+  if (!layout.has_labels)
+    std::printf("  labels              no (pdsp train needs them; pdsp predict does not)\n");
+  else if (sums[5] == 0)
+    std::printf("  labels              yes\n");
+  else
+    std::printf(
+        "  labels              yes, %.0f of %lld unobserved (-1: --learner latent "
+        "learns with them, predict --clamp predicts them)\n",
+        sums[5], static_cast<long long>(layout.num_vars()));
   std::printf("  counting numbers    %s\n",
               layout.has_var_counting && layout.has_factor_counting ? "yes" : "no");
   std::printf("  loss table          %s\n", layout.has_loss ? "yes" : "no");

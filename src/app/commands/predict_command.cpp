@@ -18,6 +18,7 @@
 #include "pdsp/learners/train_config.hpp"
 #include "pdsp/learning/approximate_crf.hpp"
 #include "pdsp/learning/bethe_rda.hpp"
+#include "pdsp/learning/clamping.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/sweep_to_tolerance.hpp"
 #include "pdsp/util/clock.hpp"
@@ -34,6 +35,7 @@ struct PredictFlags {
   int threads = 0;
   std::string shards = "auto";
   bool quiet = false;
+  bool clamp = false;
 };
 
 void declare_flags(CLI::App& app, PredictFlags& f) {
@@ -55,6 +57,10 @@ void declare_flags(CLI::App& app, PredictFlags& f) {
       ->group(inference);
   app.add_option("--tol", f.tol, "stop when no message entry changes by more than this")
       ->check(finite_at_least(0))
+      ->group(inference);
+  app.add_flag("--clamp", f.clamp,
+               "hold every variable whose label in --data is a state (>= 0) at it and predict "
+               "the others (-1) from the conditional problem")
       ->group(inference);
   app.add_option("--rda-iters", f.rda_iters,
                  "Bethe-RDA iterations with a model's non-local weights on data with non-local "
@@ -132,6 +138,7 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
                                 const ModelFile& model, const PredictFlags& f, Communicator& comm,
                                 Progress& progress, std::vector<double>& beliefs) {
   const std::unique_ptr<LocalProblem> problem = model_problem(slice, settings, model, f, comm);
+  if (f.clamp) problem->set_potential_offset(clamp_offset(*problem, slice.label, model.theta));
   problem->set_theta(model.theta);
   double change = 0.0;
   const int sweeps =
@@ -231,6 +238,65 @@ std::string approximate_beliefs(const Dataset& slice, ApproximateInference infer
   return line;
 }
 
+// The held variables' labels and marginals are their labels exactly (the penalty leaves their
+// other states a weight of 0 already; this states it rather than relying on it).
+void hold_clamped(const Dataset& slice, PredictionSlice& predictions) {
+  for (int64_t v = 0; v < slice.owned_vars(); ++v) {
+    if (slice.label[v] < 0) continue;
+    predictions.label[v] = slice.label[v];
+    for (int32_t s = 0; s < slice.card[v]; ++s)
+      predictions.marginal[slice.state_offset[v] + s] = s == slice.label[v] ? 1.0 : 0.0;
+  }
+}
+
+// Over all ranks: variables predicted wrong among those with a label that were predicted, those
+// counted, those held (--clamp) and those without a label (-1).
+struct ErrorCounts {
+  double wrong = 0, counted = 0, held = 0, unobserved = 0;
+};
+
+ErrorCounts count_errors(const Dataset& slice, const PredictionSlice& predictions, bool clamp,
+                         Communicator& comm) {
+  double counts[4] = {0, 0, 0, 0};
+  if (slice.has_labels())
+    for (int64_t v = 0; v < slice.owned_vars(); ++v) {
+      if (slice.label[v] < 0) {
+        counts[3] += 1;
+      } else if (clamp) {
+        counts[2] += 1;
+      } else {
+        counts[0] += predictions.label[v] != slice.label[v];
+        counts[1] += 1;
+      }
+    }
+  comm.allreduce_sum(std::span<double>(counts));
+  return {counts[0], counts[1], counts[2], counts[3]};
+}
+
+void print_error_line(const ErrorCounts& c, bool clamp, bool labelled) {
+  const auto count = [](double x) { return static_cast<long long>(x); };
+  if (!labelled) return;
+  if (c.counted > 0) {
+    std::printf("per-variable error: %.4f%% (%lld of %lld labelled variables",
+                100.0 * c.wrong / c.counted, count(c.wrong), count(c.counted));
+    if (c.unobserved > 0) std::printf("; %lld unlabelled (-1) not counted", count(c.unobserved));
+    std::printf(")\n");
+  } else if (clamp && c.unobserved == 0) {
+    std::printf(
+        "per-variable error: not measured: every variable has a label and was held at it "
+        "(%lld)\n",
+        count(c.held));
+  } else if (clamp) {
+    std::printf(
+        "per-variable error: not measured: the %lld predicted variables have no label "
+        "(%lld held at theirs)\n",
+        count(c.unobserved), count(c.held));
+  } else {
+    std::printf("per-variable error: not measured: no variable has a label (%lld are -1)\n",
+                count(c.unobserved));
+  }
+}
+
 }  // namespace
 
 int run_predict(const Invocation& invocation, Communicator& comm) {
@@ -304,7 +370,16 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
       if (f.inference != "message-passing")
         throw InputError("--inference " + f.inference +
                          ": non-local terms are predicted by message passing (Bethe-RDA)");
+      if (f.clamp)
+        throw InputError("--clamp: " + f.data +
+                         " has non-local terms, which Bethe-RDA predicts without clamping; use "
+                         "--rda-iters 0 to leave them out");
     }
+    if (f.clamp && !layout.has_labels)
+      throw InputError("--clamp: " + f.data + " has no /vars/label to hold variables at");
+    if (f.clamp && f.inference != "message-passing")
+      throw InputError("--clamp: --inference " + f.inference +
+                       " does not clamp; use --inference message-passing");
   });
   std::vector<double> beliefs;
   std::vector<int32_t> labels;
@@ -316,26 +391,18 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
           : approximate_beliefs(slice, parse_inference(f.inference), model, f, beliefs, comm);
   PredictionSlice predictions = read_off_predictions(slice, beliefs);
   if (nonlocal) predictions.label = labels;
+  if (f.clamp) hold_clamped(slice, predictions);
   const Provenance provenance = describe_run(invocation, command_line.effective_config(),
                                              dataset_fingerprint(slice, comm), comm);
   progress.update("writing " + f.out);
   write_predictions(f.out, predictions, layout.num_vars(), layout.state_offset.back(), provenance,
                     model.provenance, comm);
 
-  double counts[2] = {0, 0};  // wrong, labelled
-  if (slice.has_labels())
-    for (int64_t v = 0; v < slice.owned_vars(); ++v) {
-      counts[0] += predictions.label[v] != slice.label[v];
-      counts[1] += 1;
-    }
-  comm.allreduce_sum(std::span<double>(counts));
+  const ErrorCounts counts = count_errors(slice, predictions, f.clamp, comm);
   const double seconds = seconds_since(started);
   if (comm.is_root()) {
     std::printf("pdsp predict: %s, %.3f s\n", how.c_str(), seconds);
-    if (counts[1] > 0)
-      std::printf("per-variable error: %.4f%% (%lld of %lld variables)\n",
-                  100.0 * counts[0] / counts[1], static_cast<long long>(counts[0]),
-                  static_cast<long long>(counts[1]));
+    print_error_line(counts, f.clamp, slice.has_labels());
     std::printf("predictions written to %s\n", f.out.c_str());
   }
   return 0;
