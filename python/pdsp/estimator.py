@@ -54,7 +54,8 @@ class Estimator:
                  tree_min_leaf=_DEFAULT["tree_min_leaf"], rda_iters=_DEFAULT["rda_iters"],
                  psi_epochs=_DEFAULT["psi_epochs"], psi_step=_DEFAULT["psi_step"],
                  inner_sweeps=_DEFAULT["inner_sweeps"], batch=_DEFAULT["batch"],
-                 seed=_DEFAULT["seed"], objective_every=_DEFAULT["objective_every"], ranks=1,
+                 seed=_DEFAULT["seed"], objective_every=_DEFAULT["objective_every"],
+                 inner_iters=_DEFAULT["inner_iters"], ranks=1,
                  predict_tol=1e-9,
                  predict_max_sweeps=1000, model_path=None, extra_args=(), pdsp=None,
                  mpirun="mpirun", verbose=1):

@@ -39,4 +39,5 @@ PARAMETERS = {
     "batch": {"flag": "--batch", "default": 1},
     "seed": {"flag": "--seed", "default": 1},
     "objective_every": {"flag": "--objective-every", "default": 1},
+    "inner_iters": {"flag": "--inner-iters", "default": 100},
 }

@@ -138,7 +138,10 @@ class WriterTest(unittest.TestCase):
     def test_refuses_bad_graphs(self):
         cases = {
             "/vars/card[1]: cardinality must be >= 1": chain(card=(2, 0, 2), label=(0, 0, 0)),
-            "/vars/label[2]: label 2 is outside [0, 2)": chain(label=(0, 0, 2)),
+            "/vars/label[2]: label 2 is outside [0, 2) and not -1 (unobserved)":
+                chain(label=(0, 0, 2)),
+            "/vars/label[1]: label -2 is outside [0, 3) and not -1 (unobserved)":
+                chain(label=(0, -2, 1)),
             "/factors/vars[1]: variable 3 of factor 0 is not in its example 0":
                 Example(card=[2, 2, 2], factors=[(0, 3)]),
             "/factors/vars[1]: variable 0 appears twice in factor 0":
@@ -157,6 +160,11 @@ class WriterTest(unittest.TestCase):
                      lambda: write_dataset(self.path, [], 7))
         self.refused("/vars/label: example 1 has none while others have",
                      lambda: write_dataset(self.path, [chain(), Example(card=[2])], 7))
+
+    def test_unobserved_labels_are_written_as_minus_one(self):
+        write_dataset(self.path, [chain(label=(0, -1, 1)), chain(label=(-1, -1, -1))], 7)
+        with h5py.File(self.path, "r") as file:
+            self.assertEqual(file["/vars/label"][:].tolist(), [0, -1, 1, -1, -1, -1])
 
     def test_refuses_bad_row_features(self):
         bad_param, bad_value, short = chain(), chain(), chain()

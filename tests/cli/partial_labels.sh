@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Partly labelled data from the command line: labels -1 are read and counted (info, predict),
+# refused by learners that need every label, learned with by --learner latent (1 rank against 2
+# ranks within round-off; killed by SIGKILL and resumed bitwise), and predicted by
+# predict --clamp with the given labels held (1 rank against 2 ranks).
+set -euo pipefail
+pdsp=$1
+mpirun=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+two=("$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2)
+"$pdsp" gen denoise --train "$work/full.h5" --test "$work/test.h5" --height 12 --width 12 \
+  --train-copies 6 --test-copies 2 --params shared --quiet
+# A seeded 30% of the training labels unobserved; the test set with its first half held.
+/usr/bin/python3 - "$work" <<'PY'
+import shutil, sys
+import h5py, numpy as np
+work = sys.argv[1]
+shutil.copy(f"{work}/full.h5", f"{work}/partial.h5")
+with h5py.File(f"{work}/partial.h5", "r+") as f:
+    label = f["/vars/label"][:]
+    label[np.random.default_rng(3).random(label.size) < 0.3] = -1
+    f["/vars/label"][...] = label
+shutil.copy(f"{work}/test.h5", f"{work}/held.h5")
+with h5py.File(f"{work}/held.h5", "r+") as f:
+    label = f["/vars/label"][:]
+    label[label.size // 2:] = -1
+    f["/vars/label"][...] = label
+PY
+first=$(/usr/bin/python3 -c "import h5py, numpy as np; print(int(np.argmax(h5py.File('$work/partial.h5')['/vars/label'][:] < 0)))")
+unobserved=$(/usr/bin/python3 -c "import h5py; print(int((h5py.File('$work/partial.h5')['/vars/label'][:] < 0).sum()))")
+
+"$pdsp" info "$work/partial.h5" | grep -q "labels *yes, $unobserved of .* unobserved" ||
+  { echo "FAIL: info does not count the unobserved labels"; "$pdsp" info "$work/partial.h5"; exit 1; }
+echo "ok: info counts $unobserved unobserved labels"
+
+for ranks in 1 2; do
+  launcher=(); [ "$ranks" = 2 ] && launcher=("${two[@]}")
+  set +e
+  "${launcher[@]}" "$pdsp" train --data "$work/partial.h5" --out "$work/refused.h5" --quiet \
+    > "$work/out" 2> "$work/err"
+  code=$?
+  set -e
+  [ "$code" = 2 ] && [ "$(grep -c error "$work/err")" = 1 ] &&
+    grep -q "partial.h5: /vars/label\[$first\] is -1 (unobserved): --learner primal-dual needs every training label" "$work/err" ||
+    { echo "FAIL: primal-dual on $ranks rank(s) did not refuse -1 in one line (exit $code)"; cat "$work/err"; exit 1; }
+done
+echo "ok: primal-dual refuses /vars/label[$first] = -1 in one line on 1 and 2 ranks"
+
+common=(train --data "$work/partial.h5" --learner latent --C 0.5 --inner-iters 30 --threads 1)
+"$pdsp" "${common[@]}" --max-iters 8 --out "$work/one.h5" --metrics "$work/one.jsonl" > "$work/log1"
+"${two[@]}" "$pdsp" "${common[@]}" --max-iters 8 --out "$work/two.h5" > /dev/null
+h5diff -d 1e-8 "$work/one.h5" "$work/two.h5" /theta > /dev/null ||
+  { echo "FAIL: latent on 2 ranks differs from 1 rank by more than 1e-8"; h5diff -d 1e-8 -r "$work/one.h5" "$work/two.h5" /theta | head; exit 1; }
+grep -q "CCCP: .* the objective decreased at every step" "$work/log1" ||
+  { echo "FAIL: no CCCP summary"; cat "$work/log1"; exit 1; }
+echo "ok: latent on 2 ranks gives the 1-rank model within 1e-8; $(grep -o 'CCCP: .*' "$work/log1")"
+
+# Checkpoints after every CCCP step; killed once one is published, resumed to the same model.
+"$pdsp" "${common[@]}" --max-iters 30 --tol 0 --out "$work/whole.h5" > /dev/null
+"$pdsp" "${common[@]}" --max-iters 30 --tol 0 --out "$work/killed.h5" --checkpoint-dir "$work/ck" \
+  --checkpoint-every 1 > /dev/null &
+runner=$!
+for _ in $(seq 600); do
+  [ -e "$work/ck/latest" ] && break
+  sleep 0.02
+done
+kill -9 $runner 2> /dev/null || true
+wait $runner 2> /dev/null || true
+[ -e "$work/ck/latest" ] || { echo "FAIL: no checkpoint before the kill"; exit 1; }
+[ ! -e "$work/killed.h5" ] || { echo "FAIL: the run ended before the kill"; exit 1; }
+"$pdsp" "${common[@]}" --max-iters 30 --tol 0 --out "$work/resumed.h5" --checkpoint-dir "$work/ck" \
+  --checkpoint-every 1 --resume auto > "$work/log"
+grep -q "resuming from .* after iteration [0-9]*$" "$work/log" ||
+  { echo "FAIL: no resume"; cat "$work/log"; exit 1; }
+h5diff "$work/whole.h5" "$work/resumed.h5" /theta > /dev/null ||
+  { echo "FAIL: the resumed model differs"; exit 1; }
+echo "ok: latent killed by SIGKILL, resumed $(grep -o 'after iteration [0-9]*' "$work/log"): bitwise"
+
+# predict --clamp: the held labels are kept, the rest predicted; 2 ranks as 1.
+"$pdsp" predict --data "$work/held.h5" --model "$work/one.h5" --out "$work/p1.h5" --clamp --quiet > "$work/pred"
+grep -q "not measured: the .* predicted variables have no label (.* held at theirs)" "$work/pred" ||
+  { echo "FAIL: the error line of --clamp"; cat "$work/pred"; exit 1; }
+"${two[@]}" "$pdsp" predict --data "$work/held.h5" --model "$work/one.h5" --out "$work/p2.h5" --clamp --quiet > /dev/null
+h5diff -d 1e-9 "$work/p1.h5" "$work/p2.h5" /prediction/marginal > /dev/null &&
+  h5diff "$work/p1.h5" "$work/p2.h5" /prediction/label > /dev/null ||
+  { echo "FAIL: predict --clamp on 2 ranks differs"; exit 1; }
+/usr/bin/python3 - "$work" <<'PY'
+import sys
+import h5py, numpy as np
+work = sys.argv[1]
+held = h5py.File(f"{work}/held.h5")["/vars/label"][:]
+predicted = h5py.File(f"{work}/p1.h5")["/prediction/label"][:]
+assert np.array_equal(predicted[held >= 0], held[held >= 0]), "a held label was not kept"
+PY
+/usr/bin/python3 -c "import h5py; f = h5py.File('$work/test.h5', 'r+'); del f['/vars/label']"
+set +e
+"$pdsp" predict --data "$work/test.h5" --model "$work/one.h5" --out "$work/nolabels.h5" --clamp --quiet 2> "$work/err"
+code=$?
+set -e
+[ "$code" = 2 ] && grep -q "\-\-clamp: .*test.h5 has no /vars/label to hold variables at" "$work/err" ||
+  { echo "FAIL: --clamp without labels (exit $code)"; cat "$work/err"; exit 1; }
+echo "ok: predict --clamp keeps the held labels, 2 ranks as 1, refuses data without labels"
