@@ -55,7 +55,8 @@ class Estimator:
                  psi_epochs=_DEFAULT["psi_epochs"], psi_step=_DEFAULT["psi_step"],
                  inner_sweeps=_DEFAULT["inner_sweeps"], batch=_DEFAULT["batch"],
                  seed=_DEFAULT["seed"], objective_every=_DEFAULT["objective_every"],
-                 inner_iters=_DEFAULT["inner_iters"], ranks=1,
+                 inner_iters=_DEFAULT["inner_iters"],
+                 validate_every=_DEFAULT["validate_every"], patience=_DEFAULT["patience"], ranks=1,
                  predict_tol=1e-9,
                  predict_max_sweeps=1000, model_path=None, extra_args=(), pdsp=None,
                  mpirun="mpirun", verbose=1):
@@ -87,11 +88,13 @@ class Estimator:
         estimator._fitted(path, metrics=None)
         return estimator
 
-    def fit(self, data, dev_data=None):
+    def fit(self, data, dev_data=None, validation=None):
         """Trains on `data` (a path or a pdsp.Dataset); returns self. `dev_data` (the same
         kinds) with the non-local terms of `data`: their weights are learned there
-        (--dev-data). Raises PdspError with pdsp's one-line message when pdsp refuses the data
-        or the settings."""
+        (--dev-data). `validation` (the same kinds, every label observed): checked every
+        `validate_every` iterations, the model is the theta with the lowest error there, and
+        `patience` checks without improvement stop training (--validation). Raises PdspError
+        with pdsp's one-line message when pdsp refuses the data or the settings."""
         self._work = tempfile.TemporaryDirectory(prefix="pdsp-")
         data = self._data_path(data, "train")
         model = self.model_path or os.path.join(self._work.name, "model.h5")
@@ -99,6 +102,8 @@ class Estimator:
         arguments = ["train", "--data", data, "--out", model, "--metrics", metrics]
         if dev_data is not None:
             arguments += ["--dev-data", self._data_path(dev_data, "dev")]
+        if validation is not None:
+            arguments += ["--validation", self._data_path(validation, "validation")]
         for name, flag in TRAIN_FLAGS.items():
             arguments += [flag, _flag_value(getattr(self, name))]
         if self.verbose < 2:

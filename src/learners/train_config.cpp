@@ -52,13 +52,15 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields(
   for (const TrainParameter& row : train_parameters())
     // The L-BFGS settings change nothing for the gradient step, the smoothing nothing at
     // eps > 0, the networks' size nothing without a network, the fits' settings nothing but
-    // Domke's alternation, the trees' nothing without trees.
+    // Domke's alternation, the trees' nothing without trees, the CCCP steps' length nothing but
+    // the latent learner's.
     if (row.trajectory && (!row.name.starts_with("lbfgs_") || theta_step == "lbfgs") &&
         (row.name != "smoothing_start" || trains_by_smoothing(epsilon)) &&
         (row.name != "hidden" || !model_choice().linear()) &&
         (!row.name.starts_with("fit_") || learner == "domke") &&
         (!row.name.starts_with("tree_") || unary_model == "trees" || pairwise_model == "trees") &&
-        (!stochastic_row(row.name) || learner == "dlpw" || learner == "pegasos"))
+        (!stochastic_row(row.name) || learner == "dlpw" || learner == "pegasos") &&
+        (row.name != "inner_iters" || learner == "latent"))
       kept.emplace_back(row.name, row.value_text(*this));
   return kept;
 }

@@ -22,6 +22,7 @@ const char* const kFits = "Alternating fits (--learner domke)";
 const char* const kNonlocal = "Non-local energies (data with non-local terms)";
 const char* const kStochastic = "Stochastic steps (--learner dlpw, pegasos)";
 const char* const kLatent = "Unobserved labels (--learner latent)";
+const char* const kValidation = "Validation (--validation)";
 
 ParameterRule at_least(double low) {
   return {.low = low};
@@ -333,6 +334,24 @@ std::vector<TrainParameter> make_table() {
        .member = &TrainConfig::inner_iters,
        .rule = at_least(1),
        .trajectory = true},
+      {.name = "validation",
+       .flag = "--validation",
+       .group = kFiles,
+       .help = "labelled data set the model is checked on while it trains: the model written is "
+               "the theta with the lowest validation error (any learner)",
+       .member = &TrainConfig::validation},
+      {.name = "validate_every",
+       .flag = "--validate-every",
+       .group = kValidation,
+       .help = "iterations between checks on --validation (and after the last)",
+       .member = &TrainConfig::validate_every,
+       .rule = at_least(1)},
+      {.name = "patience",
+       .flag = "--patience",
+       .group = kValidation,
+       .help = "stop after this many checks on --validation without a lower error (0: never)",
+       .member = &TrainConfig::patience,
+       .rule = at_least(0)},
   };
 }
 

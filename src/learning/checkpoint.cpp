@@ -10,6 +10,7 @@
 #include "pdsp/data/collective_output.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 #include "pdsp/data/provenance.hpp"
+#include "pdsp/learning/checkpoint_validation.hpp"
 #include "pdsp/util/errors.hpp"
 
 namespace pdsp {
@@ -146,7 +147,10 @@ std::string header_text(const Checkpoint& c, int64_t version, int64_t num_params
          (c.state.trees.empty() ? "" : "\ntrees=" + trees_checksum(c.state.trees)) +
          (c.state.iterate.empty() ? ""
                                   : "\nsteps=" + std::to_string(c.state.steps) +
-                                        "\niterate=" + iterate_checksum(c.state));
+                                        "\niterate=" + iterate_checksum(c.state)) +
+         (c.state.validation.checks == 0
+              ? ""
+              : "\nvalidation=" + validation_checksum(c.state.validation));
 }
 
 // The four datasets of the memory, checked against the parameter count before any is read
@@ -294,6 +298,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write("/theta", c.state.theta);
     write_ensembles(file, c.state.trees);
     if (!c.state.iterate.empty()) file.write("/stochastic/iterate", c.state.iterate);
+    write_validation(file, c.state.validation);
     for (int i = 0; i < 4; ++i) file.write(kLbfgsDatasets[i], lbfgs_vector(c.state.lbfgs, i));
     file.write("/dual/moments", c.state.dual_bundle.moments);
     file.write("/dual/losses", c.state.dual_bundle.losses);
@@ -363,6 +368,7 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
     if (iterate_checksum(c.state) != file.read_string_attribute("checksum_iterate"))
       throw_file_error(path, "/stochastic/iterate", "checksum mismatch (the file is corrupt)");
   }
+  read_validation(file, path, params, c.state.validation);
   const std::string theta_checksum = file.read_string_attribute("checksum_theta");
   const std::string memory_checksum =
       version == 1 ? "" : file.read_string_attribute("checksum_lbfgs");

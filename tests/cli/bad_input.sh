@@ -184,14 +184,14 @@ for ranks in 1 2; do
   expect_error 2 "\-\-out /dev/null: exists and is not a regular file" $ranks -- "$pdsp" train --data "$work/train.h5" --out /dev/null
   expect_error 2 "\-\-checkpoint-dir $work/model.h5: is a file, not a directory" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --checkpoint-dir "$work/model.h5"
   expect_error 2 "\-\-epsilon: \-\-learner ssvm-fw solves the structured SVM (eps = 0)" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner ssvm-fw
-  expect_error 2 "\-\-learner ssvm-fw: checkpoints are for the primal-dual, domke and dlpw learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0 --checkpoint-dir "$work"
+  expect_error 2 "\-\-learner ssvm-fw: checkpoints are for the primal-dual, domke, dlpw and latent learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0 --checkpoint-dir "$work"
   expect_error 2 "nolabels.h5: /vars/label: training needs ground-truth labels" $ranks -- "$pdsp" train --data "$work/nolabels.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0
   expect_error 2 "ternary.h5: /vars/card\[0\] is 3: \-\-learner ssvm-fw needs binary variables" $ranks -- "$pdsp" train --data "$work/ternary.h5" --out "$work/m.h5" --learner ssvm-fw --epsilon 0
   # The stochastic learners: pegasos is the structured SVM on binary pairwise data; dlpw needs F
   # convex in the messages.
   expect_error 2 "\-\-epsilon: \-\-learner pegasos solves the structured SVM (eps = 0)" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner pegasos
   expect_error 2 "ternary.h5: /vars/card\[0\] is 3: \-\-learner pegasos needs binary variables" $ranks -- "$pdsp" train --data "$work/ternary.h5" --out "$work/m.h5" --learner pegasos --epsilon 0
-  expect_error 2 "\-\-learner pegasos: checkpoints are for the primal-dual, domke and dlpw learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner pegasos --epsilon 0 --checkpoint-dir "$work"
+  expect_error 2 "\-\-learner pegasos: checkpoints are for the primal-dual, domke, dlpw and latent learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner pegasos --epsilon 0 --checkpoint-dir "$work"
   expect_error 2 "\-\-learner dlpw: counting numbers bethe make F non-convex in the messages at eps > 0; use \-\-counting uniform" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner dlpw --counting bethe
   expect_error 2 "\-\-batch: '0' is not" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner dlpw --batch 0
   # Nonlinear function classes: eps > 0, the primal-dual learner, format 2's typed regions.

@@ -189,6 +189,18 @@ class PackageTest(unittest.TestCase):
         np.testing.assert_array_equal(columns["F"], model.metrics_.column("F"))
         self.assertTrue(np.all(np.isnan(model.metrics_.column("smoothed_gap"))))  # null at eps 1
 
+    def test_fit_with_a_validation_set(self):
+        validation = chains(20, seed=5)
+        model = pdsp.Estimator(C=0.1, max_iters=12, tol=0, threads=1, pdsp=PDSP, verbose=0,
+                               validate_every=3).fit(self.train, validation=validation)
+        errors = model.metrics_.column("validation_error")
+        checked = np.flatnonzero(~np.isnan(errors)) + 1
+        self.assertEqual(checked.tolist(), [3, 6, 9, 12])
+        best = int(checked[np.argmin(errors[checked - 1])])
+        same = pdsp.Estimator(C=0.1, max_iters=best, tol=0, threads=1, pdsp=PDSP,
+                              verbose=0).fit(self.train)
+        np.testing.assert_array_equal(model.theta_, same.theta_)
+
     def test_metrics_being_written_and_malformed(self):
         path = os.path.join(self.folder.name, "partial.jsonl")
         text = open(self.model.metrics_.path).read()

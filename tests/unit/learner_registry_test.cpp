@@ -21,7 +21,7 @@ std::string refusal(const std::string& learner, const TrainConfig& config,
 
 TEST(LearnerRegistry, FindsEveryLearnerByNameAndMakesIt) {
   const std::vector<std::string> names = learner_names();
-  ASSERT_EQ(names.size(), 9u);
+  ASSERT_EQ(names.size(), 10u);
   EXPECT_EQ(names.front(), "primal-dual") << "the default comes first";
   for (const std::string& name : names) {
     const LearnerEntry& entry = find_learner(name);
@@ -38,7 +38,7 @@ TEST(LearnerRegistry, RefusesAnUnknownNameListingTheKnownOnes) {
   } catch (const InputError& error) {
     EXPECT_STREQ(error.what(),
                  "--learner: gibbs-sgd is not one of primal-dual, ssvm-fw, lbp-sgd, lbp-lbfgs, "
-                 "mf-sgd, mf-lbfgs, domke, dlpw, pegasos");
+                 "mf-sgd, mf-lbfgs, domke, dlpw, pegasos, latent");
   }
 }
 
@@ -49,11 +49,13 @@ TEST(LearnerRegistry, ChecksEachLearnersTraitsInOneLine) {
   EXPECT_EQ(refusal("ssvm-fw", config),
             "--epsilon: --learner ssvm-fw solves the structured SVM (eps = 0)");
   EXPECT_EQ(refusal("lbp-lbfgs", config, true),
-            "--learner lbp-lbfgs: checkpoints are for the primal-dual, domke and dlpw learners");
+            "--learner lbp-lbfgs: checkpoints are for the primal-dual, domke, dlpw and latent "
+            "learners");
   config.epsilon = 0;
   EXPECT_EQ(refusal("ssvm-fw", config), "");
   EXPECT_EQ(refusal("ssvm-fw", config, true),
-            "--learner ssvm-fw: checkpoints are for the primal-dual, domke and dlpw learners");
+            "--learner ssvm-fw: checkpoints are for the primal-dual, domke, dlpw and latent "
+            "learners");
   config.p = 1.5;
   EXPECT_EQ(refusal("primal-dual", config), "");
   EXPECT_EQ(refusal("mf-sgd", config), "--p: --learner mf-sgd uses p = 2");

@@ -58,7 +58,7 @@ TEST(TrainParameters, ValidateRefusesWhatEachRuleRefusesInOneLine) {
   config.learner = "adam";
   EXPECT_EQ(refusal(config),
             "--learner: 'adam' is not one of primal-dual, ssvm-fw, lbp-sgd, lbp-lbfgs, mf-sgd, "
-            "mf-lbfgs, domke, dlpw, pegasos");
+            "mf-lbfgs, domke, dlpw, pegasos, latent");
   config.learner = "primal-dual";
   config.message_precision = "single";
   config.kernels = "general";

@@ -78,6 +78,11 @@ struct TrainConfig {
   int objective_every = 1;
   // The latent learner (learners/latent): primal-dual iterations of each CCCP step.
   int inner_iters = 100;
+  // A validation set (app/validation.hpp; empty: none), the iterations between its checks and
+  // the checks without improvement after which training stops (0: never).
+  std::string validation;
+  int validate_every = 1;
+  int patience = 0;
 
   // Throws InputError naming the flag of a value its row's rule refuses (the learner's own
   // restrictions are check_learner_settings').

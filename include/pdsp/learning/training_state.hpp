@@ -56,6 +56,21 @@ struct IterationRecord {
   int64_t unconverged_examples = -1;
   int64_t negative_nll_examples = -1;
   double lowest_nll = NAN;
+  // pdsp train --validation, at the iterations it checks (NaN, null in the metrics, elsewhere):
+  // the share of wrongly predicted validation variables (in %) and the mean per example of
+  // smax_eps(scores) less the labels' score.
+  double validation_error = NAN;
+  double validation_loss = NAN;
+};
+
+// pdsp train --validation: the best theta on the validation set so far, the iteration it came
+// from and its error (%), the checks made and those since the best. No check yet: checks 0.
+struct ValidationProgress {
+  std::vector<double> best_theta;
+  int best_iteration = 0;
+  double best_error = INFINITY;
+  int checks = 0;
+  int stale_checks = 0;
 };
 
 // Everything besides the messages that the next iteration depends on: a checkpoint stores it
@@ -82,6 +97,8 @@ struct TrainingState {
   // next step's size. Empty and 0 for the other learners.
   std::vector<double> iterate;
   int64_t steps = 0;
+  // What a validating observer has found so far (training itself never reads it).
+  ValidationProgress validation;
 };
 
 class TrainingObserver {

@@ -18,6 +18,7 @@
 #include "pdsp/app/run_log.hpp"
 #include "pdsp/app/run_view.hpp"
 #include "pdsp/app/stop_signals.hpp"
+#include "pdsp/app/validation.hpp"
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/model_file.hpp"
 #include "pdsp/data/output_checks.hpp"
@@ -171,6 +172,7 @@ void check_before_work(TrainOptions& o) {
   check_outputs({{"--out", config.out}, {"--metrics", config.metrics}},
                 {{"--data", config.data},
                  {"--dev-data", config.dev_data},
+                 {"--validation", config.validation},
                  {"--resume", o.checkpoints.resume}});
   check_output_directory({"--checkpoint-dir", o.checkpoints.directory});
 }
@@ -225,12 +227,25 @@ double largest_peak_memory(Communicator& comm) {
   return largest_over_ranks(static_cast<double>(peak_resident_bytes()), comm);
 }
 
+// With --validation: the model is the checked theta with the lowest validation error, and the
+// console says which iteration it came from.
+void choose_validated_model(const ValidationProgress& progress, TrainResult& result, bool quiet,
+                            Communicator& comm) {
+  if (progress.checks == 0) return;
+  result.state.theta = progress.best_theta;
+  if (comm.is_root() && !quiet)
+    std::printf(
+        "validation: %d check(s); the model is theta after iteration %d, validation "
+        "error %.4f%%\n",
+        progress.checks, progress.best_iteration, progress.best_error);
+}
+
 // Sets up the learner on this rank's slice and trains it: with checkpoints (resuming from one
 // when asked) where the learner keeps them. Sets `requeue` when it stopped to be run again.
 TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const Dataset& slice,
                           const DatasetLayout& layout, TrainOptions& o,
                           const CheckpointView& checkpoints, NonlocalPhase& nonlocal,
-                          Communicator& comm, bool& requeue) {
+                          ValidationSet* validation, Communicator& comm, bool& requeue) {
   TrainConfig& config = o.config;
   const auto setup_start = Clock::now();
   learner.set_up(slice, config, comm);
@@ -258,9 +273,17 @@ TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const D
   std::optional<CheckpointingObserver> checkpointing;
   if (traits.checkpoints)
     checkpointing.emplace(*log, o.checkpoints, identity, *learner.checkpointed(), comm);
-  TrainingObserver& observer =
-      checkpointing ? static_cast<TrainingObserver&>(*checkpointing) : *log;
-  const TrainResult result = learner.run(observer, resumed ? resumed->state : TrainingState{});
+  TrainingObserver& logging = checkpointing ? static_cast<TrainingObserver&>(*checkpointing) : *log;
+  std::optional<ValidatingObserver> validating;
+  if (validation)
+    validating.emplace(logging, *validation, config,
+                       resumed ? resumed->state.validation : ValidationProgress{}, comm);
+  TrainingObserver& observer = validating ? *validating : logging;
+  TrainResult result = learner.run(observer, resumed ? resumed->state : TrainingState{});
+  if (validating) {
+    validating->flush();
+    choose_validated_model(validating->progress(), result, o.quiet, comm);
+  }
   Learner::Summary after = learner.run_summary(comm);
   if (comm.is_root() && !o.quiet && !after.line.empty()) std::printf("%s\n", after.line.c_str());
   requeue = checkpointing && checkpointing->requeue();
@@ -341,9 +364,16 @@ int run_train(const Invocation& invocation, Communicator& comm) {
     std::printf("%s\n", nonlocal.describe().c_str());
 
   const std::unique_ptr<Learner> learner = entry.make();
+  std::unique_ptr<ValidationSet> validation;
+  if (!config.validation.empty()) {
+    progress.update("reading the validation set " + config.validation);
+    validation =
+        std::make_unique<ValidationSet>(config, learner->model_attributes(config), layout, comm);
+  }
   bool requeue = false;
-  const TrainResult result = train_learner(*learner, entry.traits, slice, layout, o,
-                                           view.checkpoints, nonlocal, comm, requeue);
+  const TrainResult result =
+      train_learner(*learner, entry.traits, slice, layout, o, view.checkpoints, nonlocal,
+                    validation.get(), comm, requeue);
   if (requeue) {
     if (comm.is_root())
       std::printf("checkpoint written to %s; run the same command to continue (exit %d)\n",

@@ -93,6 +93,9 @@ void RunLog::print_row(const IterationRecord& r) {
         "      %lld example(s) with a negative approximate NLL (lowest %.6g): inference "
         "sits at a poor fixed point there\n",
         static_cast<long long>(r.negative_nll_examples), r.lowest_nll);
+  if (!std::isnan(r.validation_error))
+    std::printf("      validation: error %.4f%%, loss %.6g\n", r.validation_error,
+                r.validation_loss);
   std::fflush(stdout);
 }
 
@@ -135,6 +138,8 @@ void RunLog::on_iteration(const IterationRecord& r) {
                  .add("unconverged_examples", count_or_null(r.unconverged_examples))
                  .add("negative_nll_examples", count_or_null(r.negative_nll_examples))
                  .add("lowest_nll", r.lowest_nll)
+                 .add("validation_error", r.validation_error)
+                 .add("validation_loss", r.validation_loss)
                  .str());
 }
 

@@ -104,10 +104,14 @@ TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communi
     }
     result.state.iterations_done = epoch;
     result.objective = e.value;
-    if (std::abs(previous - e.value) <= config.tol * std::max(1.0, std::abs(e.value))) {
-      result.stop = stop_small_change(
+    StopReason stop;
+    if (std::abs(previous - e.value) <= config.tol * std::max(1.0, std::abs(e.value)))
+      stop = stop_small_change(
           "relative change of the likelihood below tol (not certified: SGD "
           "has no optimality test)");
+    stop = finish_iteration(observer, result.state, record, stop);
+    if (stop.stops()) {
+      result.stop = stop;
       break;
     }
     previous = e.value;
@@ -148,8 +152,8 @@ class LbfgsBaseline {
       crf_.accept();
       for (int k = 1; k <= config_.max_iters; ++k) {
         const auto iteration_start = Clock::now();
-        const StopReason stop = iterate(k, started, iteration_start);
         result.state.iterations_done = k;
+        const StopReason stop = iterate(k, started, iteration_start, result.state);
         if (stop.stops()) {
           result.stop = stop;
           break;
@@ -165,9 +169,16 @@ class LbfgsBaseline {
   static constexpr int kMemory = 10;
   static constexpr double kStepGrowth = 2.0;
 
-  // One iteration: a direction, the search, the accepted point. Returns why training stops
-  // after it (no stop to go on).
-  StopReason iterate(int k, Clock::time_point started, Clock::time_point iteration_start) {
+  // One iteration: a direction, the search, the accepted point, then the observer's turn with
+  // `state` at that point. Returns why training stops after it (no stop to go on).
+  StopReason iterate(int k, Clock::time_point started, Clock::time_point iteration_start,
+                     TrainingState& state) {
+    const StopReason stop = search_and_step(k, started, iteration_start);
+    state.theta = theta_;
+    return finish_iteration(observer_, state, last_record_, stop);
+  }
+
+  StopReason search_and_step(int k, Clock::time_point started, Clock::time_point iteration_start) {
     std::vector<double> direction(params_);
     memory_.direction(grad_, direction);
     std::string kind = memory_.pairs(params_) > 0 ? "lbfgs" : "gradient";
@@ -206,6 +217,7 @@ class LbfgsBaseline {
     record.lbfgs_pairs = memory_.pairs(params_);
     record.unconverged_examples = unconverged_in_search_;
     observer_.on_iteration(record);
+    last_record_ = record;
     if (!search.decreased)
       return stop_no_progress("stopped: no step along -g decreased L with converged inference (" +
                               std::to_string(search.invalid_trials) + " of " +
@@ -298,6 +310,7 @@ class LbfgsBaseline {
   double step_bound_ = 1.0;
   int64_t unconverged_in_search_ = 0;
   LbfgsMemory memory_;
+  IterationRecord last_record_;  // the last iteration's, for the observer's turn after it
 };
 
 }  // namespace

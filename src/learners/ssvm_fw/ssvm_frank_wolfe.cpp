@@ -102,7 +102,8 @@ class SsvmFrankWolfe::Solver {
       observer.on_iteration(record);
       result.state.iterations_done = pass;
       result.objective = best_primal;
-      const StopReason stop = stop_reason(record, observer);
+      const StopReason stop =
+          finish_iteration(observer, result.state, record, stop_reason(record, observer));
       if (stop.stops()) {
         result.stop = stop;
         break;
