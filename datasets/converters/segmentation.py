@@ -9,6 +9,10 @@ last --test-fraction of them (0.5 by default) form the test set; images are shru
 longer side is at most --max-side pixels (64 by default; 0 keeps them), the image by area
 averaging and the mask by its nearest pixel.
 
+--unobserved F marks a seeded random F of each training image's pixels unobserved (label -1);
+with --drop-unobserved those pixels and their edges are left out instead (the baseline that
+trains on the observed pixels only).
+
 Encoding (docs/file-format.md "Standard maps"): one observation row per pixel (--features,
 segmentation_features.py: default, domke or neighbourhood) read by one variable type (offset 0),
 and one per edge, right and down neighbours row-major (--edge-features: contrast, domke or
@@ -37,6 +41,14 @@ def add_arguments(parser):
                         help="the pixels' observation rows (segmentation_features.py)")
     parser.add_argument("--edge-features", choices=sorted(EDGE_FEATURES),
                         help="the edges' rows (default: the one that goes with --features)")
+    parser.add_argument("--unobserved", type=float, default=0.0, metavar="F",
+                        help="training set: a random F of each image's pixels get label -1 "
+                             "(unobserved; --learner latent learns with them)")
+    parser.add_argument("--unobserved-seed", type=int, default=1, metavar="S",
+                        help="seed of the pixels --unobserved chooses")
+    parser.add_argument("--drop-unobserved", action="store_true",
+                        help="leave the pixels --unobserved chooses, and their edges, out of the "
+                             "training examples instead of labelling them -1")
 
 
 def convert(inputs, options):
@@ -50,8 +62,13 @@ def convert(inputs, options):
     channels = {x.shape[2] for x, _ in train + test}
     if len(channels) > 1:
         raise ConversionError(f"{inputs[0]}: mixes images of {sorted(channels)} channels")
+    if not 0 <= options.unobserved < 1:
+        raise ConversionError(f"--unobserved must be in [0, 1), got {options.unobserved}")
     encoding = Encoding(options, [x for x, _ in train + test])
-    train = [encoding.example(x, y, classes) for x, y in train]
+    rng = np.random.default_rng(options.unobserved_seed)
+    hidden = [rng.random(y.size) < options.unobserved for _, y in train]
+    train = [encoding.example(x, y, classes, unobserved=h, drop=options.drop_unobserved)
+             for (x, y), h in zip(train, hidden)]
     test = [encoding.example(x, y, classes) for x, y in test]
     return Converted(train=train, test=test,
                      num_params=classes * encoding.pixel_dim + classes * classes * encoding.edge_dim,
@@ -72,17 +89,31 @@ class Encoding:
         self.pixel_dim = features.shape[1]
         self.edge_dim = self.edges(first, grid_edges(*first.shape[:2]), features).shape[1]
 
-    def example(self, pixels, labels, classes):
+    def example(self, pixels, labels, classes, unobserved=None, drop=False):
+        """The grid CRF of one image. `unobserved` (a mask over the pixels, row-major) marks
+        pixels whose label becomes -1, or with `drop` pixels left out with their edges (the
+        features are still those of the whole image)."""
         height, width, _ = pixels.shape
         features = self.pixels(pixels, self.palette)
         edges = grid_edges(height, width)
+        edge_features = self.edges(pixels, edges, features)
+        label = labels.reshape(-1).copy()
+        if unobserved is not None and drop:
+            kept = np.flatnonzero(~unobserved)
+            new_index = np.full(height * width, -1)
+            new_index[kept] = np.arange(kept.size)
+            both = (new_index[edges[:, 0]] >= 0) & (new_index[edges[:, 1]] >= 0)
+            features, label = features[kept], label[kept]
+            edges, edge_features = new_index[edges[both]], edge_features[both]
+        elif unobserved is not None:
+            label[unobserved] = -1
         pixel_rows = SparseRows.from_dense(features)
-        factor_rows = SparseRows.from_dense(self.edges(pixels, edges, features))
+        factor_rows = SparseRows.from_dense(edge_features)
         obs = SparseRows(np.concatenate([pixel_rows.ptr, pixel_rows.ptr[-1] + factor_rows.ptr[1:]]),
                          np.concatenate([pixel_rows.index, factor_rows.index]),
                          np.concatenate([pixel_rows.value, factor_rows.value]))
-        count = height * width
-        return Example(card=np.full(count, classes), label=labels.reshape(-1), factors=edges,
+        count = label.size
+        return Example(card=np.full(count, classes), label=label, factors=edges,
                        var_type=np.zeros(count, dtype=np.int64), var_obs=np.arange(count),
                        factor_type=np.zeros(len(edges), dtype=np.int64),
                        factor_obs=count + np.arange(len(edges)), obs=obs)

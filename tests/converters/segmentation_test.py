@@ -60,6 +60,34 @@ class SegmentationTest(unittest.TestCase):
                 self.assertEqual(entries[0], 1.0)
                 self.assertTrue(0 < entries[1] <= 1.0)
 
+    def test_unobserved_pixels_marked_or_dropped(self):
+        full, _ = read_all(work("h_train.h5"))
+        common = ("segmentation", "--input", self.images, self.masks, "--max-side", 16,
+                  "--unobserved", 0.3, "--unobserved-seed", 4)
+        convert(*common, "--train", work("u_train.h5"), "--test", work("u_test.h5"))
+        convert(*common, "--drop-unobserved", "--train", work("d_train.h5"), "--test",
+                work("d_test.h5"))
+        marked, _ = read_all(work("u_train.h5"))
+        dropped, _ = read_all(work("d_train.h5"))
+        hidden = marked["vars/label"] < 0
+        self.assertAlmostEqual(hidden.mean(), 0.3, delta=0.1)
+        np.testing.assert_array_equal(marked["vars/label"][~hidden], full["vars/label"][~hidden])
+        # The same pixels, left out with their edges; the kept ones keep labels and features.
+        np.testing.assert_array_equal(dropped["vars/label"], full["vars/label"][~hidden])
+        kept = np.flatnonzero(~hidden)
+        rows = full["vars/obs_row"][kept]
+        ptr, index = full["obs/ptr"], full["obs/index"]
+        d_ptr, d_index = dropped["obs/ptr"], dropped["obs/index"]
+        for new, old in list(enumerate(rows))[::9]:
+            r = dropped["vars/obs_row"][new]
+            np.testing.assert_array_equal(d_index[d_ptr[r]:d_ptr[r + 1]], index[ptr[old]:ptr[old + 1]])
+        members = full["factors/vars"].reshape(-1, 2)
+        both = (~hidden[members]).all(axis=1)
+        self.assertEqual(dropped["factors/vars"].size, 2 * both.sum())
+        test_full, _ = read_all(work("h_test.h5"))
+        test_marked, _ = read_all(work("u_test.h5"))
+        np.testing.assert_array_equal(test_marked["vars/label"], test_full["vars/label"])
+
     def test_foreground_share_survives_the_shrinking(self):
         from PIL import Image
         arrays, _ = read_all(work("h_train.h5"))
