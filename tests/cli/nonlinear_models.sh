@@ -7,6 +7,7 @@
 # trees (--unary-model and --pairwise-model trees): the model file holds them, 2 ranks grow the
 # same trees bitwise, and a run killed by SIGKILL resumes to the uninterrupted model bitwise.
 set -euo pipefail
+source "$(dirname "$0")/kill_at_checkpoint.sh"
 pdsp=$1
 mpirun=$2
 work=$(mktemp -d)
@@ -103,16 +104,9 @@ echo "ok: 2 ranks grow the 1-rank trees bitwise"
 # Checkpoints after every iteration; the run is killed once one is published, well before its
 # 150 iterations are done, and resumed to them.
 "$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/trees150.h5" > "$work/log150"
-"$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/killed.h5" \
-  --checkpoint-dir "$work/tck" --checkpoint-every 1 > /dev/null &
-runner=$!
-for _ in $(seq 600); do
-  [ -e "$work/tck/latest" ] && break
-  sleep 0.05
-done
-kill -9 $runner 2> /dev/null || true
-wait $runner 2> /dev/null || true
-[ -e "$work/tck/latest" ] || { echo "FAIL: no checkpoint before the kill"; exit 1; }
+kill_at_first_checkpoint "$work/tck" "$work/killed.h5" \
+  "$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/killed.h5" \
+  --checkpoint-dir "$work/tck" --checkpoint-every 1
 "$pdsp" "${trees[@]}" --threads 1 --max-iters 150 --out "$work/resumed.h5" \
   --checkpoint-dir "$work/tck" --checkpoint-every 1 --resume auto > "$work/log"
 grep -q "resuming from .* after iteration [0-9]\{1,2\}$" "$work/log" ||

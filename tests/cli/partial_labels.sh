@@ -4,6 +4,7 @@
 # ranks within round-off; killed by SIGKILL and resumed bitwise), and predicted by
 # predict --clamp with the given labels held (1 rank against 2 ranks).
 set -euo pipefail
+source "$(dirname "$0")/kill_at_checkpoint.sh"
 pdsp=$1
 mpirun=$2
 work=$(mktemp -d)
@@ -58,17 +59,9 @@ echo "ok: latent on 2 ranks gives the 1-rank model within 1e-8; $(grep -o 'CCCP:
 
 # Checkpoints after every CCCP step; killed once one is published, resumed to the same model.
 "$pdsp" "${common[@]}" --max-iters 30 --tol 0 --out "$work/whole.h5" > /dev/null
-"$pdsp" "${common[@]}" --max-iters 30 --tol 0 --out "$work/killed.h5" --checkpoint-dir "$work/ck" \
-  --checkpoint-every 1 > /dev/null &
-runner=$!
-for _ in $(seq 600); do
-  [ -e "$work/ck/latest" ] && break
-  sleep 0.02
-done
-kill -9 $runner 2> /dev/null || true
-wait $runner 2> /dev/null || true
-[ -e "$work/ck/latest" ] || { echo "FAIL: no checkpoint before the kill"; exit 1; }
-[ ! -e "$work/killed.h5" ] || { echo "FAIL: the run ended before the kill"; exit 1; }
+kill_at_first_checkpoint "$work/ck" "$work/killed.h5" \
+  "$pdsp" "${common[@]}" --max-iters 30 --tol 0 --out "$work/killed.h5" --checkpoint-dir "$work/ck" \
+  --checkpoint-every 1
 "$pdsp" "${common[@]}" --max-iters 30 --tol 0 --out "$work/resumed.h5" --checkpoint-dir "$work/ck" \
   --checkpoint-every 1 --resume auto > "$work/log"
 grep -q "resuming from .* after iteration [0-9]*$" "$work/log" ||

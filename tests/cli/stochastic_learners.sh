@@ -4,6 +4,7 @@
 # uninterrupted model bitwise; F is in the metrics every --objective-every epochs and at the
 # end. (Their refusals are in bad_input.sh.)
 set -euo pipefail
+source "$(dirname "$0")/kill_at_checkpoint.sh"
 pdsp=$1
 mpirun=$2
 work=$(mktemp -d)
@@ -31,17 +32,9 @@ echo "ok: F at every epoch, stop reason max-iters"
 
 # Checkpoints after every epoch; killed once one is published, resumed to the same model.
 "$pdsp" "${common[@]}" --max-iters 400 --out "$work/whole.h5" > /dev/null
-"$pdsp" "${common[@]}" --max-iters 400 --out "$work/killed.h5" --checkpoint-dir "$work/ck" \
-  --checkpoint-every 1 > /dev/null &
-runner=$!
-for _ in $(seq 600); do
-  [ -e "$work/ck/latest" ] && break
-  sleep 0.02
-done
-kill -9 $runner 2> /dev/null || true
-wait $runner 2> /dev/null || true
-[ -e "$work/ck/latest" ] || { echo "FAIL: no checkpoint before the kill"; exit 1; }
-[ ! -e "$work/killed.h5" ] || { echo "FAIL: the run ended before the kill"; exit 1; }
+kill_at_first_checkpoint "$work/ck" "$work/killed.h5" \
+  "$pdsp" "${common[@]}" --max-iters 400 --out "$work/killed.h5" --checkpoint-dir "$work/ck" \
+  --checkpoint-every 1
 "$pdsp" "${common[@]}" --max-iters 400 --out "$work/resumed.h5" --checkpoint-dir "$work/ck" \
   --checkpoint-every 1 --resume auto > "$work/log"
 grep -q "resuming from .* after iteration [0-9]*$" "$work/log" ||

@@ -6,6 +6,7 @@
 # theta takes it, a run killed by SIGKILL resumes to the same model, and bad validation sets
 # are refused in one line.
 set -euo pipefail
+source "$(dirname "$0")/kill_at_checkpoint.sh"
 pdsp=$1
 mpirun=$2
 work=$(mktemp -d)
@@ -68,16 +69,9 @@ echo "ok: ssvm-fw, lbp-lbfgs, dlpw and latent validate"
 # Killed once a checkpoint is published, resumed: the same best and the same model.
 long=(--max-iters 60 --validate-every 1 --validation "$work/val.h5")
 "$pdsp" "${common[@]}" "${long[@]}" --out "$work/whole.h5" > "$work/whole.log"
-"$pdsp" "${common[@]}" "${long[@]}" --out "$work/killed.h5" --checkpoint-dir "$work/ck" \
-  --checkpoint-every 1 > /dev/null &
-runner=$!
-for _ in $(seq 600); do
-  [ -e "$work/ck/latest" ] && break
-  sleep 0.01
-done
-kill -9 $runner 2> /dev/null || true
-wait $runner 2> /dev/null || true
-[ ! -e "$work/killed.h5" ] || { echo "FAIL: the run ended before the kill"; exit 1; }
+kill_at_first_checkpoint "$work/ck" "$work/killed.h5" \
+  "$pdsp" "${common[@]}" "${long[@]}" --out "$work/killed.h5" --checkpoint-dir "$work/ck" \
+  --checkpoint-every 1
 "$pdsp" "${common[@]}" "${long[@]}" --out "$work/resumed.h5" --checkpoint-dir "$work/ck" \
   --checkpoint-every 1 --resume auto > "$work/resumed.log"
 grep -q "resuming from" "$work/resumed.log" || { echo "FAIL: no resume"; exit 1; }
