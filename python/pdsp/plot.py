@@ -3,7 +3,8 @@
 One figure of eight panels: the objective (F or the negative log-likelihood, with D where the
 learner has a dual), the gap, the step and the validation error, each against training seconds
 (`elapsed`) and against iterations. Several runs are overlaid, each labelled by the settings in
-which the runs differ. An axis whose values span more than two decades is logarithmic."""
+which the runs differ. An axis whose values span more than two decades is logarithmic
+(symmetric-logarithmic where they take both signs)."""
 import math
 import os
 
@@ -55,6 +56,19 @@ def spans_decades(columns):
     if values.size == 0 or np.any(values <= 0):
         return False
     return math.log10(values.max() / values.min()) > DECADES_FOR_LOG
+
+
+def set_scale(axis, columns, set_axis_scale):
+    """Log where the values are positive and span decades; where they also take the other sign
+    (an early dual far below F, a gap below 0 before the messages converge) a symmetric log,
+    linear within the smallest nonzero magnitude; linear otherwise."""
+    if spans_decades(columns):
+        set_axis_scale("log")
+        return
+    values = np.concatenate([c[np.isfinite(c)] for c in columns]) if columns else np.array([])
+    magnitudes = np.abs(values[values != 0])
+    if magnitudes.size and math.log10(magnitudes.max() / magnitudes.min()) > DECADES_FOR_LOG:
+        set_axis_scale("symlog", linthresh=max(magnitudes.min(), magnitudes.max() * 1e-9))
 
 
 def read_runs(paths):
@@ -115,10 +129,8 @@ def plot_runs(paths, out):
                 axis.set_xticks([])
                 axis.set_yticks([])
                 continue
-            if spans_decades(drawn):
-                axis.set_yscale("log")
-            x_values = [m.column(x_field) for m in runs]
-            if spans_decades(x_values):
+            set_scale(axis, drawn, axis.set_yscale)
+            if spans_decades([m.column(x_field) for m in runs]):
                 axis.set_xscale("log")
             axis.grid(True, which="both", alpha=0.3)
     handles, names = axes[0][0].get_legend_handles_labels()

@@ -24,7 +24,7 @@ sys.path.insert(0, HERE)
 
 import pdsp  # noqa: E402
 from package_test import chains  # noqa: E402
-from pdsp.plot import run_labels, spans_decades  # noqa: E402
+from pdsp.plot import run_labels, set_scale, spans_decades  # noqa: E402
 
 PDSP = None  # set by --pdsp
 
@@ -88,6 +88,14 @@ class PlotTest(unittest.TestCase):
         self.assertFalse(spans_decades([np.array([1.0, 50.0])]))
         self.assertFalse(spans_decades([np.array([-1.0, 1e6])]), "no log axis under zero")
         self.assertFalse(spans_decades([np.array([np.nan])]))
+        chosen = []
+        record = lambda scale, **options: chosen.append((scale, options))  # noqa: E731
+        set_scale(None, [np.array([-2.6e11, -1e3, 3e4, 2.9e4])], record)  # D far below F
+        self.assertEqual(chosen, [("symlog", {"linthresh": 1e3})])
+        chosen.clear()
+        set_scale(None, [np.array([1e-4, 1.0])], record)
+        set_scale(None, [np.array([-1.0, 2.0])], record)
+        self.assertEqual(chosen, [("log", {})], "linear where nothing spans decades")
 
     def test_a_run_still_being_written_is_drawn(self):
         partial = self.path("partial.jsonl")

@@ -53,6 +53,16 @@ class LatentLearner final : public ProblemLearner {
       clamped_ = std::make_unique<LocalProblem>(slice, settings,
                                                 make_potential_model(slice, config.model_choice()));
     });
+    // Negative counting numbers (Bethe's on loops) make each smax non-convex in the messages,
+    // and F no longer a difference of convex functions: CCCP's decrease is not guaranteed.
+    double saddle[1] = {problem_->is_saddle_problem() ? 1.0 : 0.0};
+    comm.allreduce({}, std::span<double>(saddle));
+    saddle_ = saddle[0] > 0;
+  }
+
+  std::string set_up_summary() const override {
+    return ProblemLearner::set_up_summary() +
+           (saddle_ ? "; CCCP with negative counting numbers: F need not fall at every step" : "");
   }
 
   TrainResult run(TrainingObserver& observer, TrainingState start) override {
@@ -99,12 +109,14 @@ class LatentLearner final : public ProblemLearner {
       if (decrease < -1e-12 * std::max(1.0, std::abs(here.objective))) {
         // The model stays theta_t, the better of the two.
         rises_ += 1;
-        char text[200];
-        std::snprintf(text, sizeof text,
-                      "the CCCP objective rose by %.3g at step %d (the inner run or inference "
-                      "stopped short: raise --inner-iters or --inference-sweeps); the model is "
-                      "the theta before it",
-                      -decrease, step);
+        char text[256];
+        std::snprintf(
+            text, sizeof text,
+            "the CCCP objective rose by %.3g at step %d (%s); the model is the theta before it",
+            -decrease, step,
+            saddle_ ? "negative counting numbers: no guaranteed decrease"
+                    : "the inner run or inference stopped short: raise --inner-iters "
+                      "or --inference-sweeps");
         stop = stop_no_progress(text);
       } else {
         state.theta = inner_result.state.theta;
@@ -188,6 +200,7 @@ class LatentLearner final : public ProblemLearner {
   }
 
   std::unique_ptr<LocalProblem> clamped_;  // not loss-augmented, the observed labels clamped
+  bool saddle_ = false;                    // on some rank a counting number is negative at eps > 0
   int steps_ = 0;
   int rises_ = 0;
 };
