@@ -68,6 +68,7 @@ class ValidatingObserver final : public TrainingObserver {
   int patience_;
   Communicator& comm_;
   ValidationProgress progress_;
+  int last_checked_ = -1;  // the iteration of this process's last check
   std::optional<IterationRecord> held_;
 };
 

@@ -131,11 +131,12 @@ StopReason ValidatingObserver::after_iteration(const TrainingState& state,
   held_.reset();
   StopReason stop;
   const int iteration = state.iterations_done;
-  // Every K iterations and at the end; an iteration that moved nothing (done did not advance
-  // past the best's) is not checked twice.
-  const bool due = (iteration % every_ == 0 || stopping.stops()) &&
+  // Every K iterations and at the end; a state already checked (a learner whose last step was
+  // rejected reports the iteration before it again) is not checked twice.
+  const bool due = (iteration % every_ == 0 || stopping.stops()) && iteration != last_checked_ &&
                    !(progress_.checks > 0 && iteration == progress_.best_iteration);
   if (due && !state.theta.empty()) {
+    last_checked_ = iteration;
     const ValidationSet::Score score = set_.score(state.theta, comm_);
     logged.validation_error = score.error;
     logged.validation_loss = score.loss;
