@@ -128,11 +128,15 @@ class Estimator:
 
     def score(self, data):
         """The share of variables whose predicted label is the ground truth's (1 - Hamming
-        loss), over every variable of `data`, which must have labels."""
+        loss), over the variables of `data` labelled >= 0 (unobserved ones, -1, are left out,
+        as pdsp predict leaves them out); NaN when none is."""
         predictions, truth = self._predictions(data)
         if truth is None:
             raise ValueError("score: the data set has no /vars/label to score against")
-        return float(np.mean(predictions.label == truth)) if truth.size else float("nan")
+        observed = truth >= 0
+        if not observed.any():
+            return float("nan")
+        return float(np.mean(predictions.label[observed] == truth[observed]))
 
     # ----------------------------------------------------------------------------------------
 

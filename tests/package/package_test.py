@@ -189,6 +189,19 @@ class PackageTest(unittest.TestCase):
         np.testing.assert_array_equal(columns["F"], model.metrics_.column("F"))
         self.assertTrue(np.all(np.isnan(model.metrics_.column("smoothed_gap"))))  # null at eps 1
 
+    def test_score_leaves_unobserved_labels_out(self):
+        partial = chains(30, seed=2)
+        for example in partial.examples:
+            example.label = [-1 if k % 3 == 0 else y for k, y in enumerate(example.label)]
+        full_score = self.model.score(self.test)
+        labels = np.concatenate([e.label for e in partial.examples])
+        predicted = np.concatenate(self.model.predict(self.test))
+        truth = np.concatenate([e.label for e in chains(30, seed=2).examples])
+        observed = labels >= 0
+        self.assertAlmostEqual(self.model.score(partial),
+                               np.mean(predicted[observed] == truth[observed]))
+        self.assertAlmostEqual(full_score, np.mean(predicted == truth))
+
     def test_fit_with_a_validation_set(self):
         validation = chains(20, seed=5)
         model = pdsp.Estimator(C=0.1, max_iters=12, tol=0, threads=1, pdsp=PDSP, verbose=0,
