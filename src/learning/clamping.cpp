@@ -29,16 +29,14 @@ std::vector<double> clamp_offset(const LocalProblem& problem, std::span<const in
                      "none at its theta");
   double chat = 1.0;
   for (double c : problem.counting().block) chat = std::max(chat, std::abs(c));
-  const double penalty[1] = {2.0 * largest *
-                                 (1.0 + static_cast<double>(problem.graph().max_degree)) +
-                             kVanishingExponent * std::max(problem.temperature(), 1e-12) * chat};
-  double agreed[1] = {penalty[0]};
-  data.communicator().allreduce({}, std::span<double>(agreed));
+  double penalty[1] = {2.0 * largest * (1.0 + static_cast<double>(problem.graph().max_degree)) +
+                       kVanishingExponent * std::max(problem.temperature(), 1e-12) * chat};
+  data.communicator().allreduce({}, std::span<double>(penalty));  // the largest: one for all
   std::vector<double> offset(static_cast<size_t>(data.num_states()), 0.0);
   for (int64_t v = 0; v < data.num_vars(); ++v) {
     if (held[v] < 0) continue;
     for (int32_t s = 0; s < data.card[v]; ++s)
-      if (s != held[v]) offset[data.state_offset[v] + s] = -agreed[0];
+      if (s != held[v]) offset[data.state_offset[v] + s] = -penalty[0];
   }
   return offset;
 }

@@ -92,12 +92,7 @@ PredictionSlice read_off_predictions(const Dataset& data, std::span<const double
   }
   slice.marginal.assign(beliefs.begin(), beliefs.begin() + states);
   slice.label.resize(static_cast<size_t>(vars));
-  for (int64_t v = 0; v < vars; ++v) {
-    int32_t best = 0;
-    for (int32_t s = 1; s < data.card[v]; ++s)
-      if (beliefs[data.state_offset[v] + s] > beliefs[data.state_offset[v] + best]) best = s;
-    slice.label[v] = best;
-  }
+  for (int64_t v = 0; v < vars; ++v) slice.label[v] = predicted_label(data, beliefs, v);
   return slice;
 }
 

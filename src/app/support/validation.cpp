@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "pdsp/data/prediction_file.hpp"
 #include "pdsp/features/potential_models.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/slice_loading.hpp"
@@ -21,15 +22,11 @@ T attribute(const Fields& fields, const std::string& name, T otherwise) {
   return otherwise;
 }
 
-// Arg-max of each owned variable's belief (the lowest state among ties) against its label.
+// The owned variables whose predicted label (as pdsp predict writes it) is not their label.
 double wrong_labels(const Dataset& data, std::span<const double> beliefs) {
   double wrong = 0;
-  for (int64_t v = 0; v < data.owned_vars(); ++v) {
-    int32_t best = 0;
-    for (int32_t s = 1; s < data.card[v]; ++s)
-      if (beliefs[data.state_offset[v] + s] > beliefs[data.state_offset[v] + best]) best = s;
-    wrong += best != data.label[v];
-  }
+  for (int64_t v = 0; v < data.owned_vars(); ++v)
+    wrong += predicted_label(data, beliefs, v) != data.label[v];
   return wrong;
 }
 
