@@ -64,6 +64,7 @@ ApproximateCrf::ApproximateCrf(const Dataset& data, ApproximateInference inferen
       cold_log_z_(static_cast<size_t>(data.num_examples()), 0.0),
       cold_converged_(static_cast<size_t>(data.num_examples()), 0),
       converged_(static_cast<size_t>(data.num_examples()), 1),
+      may_damp_(static_cast<size_t>(data.num_examples()), 1),
       sweeps_(static_cast<size_t>(data.num_examples()), 0) {
   reset();
   accept();
@@ -123,7 +124,8 @@ double ApproximateCrf::lbp(int64_t n, Workspace& w, std::vector<double>& before)
   int sweeps = 0;
   for (; sweeps < max_sweeps_ && change > tol_; ++sweeps)
     change = bp_.sweep_example(n, potential_.data(), lambda_.data(), w);
-  for (int damped = 0; damped < max_sweeps_ && change > tol_; ++damped, ++sweeps) {
+  const int damped_sweeps = may_damp_[n] ? max_sweeps_ : 0;
+  for (int damped = 0; damped < damped_sweeps && change > tol_; ++damped, ++sweeps) {
     before.assign(lambda_.begin() + first, lambda_.begin() + last);
     bp_.sweep_example(n, potential_.data(), lambda_.data(), w);
     change = 0.0;
@@ -257,6 +259,7 @@ namespace {
 // same fixed point differ by their tolerance and round-off only: the earlier start keeps it,
 // whatever the rank and thread count.
 bool beats(double log_z, char converged, double best, char best_converged) {
+  if (best == -INFINITY) return true;  // nothing found yet (the margin below would be NaN)
   const bool clearly_larger = log_z > best + kSameFixedPoint * (1 + std::abs(best));
   return (converged && !best_converged) || (converged == best_converged && clearly_larger);
 }
@@ -276,7 +279,15 @@ int ApproximateCrf::keep_best_start(int64_t n, int incumbent, bool incumbent_is_
   char& cold_converged = cold_converged_[static_cast<size_t>(n)];
   if (incumbent_is_cold) std::tie(cold, cold_converged) = std::tuple(best, best_converged);
   for (const int start : starts) {
+    // Damped sweeps rescue an example none of whose starts has converged yet. Once one of
+    // prediction's starts has, a later start that does not converge undamped is dropped
+    // (unconverged, it cannot win: beats). Damping might still converge it, but where it did on
+    // the denoising sets of issue 42 it found the fixed point already in hand, at the cost of all
+    // the other starts together. Only prediction's starts count, in prediction's order, so that
+    // training and prediction damp the same starts.
+    may_damp_[n] = !cold_converged;
     const double log_z = infer_from_start(n, start, w);
+    may_damp_[n] = 1;
     sweeps += sweeps_[n];
     if (beats(log_z, converged_[n], cold, cold_converged))
       std::tie(cold, cold_converged) = std::tuple(log_z, converged_[n]);
@@ -294,13 +305,16 @@ int ApproximateCrf::keep_best_start(int64_t n, int incumbent, bool incumbent_is_
 }
 
 InferenceSummary ApproximateCrf::infer_all_best_start(std::vector<int>& chosen_start, bool anneal,
-                                                      CurrentState current) {
+                                                      CurrentState current, StartSet set) {
   const int64_t examples = data_.num_examples();
   chosen_start.assign(static_cast<size_t>(examples), 0);
-  std::vector<int> starts(static_cast<size_t>(own_best_start()));
+  // 1 .. own_best_start() - 1 are pulled towards each state.
+  const bool all = set == StartSet::All;
+  std::vector<int> starts(static_cast<size_t>(own_best_start() - (all ? 0 : 1)));
   std::iota(starts.begin(), starts.end(), 1);
-  if (current == CurrentState::Warm) starts.push_back(zero_start());
-  if (anneal) starts.push_back(annealed_start());
+  // Zero messages first, where prediction's current state has them.
+  if (all && current == CurrentState::Warm) starts.insert(starts.begin(), zero_start());
+  if (all && anneal) starts.push_back(annealed_start());
   // A warm state is no start of prediction's: the cold best starts below any fixed point.
   std::fill(cold_log_z_.begin(), cold_log_z_.end(), -INFINITY);
   std::fill(cold_converged_.begin(), cold_converged_.end(), 0);

@@ -329,7 +329,7 @@ TEST(Likelihood, AnnealingEveryExampleRaisesAnOptimisticValue) {
   const Evaluation plain = likelihood.evaluate(theta, grad);
   ASSERT_TRUE(plain.valid);
   EXPECT_GT(plain.lowest_nll, 0.0);
-  const Evaluation annealed = likelihood.evaluate(theta, annealed_grad, /*anneal_all=*/true);
+  const Evaluation annealed = likelihood.evaluate(theta, annealed_grad, Likelihood::Starts::AllAnnealed);
   EXPECT_TRUE(annealed.valid);
   EXPECT_GT(16 * annealed.value, 16 * plain.value + 1.0);  // C = 0, 16 variables
   EXPECT_GT(max_abs_difference(annealed_grad, grad), 1e-3);

@@ -71,7 +71,9 @@ class ApproximateCrf {
   // reached only from near it. No start reads the labels, so that training evaluates the
   // fixed points prediction finds. `chosen_start[n]` says which won: 0 the current state, 1 + s
   // pulled towards s, 1 + states the observations' best states, 2 + states the annealed start,
-  // 3 + states zero messages (uniform beliefs) when the current state is a warm one.
+  // 3 + states zero messages (uniform beliefs) when the current state is a warm one. Loopy BP
+  // runs a start's damped sweeps only while no earlier start of the example has converged: a
+  // start that needs them then could win only by converging, and they were most of the cost.
   //
   // With `anneal`, one more start follows a fixed point from weak potentials to the true ones:
   // inference to convergence at theta scaled by 0.1, 0.2, ..., 0.9, each from the last, then
@@ -83,9 +85,16 @@ class ApproximateCrf {
   // With CurrentState::Warm (training: the accepted iterate's state), zero messages are one
   // more start, so that the others are exactly prediction's, and cold_log_z() says what they
   // found without the warm one.
+  //
+  // With StartSet::PulledTowardsStates only the starts pulled towards each state s run besides
+  // the current state (no start towards the own best states, no zero messages, no annealing):
+  // the cheap ones, which converge in a few sweeps, for the likelihood baselines' line-search
+  // trials (likelihood.hpp). cold_log_z() is then the best of those starts.
   enum class CurrentState { Cold, Warm };
+  enum class StartSet { All, PulledTowardsStates };
   InferenceSummary infer_all_best_start(std::vector<int>& chosen_start, bool anneal = false,
-                                        CurrentState current = CurrentState::Cold);
+                                        CurrentState current = CurrentState::Cold,
+                                        StartSet set = StartSet::All);
   // After infer_all_best_start without annealing: the examples where `wanted` is set also try
   // the annealed start, kept by the same rule (`chosen_start` and cold_log_z() are updated).
   // Training calls it where prediction's starts left an approximate NLL below zero, a sure sign
@@ -165,6 +174,7 @@ class ApproximateCrf {
   std::vector<char> cold_converged_;  // whether that fixed point converged
   std::vector<double> accepted_;      // the accepted state (messages or beliefs), see accept()
   std::vector<char> converged_;       // per example, from its last inference
+  std::vector<char> may_damp_;        // per example: whether BP may go on with damped sweeps
   std::vector<int> sweeps_;           // per example, sweeps of its last inference
   std::vector<Workspace> workspaces_;
   std::vector<std::vector<double>> scratch_;  // per thread: an example's state before a sweep

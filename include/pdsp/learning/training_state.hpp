@@ -56,6 +56,9 @@ struct IterationRecord {
   int64_t unconverged_examples = -1;
   int64_t negative_nll_examples = -1;
   double lowest_nll = NAN;
+  // L-BFGS baselines only (-1, null in the metrics, elsewhere): the iteration's searches that
+  // every start had to repeat (crf_baselines.hpp: the cheap trials' step did not hold).
+  int all_start_searches = -1;
   // pdsp train --validation, at the iterations it checks (NaN, null in the metrics, elsewhere):
   // the share of wrongly predicted validation variables (in %) and the mean per example of
   // smax_eps(scores) less the labels' score.

@@ -138,6 +138,7 @@ void RunLog::on_iteration(const IterationRecord& r) {
                  .add("unconverged_examples", count_or_null(r.unconverged_examples))
                  .add("negative_nll_examples", count_or_null(r.negative_nll_examples))
                  .add("lowest_nll", r.lowest_nll)
+                 .add("all_start_searches", count_or_null(r.all_start_searches))
                  .add("validation_error", r.validation_error)
                  .add("validation_loss", r.validation_loss)
                  .str());

@@ -122,7 +122,8 @@ TrainResult train_sgd(ApproximateCrf& crf, const BaselineConfig& config, Communi
 
 // L-BFGS on L / V: pdsp's curvature memory (pairs without positive curvature are dropped), a
 // strong Wolfe line search that rejects evaluations whose inference did not converge, every
-// evaluation warm-started from the accepted iterate's messages, and only accepted points kept.
+// evaluation warm-started from the accepted iterate's messages, the trials with the cheap starts
+// and the accepted points with every start (trial_step_holds), and only accepted points kept.
 class LbfgsBaseline {
  public:
   LbfgsBaseline(ApproximateCrf& crf, const BaselineConfig& config, Communicator& comm,
@@ -182,24 +183,19 @@ class LbfgsBaseline {
     std::vector<double> direction(params_);
     memory_.direction(grad_, direction);
     std::string kind = memory_.pairs(params_) > 0 ? "lbfgs" : "gradient";
-    WolfeResult search = search_along(direction, kind);
-    int trials = search.trials;
+    int trials = 0;
+    all_start_searches_ = 0;
+    unconverged_in_search_ = 0;
+    WolfeResult search = search_and_confirm(direction, kind, trials);
     if (!search.decreased && kind == "lbfgs") {
       memory_.clear();
       kind = "restart";
-      search = search_along(direction, kind);
-      trials += search.trials;
+      search = search_and_confirm(direction, kind, trials);
     }
     const double before = current_.value;
     const std::vector<double> gradient_before = grad_;
     const double step = search.decreased ? search.best.step : 0.0;
     if (search.decreased) {
-      // The accepted point's messages: re-evaluated from the same warm start when the search
-      // went on past it, which gives the same value bitwise.
-      if (search.best.step != last_trial_step_) {
-        evaluate_trial(direction, search.best.step);
-        ++trials;
-      }
       theta_ = trial_theta_;
       grad_ = trial_grad_;
       current_ = trial_;
@@ -216,6 +212,7 @@ class LbfgsBaseline {
     record.direction = kind;
     record.lbfgs_pairs = memory_.pairs(params_);
     record.unconverged_examples = unconverged_in_search_;
+    record.all_start_searches = all_start_searches_;
     observer_.on_iteration(record);
     last_record_ = record;
     if (!search.decreased)
@@ -252,7 +249,7 @@ class LbfgsBaseline {
   // else the point stays as it was (false).
   bool value_was_optimistic() {
     std::vector<double> grad(params_);
-    const Evaluation thorough = likelihood_.evaluate(theta_, grad, /*anneal_all=*/true);
+    const Evaluation thorough = likelihood_.evaluate(theta_, grad, Likelihood::Starts::AllAnnealed);
     const double raised = current_.value + config_.tol * std::max(1.0, std::abs(current_.value));
     if (!thorough.valid || thorough.value <= raised) {
       crf_.restore();
@@ -264,8 +261,43 @@ class LbfgsBaseline {
     return true;
   }
 
-  // The strong Wolfe search along `direction` (-g itself unless kind is "lbfgs").
-  WolfeResult search_along(std::vector<double>& direction, const std::string& kind) {
+  // The search along `direction` with cheap trials (Starts::Trial; a trial that is not valid so
+  // is evaluated again with every start), then its accepted point evaluated with every start, as
+  // every accepted point is. The other starts can only raise L (they add fixed points of larger
+  // log Z), so a search that found no decrease with the cheap trials would find none with them
+  // either, its curvature steps aside. When they raise the accepted point above the sufficient
+  // decrease, or leave it not valid, they found a fixed point the trials did not, and the search
+  // is repeated with every start at every trial. On a decrease, trial_ holds the all-starts
+  // evaluation of the accepted step.
+  WolfeResult search_and_confirm(std::vector<double>& direction, const std::string& kind,
+                                 int& trials) {
+    WolfeResult search = search_along(direction, kind, Likelihood::Starts::Trial);
+    trials += search.trials;
+    if (!search.decreased) return search;
+    const double slope = std::inner_product(grad_.begin(), grad_.end(), direction.begin(), 0.0);
+    confirm(direction, search.best.step, trials);
+    if (!trial_step_holds(trial_, current_.value, search.best.step, slope)) {
+      ++all_start_searches_;
+      search = search_along(direction, kind, Likelihood::Starts::All);
+      trials += search.trials;
+      if (search.decreased) confirm(direction, search.best.step, trials);
+    }
+    return search;
+  }
+
+  // trial_ as the all-starts evaluation of `step`: evaluated again unless the last trial was
+  // that one.
+  void confirm(const std::vector<double>& direction, double step, int& trials) {
+    if (trial_starts_ == Likelihood::Starts::Trial || step != last_trial_step_) {
+      evaluate_trial(direction, step, Likelihood::Starts::All);
+      ++trials;
+    }
+  }
+
+  // The strong Wolfe search along `direction` (-g itself unless kind is "lbfgs"), each trial
+  // evaluated with `starts`; a cheap trial that is not valid is evaluated again with every start.
+  WolfeResult search_along(std::vector<double>& direction, const std::string& kind,
+                           Likelihood::Starts starts) {
     if (kind != "lbfgs")
       for (size_t r = 0; r < params_; ++r) direction[r] = -grad_[r];
     double slope = std::inner_product(grad_.begin(), grad_.end(), direction.begin(), 0.0);
@@ -273,15 +305,18 @@ class LbfgsBaseline {
       // -H g is no descent direction: the search fails at once and restarts along -g.
       return WolfeResult{};
     }
-    unconverged_in_search_ = 0;
     const double length = norm(direction);
     WolfeSettings settings;
     settings.max_step = step_bound_ / length;
     const double initial = std::min(kind == "lbfgs" ? 1.0 : 1.0 / length, settings.max_step);
     const LinePoint start{0.0, current_.value, slope, true};
     auto phi = [&](double step) {
-      evaluate_trial(direction, step);
+      evaluate_trial(direction, step, starts);
       unconverged_in_search_ += trial_.unconverged;
+      if (!trial_.valid && starts == Likelihood::Starts::Trial) {
+        evaluate_trial(direction, step, Likelihood::Starts::All);
+        unconverged_in_search_ += trial_.unconverged;
+      }
       return LinePoint{
           step, trial_.value,
           std::inner_product(trial_grad_.begin(), trial_grad_.end(), direction.begin(), 0.0),
@@ -290,9 +325,11 @@ class LbfgsBaseline {
     return strong_wolfe_search(phi, start, initial, settings);
   }
 
-  void evaluate_trial(const std::vector<double>& direction, double step) {
+  void evaluate_trial(const std::vector<double>& direction, double step,
+                      Likelihood::Starts starts) {
     for (size_t r = 0; r < params_; ++r) trial_theta_[r] = theta_[r] + step * direction[r];
-    trial_ = likelihood_.evaluate(trial_theta_, trial_grad_);
+    trial_ = likelihood_.evaluate(trial_theta_, trial_grad_, starts);
+    trial_starts_ = starts;
     last_trial_step_ = step;
   }
 
@@ -304,6 +341,8 @@ class LbfgsBaseline {
   std::vector<double> theta_, grad_, trial_theta_, trial_grad_;
   Evaluation current_, trial_;
   double last_trial_step_ = NAN;
+  Likelihood::Starts trial_starts_ = Likelihood::Starts::All;
+  int all_start_searches_ = 0;  // this iteration's searches repeated with every start
   // No step moves theta by more than 1 or twice the longest accepted one, whichever is larger:
   // unit L-BFGS steps jumped into couplings where the approximate inference has several fixed
   // points and the search then stalled above SGD's L (docs/benchmarks.md, issue 17).
@@ -314,6 +353,11 @@ class LbfgsBaseline {
 };
 
 }  // namespace
+
+bool trial_step_holds(const Evaluation& all_starts, double start_value, double step, double slope) {
+  return all_starts.valid &&
+         all_starts.value <= start_value + WolfeSettings{}.sufficient_decrease * step * slope;
+}
 
 void parse_baseline_learner(const std::string& name, BaselineConfig& config) {
   const size_t dash = name.find('-');

@@ -10,6 +10,7 @@
 // failed search at its last trial).
 #include <string>
 
+#include "pdsp/learners/likelihood/likelihood.hpp"
 #include "pdsp/learning/approximate_crf.hpp"
 #include "pdsp/learning/training_state.hpp"
 
@@ -26,6 +27,14 @@ struct BaselineConfig {
   int inference_sweeps = 200;
   double inference_tol = 1e-8;
 };
+
+// L-BFGS's rule for when the slow starts run: the line search's trials start from the accepted
+// iterate's state and from one start pulled towards each state (Likelihood::Starts::Trial); its
+// accepted step is then evaluated with every start (Likelihood::Starts::All) and kept if that
+// evaluation `all_starts` is valid and still decreases L / V enough from `start_value` along a
+// direction of slope `slope` (L <= start_value + c1 step slope); otherwise the search is repeated
+// with every start at every trial.
+bool trial_step_holds(const Evaluation& all_starts, double start_value, double step, double slope);
 
 // Parses "lbp-sgd", "lbp-lbfgs", "mf-sgd" or "mf-lbfgs" into the two choices of the config.
 void parse_baseline_learner(const std::string& name, BaselineConfig& config);

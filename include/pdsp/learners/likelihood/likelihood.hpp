@@ -37,14 +37,25 @@ class Likelihood {
   Likelihood(ApproximateCrf& crf, double C, Communicator& comm);
 
   double variables() const { return variables_; }
-  // The objective and its gradient (of L / V) at theta, each example's inference from the best
-  // of several starts (ApproximateCrf::infer_all_best_start: the accepted iterate's state, zero
-  // messages, one pulled towards each state, one towards each variable's own best state), so
-  // that log Z is that of the lowest Bethe free energy found; an example whose approximate NLL
-  // at the best of prediction's starts (all but the accepted state) is negative also tries the
-  // annealed start, as prediction does. With `anneal_all`, every example tries it. Collective.
+  // Which starts an evaluation's inference tries in each example.
+  enum class Starts {
+    // The accepted iterate's state and one start pulled towards each state: a line search's
+    // trial, cheap because these converge in a few sweeps (the start towards the own best
+    // states and zero messages can take hundreds). Its NLL check is against the fixed point it
+    // keeps.
+    Trial,
+    // ApproximateCrf::infer_all_best_start: the accepted iterate's state, zero messages, one
+    // pulled towards each state, one towards each variable's own best state, so that log Z is
+    // that of the lowest Bethe free energy found; an example whose approximate NLL at the best
+    // of prediction's starts (all but the accepted state) is negative also tries the annealed
+    // start, as prediction does. Every point training accepts is evaluated so.
+    All,
+    // As All, with the annealed start in every example.
+    AllAnnealed,
+  };
+  // The objective and its gradient (of L / V) at theta. Collective.
   Evaluation evaluate(std::span<const double> theta, std::span<double> grad,
-                      bool anneal_all = false);
+                      Starts starts = Starts::All);
   // The stochastic gradient of L (not divided by V) for example `global` (in file order) with
   // its 1/N share of the regulariser, inference from the example's current state. The rank that
   // holds the example computes it and the allreduce hands it to all, so SGD visits the examples
