@@ -7,8 +7,10 @@ namespace pdsp {
 namespace {
 
 // The minimiser of the quadratic through lo's value and slope and hi's value, kept inside the
-// middle 80% of [lo, hi] so that the bracket shrinks; the midpoint when hi is not valid or the
-// quadratic has no minimum there.
+// middle 80% of [lo, hi] so that the bracket shrinks; the midpoint when hi is not valid, the
+// quadratic has no minimum there, or its minimum lies below the middle 80% (hi far above the
+// quadratic's rise, as past a jump of phi: clamped steps would creep 10% of the bracket at a
+// time towards it, bisection halves it).
 double interpolate(const LinePoint& lo, const LinePoint& hi) {
   const double width = hi.step - lo.step;
   const double midpoint = lo.step + 0.5 * width;
@@ -17,6 +19,7 @@ double interpolate(const LinePoint& lo, const LinePoint& hi) {
   if (!(curvature > 0)) return midpoint;
   const double step = lo.step - lo.slope * width * width / (2 * curvature);
   const double low = lo.step + 0.1 * width, high = lo.step + 0.9 * width;
+  if ((step - low) * width < 0) return midpoint;
   return std::clamp(step, std::min(low, high), std::max(low, high));
 }
 
@@ -85,7 +88,9 @@ class Search {
   // (too high, not valid, or past a minimum).
   void zoom(LinePoint lo, LinePoint hi) {
     while (result_.trials < settings_.max_trials) {
-      if (std::abs(hi.step - lo.step) <= 1e-14 * std::max(1.0, std::abs(lo.step))) return;
+      const double width = std::abs(hi.step - lo.step);
+      if (width <= 1e-14 * std::max(1.0, std::abs(lo.step))) return;
+      if (width <= settings_.bracket_tol * std::abs(lo.step)) return;
       const LinePoint p = evaluate(interpolate(lo, hi));
       if (!p.valid || !decreases(p) || p.value >= lo.value) {
         hi = p;

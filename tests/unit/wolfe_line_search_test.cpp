@@ -66,6 +66,24 @@ TEST(WolfeLineSearch, ReturnsTheBestAcceptedPointWhenCurvatureIsNeverMet) {
   EXPECT_DOUBLE_EQ(r.best.value, -8.0);
 }
 
+// phi falls along a line until a jump at a = 2.1 (another fixed point of approximate inference
+// takes over), where no point meets the curvature condition: the zoom bisects towards the jump
+// and stops once the bracket is narrower than bracket_tol of the best step.
+TEST(WolfeLineSearch, StopsZoomingTowardsAJumpOnceTheBracketIsNarrow) {
+  auto phi = [](double a) { return LinePoint{a, a < 2.1 ? -a : 10.0, -1.0, true}; };
+  WolfeSettings settings;
+  const WolfeResult endless = strong_wolfe_search(phi, phi(0), 1.0, settings);
+  EXPECT_EQ(endless.trials, settings.max_trials);  // every trial spent creeping
+  settings.bracket_tol = 0.01;
+  const WolfeResult r = strong_wolfe_search(phi, phi(0), 1.0, settings);
+  ASSERT_TRUE(r.decreased);
+  EXPECT_FALSE(r.strong_wolfe);
+  EXPECT_LE(r.trials, 10);                   // 1, 2, 4, then bisections of [2, 4] down to 1% of 2.1
+  EXPECT_GT(r.best.step, 2.1 * (1 - 0.01));  // within 1% of the jump
+  EXPECT_LT(r.best.step, 2.1);
+  EXPECT_LE(r.best.value, endless.best.value + 0.02);
+}
+
 TEST(WolfeLineSearch, KeepsStepZeroWhenNothingDecreases) {
   auto phi = [](double a) { return LinePoint{a, 1.0 + a, 1.0, a < 1e-3}; };
   const WolfeResult r = strong_wolfe_search(phi, LinePoint{0, 1.0, -1.0, true}, 1.0);

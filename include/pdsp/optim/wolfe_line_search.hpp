@@ -21,6 +21,11 @@ struct WolfeSettings {
   double curvature = 0.9;             // c2: |phi'(alpha)| <= c2 |phi'(0)|
   int max_trials = 20;                // evaluations of phi
   double max_step = 1e20;
+  // The zoom ends on its best point once the bracket is narrower than this fraction of that
+  // point's step (0: only max_trials ends it). Where phi jumps up (another fixed point of
+  // approximate inference takes over past some step) no point meets the curvature condition,
+  // and the zoom would spend every trial creeping towards the jump.
+  double bracket_tol = 0;
 };
 
 struct WolfeResult {

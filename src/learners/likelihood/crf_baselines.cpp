@@ -169,6 +169,7 @@ class LbfgsBaseline {
  private:
   static constexpr int kMemory = 10;
   static constexpr double kStepGrowth = 2.0;
+  static constexpr double kBracketTol = 0.01;
 
   // One iteration: a direction, the search, the accepted point, then the observer's turn with
   // `state` at that point. Returns why training stops after it (no stop to go on).
@@ -308,6 +309,8 @@ class LbfgsBaseline {
     const double length = norm(direction);
     WolfeSettings settings;
     settings.max_step = step_bound_ / length;
+    // A step within 1% of the best one cannot change L by more than about 1% of its decrease.
+    settings.bracket_tol = kBracketTol;
     const double initial = std::min(kind == "lbfgs" ? 1.0 : 1.0 / length, settings.max_step);
     const LinePoint start{0.0, current_.value, slope, true};
     auto phi = [&](double step) {
