@@ -93,6 +93,19 @@ void set_random_counting(Dataset& data, double low, double high, uint64_t seed) 
   data.counted = true;
 }
 
+Dataset frustrated_triangle() {
+  DatasetBuilder builder(2);
+  builder.begin_example();
+  builder.add_variable(2, 1, {{{0, 1.0}}, {}});
+  builder.add_variable(2, 1, {{}, {{0, 1.0}}});
+  builder.add_variable(2, 1, {{}, {{0, 1.0}}});
+  const std::vector<FeatureRow> agree = {{{1, 1.0}}, {}, {}, {{1, 1.0}}};
+  builder.add_factor({0, 1}, agree);
+  builder.add_factor({1, 2}, agree);
+  builder.add_factor({0, 2}, agree);
+  return builder.finish();
+}
+
 std::vector<double> normal_theta(int64_t params, double sd, uint64_t seed) {
   std::mt19937_64 generator(seed);
   std::normal_distribution<double> normal(0.0, sd);

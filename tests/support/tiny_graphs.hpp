@@ -44,6 +44,13 @@ Dataset random_dataset(const std::vector<GraphShape>& shapes, int32_t num_params
 // the others observe every pixel on its own side.
 Dataset denoising_grids(const std::vector<bool>& noisy);
 
+// A binary triangle whose truth (all 1) scores 17 under theta = (1, 5), while all 0 scores 16:
+// variable 0 prefers 0 (weight 1 on its state 0), variables 1 and 2 prefer 1, and each pair gets
+// 5 for agreeing. Mean field updating variable 0 first from uniform beliefs slides to all 0:
+// its bound, about 16, lies below the truth's score, a negative NLL that exact inference
+// (log Z >= log(e^17 + e^16)) never gives.
+Dataset frustrated_triangle();
+
 // `params` values drawn from N(0, sd^2) by a generator seeded with `seed`.
 std::vector<double> normal_theta(int64_t params, double sd, uint64_t seed);
 

@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/learners/likelihood/crf_baselines.hpp"
 #include "pdsp/learners/likelihood/likelihood.hpp"
 #include "support/test_helpers.hpp"
@@ -62,16 +61,7 @@ TEST(Likelihood, ACheapTrialNeverExceedsTheEvaluationWithEveryStart) {
 TEST(Likelihood, ACheapTrialFindsWhatThePulledStartFinds) {
   // Mean field on the frustrated triangle: only the start pulled towards 1 reaches all 1, and
   // the trial has it, so it keeps the same fixed point as the evaluation with every start.
-  DatasetBuilder builder(2);
-  builder.begin_example();
-  builder.add_variable(2, 1, {{{0, 1.0}}, {}});
-  builder.add_variable(2, 1, {{}, {{0, 1.0}}});
-  builder.add_variable(2, 1, {{}, {{0, 1.0}}});
-  const std::vector<FeatureRow> agree = {{{1, 1.0}}, {}, {}, {{1, 1.0}}};
-  builder.add_factor({0, 1}, agree);
-  builder.add_factor({1, 2}, agree);
-  builder.add_factor({0, 2}, agree);
-  const Dataset data = builder.finish();
+  const Dataset data = testing::frustrated_triangle();
   const auto [trial, all] = trial_and_all(data, ApproximateInference::MeanField, {1.0, 5.0});
   EXPECT_TRUE(trial.valid);
   EXPECT_EQ(trial.negative, 0);

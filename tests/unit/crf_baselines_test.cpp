@@ -11,7 +11,6 @@
 #include <cmath>
 #include <memory>
 
-#include "pdsp/data/dataset_builder.hpp"
 #include "pdsp/learners/likelihood/likelihood.hpp"
 #include "support/brute_force.hpp"
 #include "support/test_helpers.hpp"
@@ -102,24 +101,6 @@ TEST(CrfBaselines, EveryLearnerDecreasesTheLikelihood) {
   }
 }
 
-// A binary triangle whose truth (all 1) scores 17 under theta = (1, 5), while all 0 scores 16:
-// variable 0 prefers 0 (weight 1 on its state 0), variables 1 and 2 prefer 1, and each pair gets
-// 5 for agreeing. Mean field updating variable 0 first from uniform beliefs slides to all 0:
-// its bound, about 16, lies below the truth's score, a negative NLL that exact inference
-// (log Z >= log(e^17 + e^16)) never gives.
-Dataset frustrated_triangle() {
-  DatasetBuilder builder(2);
-  builder.begin_example();
-  builder.add_variable(2, 1, {{{0, 1.0}}, {}});
-  builder.add_variable(2, 1, {{}, {{0, 1.0}}});
-  builder.add_variable(2, 1, {{}, {{0, 1.0}}});
-  const std::vector<FeatureRow> agree = {{{1, 1.0}}, {}, {}, {{1, 1.0}}};
-  builder.add_factor({0, 1}, agree);
-  builder.add_factor({1, 2}, agree);
-  builder.add_factor({0, 2}, agree);
-  return builder.finish();
-}
-
 TEST(ApproximateCrf, WarmStartFromTheAcceptedStateConvergesAtOnce) {
   const Dataset data =
       testing::random_dataset({testing::loopy_shape(), testing::loopy_shape()}, 5, 31);
@@ -151,7 +132,7 @@ TEST(ApproximateCrf, ReportsExamplesWhoseInferenceDidNotConverge) {
 }
 
 TEST(Likelihood, EvaluatesAtTheBestFixedPointFound) {
-  const Dataset data = frustrated_triangle();
+  const Dataset data = testing::frustrated_triangle();
   const std::vector<double> theta = {1.0, 5.0};
   SerialCommunicator serial;
   std::vector<double> grad(2);
@@ -181,7 +162,7 @@ TEST(Likelihood, EvaluatesAtTheBestFixedPointFound) {
 }
 
 TEST(ApproximateCrf, BestOfSeveralStartsFindsTheBetterFixedPoint) {
-  const Dataset data = frustrated_triangle();
+  const Dataset data = testing::frustrated_triangle();
   const std::vector<double> theta = {1.0, 5.0};
   ApproximateCrf crf(data, ApproximateInference::MeanField, 500, 1e-12);
   crf.set_theta(theta);
@@ -329,7 +310,8 @@ TEST(Likelihood, AnnealingEveryExampleRaisesAnOptimisticValue) {
   const Evaluation plain = likelihood.evaluate(theta, grad);
   ASSERT_TRUE(plain.valid);
   EXPECT_GT(plain.lowest_nll, 0.0);
-  const Evaluation annealed = likelihood.evaluate(theta, annealed_grad, Likelihood::Starts::AllAnnealed);
+  const Evaluation annealed =
+      likelihood.evaluate(theta, annealed_grad, Likelihood::Starts::AllAnnealed);
   EXPECT_TRUE(annealed.valid);
   EXPECT_GT(16 * annealed.value, 16 * plain.value + 1.0);  // C = 0, 16 variables
   EXPECT_GT(max_abs_difference(annealed_grad, grad), 1e-3);
