@@ -72,7 +72,7 @@ def run(command, mpi=True):
 
 def errors_of(predict_output):
     """(wrong, total) from pdsp predict's per-variable error line."""
-    m = re.search(r"\((\d+) of (\d+) variables\)", predict_output)
+    m = re.search(r"\((\d+) of (\d+) (?:labelled )?variables\)", predict_output)
     return int(m.group(1)), int(m.group(2))
 
 
