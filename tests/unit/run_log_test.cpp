@@ -30,6 +30,7 @@ TEST(RunLog, FlagsIterationsWithANegativeApproximateNll) {
   flagged.iteration = 2;
   flagged.negative_nll_examples = 3;
   flagged.lowest_nll = -4.25;
+  flagged.all_start_searches = 1;  // -1 in the first: null, as every learner but L-BFGS's
   ::testing::internal::CaptureStdout();
   {
     RunLog log(true, true, metrics.string(), R"({"type":"run"})", -1, "", "L");
@@ -48,6 +49,8 @@ TEST(RunLog, FlagsIterationsWithANegativeApproximateNll) {
   EXPECT_NE(lines.find(R"("negative_nll_examples":0)"), std::string::npos) << lines;
   EXPECT_NE(lines.find(R"("negative_nll_examples":3)", second), std::string::npos) << lines;
   EXPECT_NE(lines.find(R"("lowest_nll":-4.25)", second), std::string::npos) << lines;
+  EXPECT_LT(lines.find(R"("all_start_searches":null)"), second) << lines;
+  EXPECT_NE(lines.find(R"("all_start_searches":1)", second), std::string::npos) << lines;
   std::filesystem::remove(metrics);
 }
 
