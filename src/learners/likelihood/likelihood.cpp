@@ -33,25 +33,20 @@ Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double>
                                 Starts starts) {
   crf_.restore();
   crf_.set_theta(theta);
-  InferenceSummary summary;
-  std::vector<double> truth;
-  // Per example, the log Z its NLL is checked against: the fixed point a trial kept, or
-  // the best of prediction's starts (the warm start can only raise it).
-  std::span<const double> checked;
+  const bool all = starts != Starts::Trial;
+  const bool anneal_all = starts == Starts::AllAnnealed;
+  std::vector<int> chosen;
+  InferenceSummary summary = crf_.infer_all_best_start(
+      chosen, anneal_all, ApproximateCrf::CurrentState::Warm,
+      all ? ApproximateCrf::StartSet::All : ApproximateCrf::StartSet::PulledTowardsStates);
+  const std::vector<double> truth = crf_.truth_scores();
+  // Per example, the log Z its NLL is checked against: the fixed point a trial kept, or the best
+  // of prediction's starts (the warm start can only raise it).
+  const std::span<const double> checked = all ? crf_.cold_log_z() : crf_.example_log_z();
   const auto negative = [&](size_t n) {
     return checked[n] - truth[n] < -kNegativeNll * (1 + std::abs(checked[n]));
   };
-  std::vector<int> chosen;
-  if (starts == Starts::Trial) {
-    summary = crf_.infer_all_best_start(chosen, false, ApproximateCrf::CurrentState::Warm,
-                                        ApproximateCrf::StartSet::PulledTowardsStates);
-    truth = crf_.truth_scores();
-    checked = crf_.example_log_z();
-  } else {
-    const bool anneal_all = starts == Starts::AllAnnealed;
-    crf_.infer_all_best_start(chosen, anneal_all, ApproximateCrf::CurrentState::Warm);
-    truth = crf_.truth_scores();
-    checked = crf_.cold_log_z();
+  if (all) {
     // With anneal_all every example has tried the annealed start already.
     std::vector<char> missed(truth.size());
     for (size_t n = 0; n < truth.size(); ++n) missed[n] = !anneal_all && negative(n);
@@ -59,11 +54,12 @@ Evaluation Likelihood::evaluate(std::span<const double> theta, std::span<double>
     // collectively.
     summary = crf_.anneal_where(missed, chosen);
   }
-  double lowest = INFINITY;
-  for (size_t n = 0; n < truth.size(); ++n) lowest = std::min(lowest, checked[n] - truth[n]);
   std::vector<double> sums(params_ + 3, 0.0);
-  for (size_t n = 0; n < truth.size(); ++n)
+  double lowest = INFINITY;
+  for (size_t n = 0; n < truth.size(); ++n) {
+    lowest = std::min(lowest, checked[n] - truth[n]);
     if (negative(n)) sums[params_ + 2] += 1;
+  }
   crf_.moments(std::span<double>(sums).first(params_));
   sums[params_] = summary.log_z;
   sums[params_ + 1] = static_cast<double>(summary.unconverged);
