@@ -35,12 +35,13 @@ bool binary_pairwise_kernels_apply(const Dataset& data, const CountingNumbers& c
 template <class Message>
 BinaryPairwiseKernels<Message>::BinaryPairwiseKernels(const Dataset& data, const FactorGraph& graph,
                                                       const CountingNumbers& counting,
-                                                      double epsilon)
+                                                      double epsilon, SharedTableReads reads)
     : factor_vars_(data.factor_vars.data()),
       graph_(graph),
       counting_(counting),
       epsilon_(epsilon),
       states_(data.num_states()) {
+  if (reads == SharedTableReads::Own) return;
   const SharedPairwiseTables shared(data, counting);
   if (shared.empty()) return;
   table_factor_.resize(static_cast<size_t>(data.num_factors()));

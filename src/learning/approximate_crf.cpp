@@ -52,13 +52,12 @@ ApproximateCrf::ApproximateCrf(const Dataset& data, ApproximateInference inferen
       inference_(inference),
       max_sweeps_(max_sweeps),
       tol_(tol),
-      // Loopy BP is the general kernels with Bethe numbers at eps = 1.
+      // Loopy BP is the kernels with Bethe numbers at eps = 1.
       engine_(data, bethe_at_one(data), nullptr),
       graph_(engine_.graph()),
-      bp_(engine_.general()),
+      loopy_(engine_),
       mean_field_(data, graph_),
       potential_(engine_.potentials(), engine_.potential_array().size()),
-      lambda_(static_cast<size_t>(graph_.num_message_entries()), 0.0),
       belief_(engine_.potential_array().size(), 0.0),
       per_example_(static_cast<size_t>(data.num_examples()), 0.0),
       cold_log_z_(static_cast<size_t>(data.num_examples()), 0.0),
@@ -76,7 +75,7 @@ ApproximateCrf::ApproximateCrf(const Dataset& data, ApproximateInference inferen
 
 void ApproximateCrf::reset() {
   for (int64_t n = 0; n < data_.num_examples(); ++n) mean_field_.reset(n, belief_.data());
-  std::fill(lambda_.begin(), lambda_.end(), 0.0);
+  std::fill(loopy_.messages().begin(), loopy_.messages().end(), 0.0);
 }
 
 void ApproximateCrf::accept() {
@@ -94,9 +93,7 @@ void ApproximateCrf::roll_back(const std::vector<double>& snapshot) {
 std::pair<int64_t, int64_t> ApproximateCrf::state_range(int64_t n) const {
   if (inference_ == ApproximateInference::MeanField)
     return {data_.state_offset[data_.var_offset[n]], data_.state_offset[data_.var_offset[n + 1]]};
-  const auto& ptr = data_.factor_var_ptr;
-  return {graph_.message_offset(ptr[data_.factor_offset[n]]),
-          graph_.message_offset(ptr[data_.factor_offset[n + 1]])};
+  return loopy_.range(n);
 }
 
 void ApproximateCrf::set_theta(std::span<const double> theta) {
@@ -120,25 +117,26 @@ void ApproximateCrf::add_example_moments(int64_t n, std::span<const double> weig
 // objective, which approximates log Z at a fixed point of BP.
 double ApproximateCrf::lbp(int64_t n, Workspace& w, std::vector<double>& before) {
   const auto [first, last] = state_range(n);
+  std::vector<double>& lambda = loopy_.messages();
   double change = INFINITY;
   int sweeps = 0;
   for (; sweeps < max_sweeps_ && change > tol_; ++sweeps)
-    change = bp_.sweep_example(n, potential_.data(), lambda_.data(), w);
+    change = loopy_.sweep(n, potential_.data(), w);
   const int damped_sweeps = may_damp_[n] ? max_sweeps_ : 0;
   for (int damped = 0; damped < damped_sweeps && change > tol_; ++damped, ++sweeps) {
-    before.assign(lambda_.begin() + first, lambda_.begin() + last);
-    bp_.sweep_example(n, potential_.data(), lambda_.data(), w);
+    // The kernels' messages are linear in the arena's, so damping either is the same.
+    before.assign(lambda.begin() + first, lambda.begin() + last);
+    loopy_.sweep(n, potential_.data(), w);
     change = 0.0;
     for (int64_t i = first; i < last; ++i) {
       const double old = before[static_cast<size_t>(i - first)];
-      lambda_[i] = kDamping * old + (1 - kDamping) * lambda_[i];
-      change = std::max(change, std::abs(lambda_[i] - old));
+      lambda[i] = kDamping * old + (1 - kDamping) * lambda[i];
+      change = std::max(change, std::abs(lambda[i] - old));
     }
   }
   converged_[n] = change <= tol_;
   sweeps_[n] = sweeps;
-  return bp_.example_beliefs(n, potential_.data(), lambda_.data(), nullptr, belief_.data(), w)
-      .objective;
+  return loopy_.beliefs(n, potential_.data(), belief_.data(), w);
 }
 
 double ApproximateCrf::infer(int64_t n, Workspace& w) {
@@ -191,7 +189,7 @@ void ApproximateCrf::pull_towards(int64_t n, int32_t state, double amount) {
 void ApproximateCrf::start_from_zero(int64_t n) {
   const auto [first, last] = state_range(n);
   if (inference_ == ApproximateInference::LoopyBp)
-    std::fill(lambda_.begin() + first, lambda_.begin() + last, 0.0);
+    std::fill(loopy_.messages().begin() + first, loopy_.messages().begin() + last, 0.0);
   else
     mean_field_.reset(n, belief_.data());
 }
@@ -201,7 +199,7 @@ double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w) {
   pull_towards(n, state, kPull);
   for (int sweep = 0; sweep < kPullSweeps; ++sweep)
     inference_ == ApproximateInference::LoopyBp
-        ? bp_.sweep_example(n, potential_.data(), lambda_.data(), w)
+        ? loopy_.sweep(n, potential_.data(), w)
         : mean_field_.sweep(n, potential_.data(), belief_.data(), w);
   pull_towards(n, state, -kPull);
   const double log_z = infer(n, w);
@@ -362,8 +360,8 @@ std::vector<double> ApproximateCrf::truth_scores() const {
 
 // Inference to convergence costs far more than these scans.
 void ApproximateCrf::require_finite() const {
-  const bool finite =
-      all_finite(engine_.potential_array()) && all_finite(lambda_) && all_finite(belief_);
+  const bool finite = all_finite(engine_.potential_array()) && all_finite(loopy_.messages()) &&
+                      all_finite(belief_);
   run_collectively(data_.communicator(), [&] {
     if (!finite) throw InputError(data_.source() + ": " + explain_non_finite());
   });
@@ -374,8 +372,9 @@ std::string ApproximateCrf::explain_non_finite() const {
   const int64_t potential = first_non_finite(engine_.potential_array());
   if (potential >= 0) return describe_potential(u, potential);
   const std::string cause = describe_largest_potential(u, 1.0);
-  const int64_t message = first_non_finite(lambda_);
-  if (message >= 0) return describe_message(data_, graph_, lambda_, message) + ": " + cause;
+  const std::vector<double> lambda = loopy_.arena();
+  const int64_t message = first_non_finite(lambda);
+  if (message >= 0) return describe_message(data_, graph_, lambda, message) + ": " + cause;
   return describe_belief(data_, belief_, first_non_finite(belief_)) + ": " + cause;
 }
 

@@ -35,11 +35,18 @@ namespace pdsp {
 bool binary_pairwise_kernels_apply(const Dataset& data, const CountingNumbers& counting,
                                    double epsilon);
 
+// Which table the block updates of a factor with a shared table read: its type's representative's
+// (the potentials of every example are current at once, as the primal-dual learners keep them),
+// or its own (the likelihood baselines change one example's tables at a time: SGD's example
+// potentials, the annealed start's scaled tables).
+enum class SharedTableReads { Representative, Own };
+
 template <class Message>
 class BinaryPairwiseKernels final : public Kernels {
  public:
   BinaryPairwiseKernels(const Dataset& data, const FactorGraph& graph,
-                        const CountingNumbers& counting, double epsilon);
+                        const CountingNumbers& counting, double epsilon,
+                        SharedTableReads reads = SharedTableReads::Representative);
 
   MessageState make_message_state() const override;
   void export_messages(const MessageState& state, double* arena) const override;

@@ -1,7 +1,7 @@
 #pragma once
 // A CRF whose marginals and log-partition function come from approximate inference run to
-// convergence at fixed parameters: loopy belief propagation (the message update of
-// MessagePassing with Bethe counting numbers at eps = 1 is sum-product) or naive mean field.
+// convergence at fixed parameters: loopy belief propagation (ExampleLoopyBp) or naive mean
+// field.
 // It serves the likelihood baselines and their predictions; one rank's examples.
 #include <array>
 #include <span>
@@ -13,7 +13,7 @@
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/factor_graph.hpp"
 #include "pdsp/inference/mean_field.hpp"
-#include "pdsp/inference/message_passing.hpp"
+#include "pdsp/learning/example_loopy_bp.hpp"
 #include "pdsp/learning/inference_engine.hpp"
 
 namespace pdsp {
@@ -151,10 +151,10 @@ class ApproximateCrf {
   // The example's range of the state it keeps: messages (BP) or beliefs (mean field).
   std::pair<int64_t, int64_t> state_range(int64_t n) const;
   std::vector<double>& state() {
-    return inference_ == ApproximateInference::LoopyBp ? lambda_ : belief_;
+    return inference_ == ApproximateInference::LoopyBp ? loopy_.messages() : belief_;
   }
   const std::vector<double>& state() const {
-    return inference_ == ApproximateInference::LoopyBp ? lambda_ : belief_;
+    return inference_ == ApproximateInference::LoopyBp ? loopy_.messages() : belief_;
   }
   void require_finite() const;
   std::string explain_non_finite() const;
@@ -166,10 +166,10 @@ class ApproximateCrf {
   InferenceEngine engine_;
   // engine_'s parts, under the names the inference uses (the starts change the potentials).
   const FactorGraph& graph_;
-  MessagePassing& bp_;
+  ExampleLoopyBp loopy_;
   MeanField mean_field_;
   std::span<double> potential_;
-  std::vector<double> lambda_, belief_, per_example_;
+  std::vector<double> belief_, per_example_;
   std::vector<double> cold_log_z_;    // see cold_log_z()
   std::vector<char> cold_converged_;  // whether that fixed point converged
   std::vector<double> accepted_;      // the accepted state (messages or beliefs), see accept()
