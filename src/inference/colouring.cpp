@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "pdsp/inference/kernels.hpp"
+
 namespace pdsp {
 namespace {
 
@@ -131,6 +133,33 @@ int64_t tree_depth(const Dataset& data, const FactorGraph& graph, int64_t n) {
   int64_t depth = 0;
   breadth_first(data, graph, n, [&](int64_t, int64_t level) { depth = std::max(depth, level); });
   return depth;
+}
+
+ExampleChunks chunk_classes(const Colouring& colouring, const FactorGraph& graph) {
+  ExampleChunks result;
+  result.order = colouring.order;
+  const int64_t examples = static_cast<int64_t>(colouring.example_class_ptr.size()) - 1;
+  for (int64_t n = 0; n < examples; ++n) {
+    for (int64_t c = colouring.example_class_ptr[n]; c < colouring.example_class_ptr[n + 1]; ++c) {
+      const int64_t end = colouring.class_ptr[c + 1];
+      int64_t begin = colouring.class_ptr[c];
+      int64_t slots = 0;
+      for (int64_t i = begin; i < end; ++i) {
+        const LocalIndex v = result.order[i];
+        const int64_t degree = graph.var_slot_ptr[v + 1] - graph.var_slot_ptr[v];
+        // Per-variable lanes (mean field) need the count bounded too: isolated variables.
+        if (i > begin && (slots + degree > kChunkSlots || i - begin == kChunkSlots)) {
+          result.ranges.emplace_back(begin, i);
+          begin = i;
+          slots = 0;
+        }
+        slots += degree;
+      }
+      if (begin < end) result.ranges.emplace_back(begin, end);
+    }
+    result.example_ptr.push_back(static_cast<int64_t>(result.ranges.size()));
+  }
+  return result;
 }
 
 }  // namespace pdsp

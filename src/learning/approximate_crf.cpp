@@ -113,42 +113,60 @@ void ApproximateCrf::add_example_moments(int64_t n, std::span<const double> weig
   engine_.model().add_backward_example(n, engine_.theta(), weight, z);
 }
 
-// Sweeps until no message moves by more than tol, undamped then damped; returns the Bethe
-// objective, which approximates log Z at a fixed point of BP.
-double ApproximateCrf::lbp(int64_t n, Workspace& w, std::vector<double>& before) {
+bool ApproximateCrf::near_found(int64_t n, std::span<const std::vector<double>> found) {
+  const auto [first, last] = state_range(n);
+  const std::vector<double>& mine = state();
+  for (const std::vector<double>& point : found) {
+    bool near = true;
+    for (int64_t i = first; near && i < last; ++i)
+      near = std::abs(mine[i] - point[static_cast<size_t>(i - first)]) <= settle_distance_;
+    if (near) {
+      std::copy(point.begin(), point.end(), state().begin() + first);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Sweeps until no message (mean field: belief) moves by more than tol, then, loopy BP only,
+// damped sweeps; returns the Bethe objective, which approximates log Z at a fixed point of BP, or
+// the mean-field bound.
+double ApproximateCrf::infer(int64_t n, Workspace& w, std::span<const std::vector<double>> found) {
+  const bool loopy = inference_ == ApproximateInference::LoopyBp;
+  const auto sweep = [&] {
+    return loopy ? loopy_.sweep(n, potential_.data(), w)
+                 : mean_field_.sweep(n, potential_.data(), belief_.data(), w);
+  };
+  // A state that settles next to a fixed point found already is heading there (settle_distance_).
+  const auto arrived = [&](double change) {
+    return change <= tol_ || (change <= settle_distance_ && near_found(n, found));
+  };
+  bool done = false;
+  int sweeps = 0;
+  while (!done && sweeps < max_sweeps_) {
+    done = arrived(sweep());
+    ++sweeps;
+  }
   const auto [first, last] = state_range(n);
   std::vector<double>& lambda = loopy_.messages();
-  double change = INFINITY;
-  int sweeps = 0;
-  for (; sweeps < max_sweeps_ && change > tol_; ++sweeps)
-    change = loopy_.sweep(n, potential_.data(), w);
-  const int damped_sweeps = may_damp_[n] ? max_sweeps_ : 0;
-  for (int damped = 0; damped < damped_sweeps && change > tol_; ++damped, ++sweeps) {
+  std::vector<double>& before = scratch_[static_cast<size_t>(omp_get_thread_num())];
+  const int damped_sweeps = loopy && may_damp_[n] ? max_sweeps_ : 0;
+  for (int damped = 0; !done && damped < damped_sweeps; ++damped, ++sweeps) {
     // The kernels' messages are linear in the arena's, so damping either is the same.
     before.assign(lambda.begin() + first, lambda.begin() + last);
     loopy_.sweep(n, potential_.data(), w);
-    change = 0.0;
+    double change = 0.0;
     for (int64_t i = first; i < last; ++i) {
       const double old = before[static_cast<size_t>(i - first)];
       lambda[i] = kDamping * old + (1 - kDamping) * lambda[i];
       change = std::max(change, std::abs(lambda[i] - old));
     }
+    done = arrived(change);
   }
-  converged_[n] = change <= tol_;
+  converged_[n] = done;
   sweeps_[n] = sweeps;
-  return loopy_.beliefs(n, potential_.data(), belief_.data(), w);
-}
-
-double ApproximateCrf::infer(int64_t n, Workspace& w) {
-  if (inference_ == ApproximateInference::LoopyBp)
-    return lbp(n, w, scratch_[static_cast<size_t>(omp_get_thread_num())]);
-  double change = INFINITY;
-  int sweeps = 0;
-  for (; sweeps < max_sweeps_ && change > tol_; ++sweeps)
-    change = mean_field_.sweep(n, potential_.data(), belief_.data(), w);
-  converged_[n] = change <= tol_;
-  sweeps_[n] = sweeps;
-  return mean_field_.bound(n, potential_.data(), belief_.data());
+  return loopy ? loopy_.beliefs(n, potential_.data(), belief_.data(), w)
+               : mean_field_.bound(n, potential_.data(), belief_.data());
 }
 
 double ApproximateCrf::infer(int64_t n) {
@@ -194,7 +212,8 @@ void ApproximateCrf::start_from_zero(int64_t n) {
     mean_field_.reset(n, belief_.data());
 }
 
-double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w) {
+double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w,
+                                    std::span<const std::vector<double>> found) {
   start_from_zero(n);
   pull_towards(n, state, kPull);
   for (int sweep = 0; sweep < kPullSweeps; ++sweep)
@@ -202,7 +221,7 @@ double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w) {
         ? loopy_.sweep(n, potential_.data(), w)
         : mean_field_.sweep(n, potential_.data(), belief_.data(), w);
   pull_towards(n, state, -kPull);
-  const double log_z = infer(n, w);
+  const double log_z = infer(n, w, found);
   sweeps_[n] += kPullSweeps;
   return log_z;
 }
@@ -214,7 +233,8 @@ std::array<std::pair<int64_t, int64_t>, 2> ApproximateCrf::potential_ranges(int6
             tables + data_.table_offset[data_.factor_offset[n + 1]]}}};
 }
 
-double ApproximateCrf::infer_annealed(int64_t n, Workspace& w) {
+double ApproximateCrf::infer_annealed(int64_t n, Workspace& w,
+                                      std::span<const std::vector<double>> found) {
   start_from_zero(n);
   // Potentials are linear in theta: scaling the example's potentials scales its theta.
   const auto ranges = potential_ranges(n);
@@ -232,7 +252,7 @@ double ApproximateCrf::infer_annealed(int64_t n, Workspace& w) {
   }
   for (size_t r = 0; r < 2; ++r)
     std::copy(full[r].begin(), full[r].end(), potential_.begin() + ranges[r].first);
-  const double log_z = infer(n, w);
+  const double log_z = infer(n, w, found);
   sweeps_[n] += sweeps;
   return log_z;
 }
@@ -241,13 +261,14 @@ int ApproximateCrf::own_best_start() const {
   return 1 + (data_.card.empty() ? 0 : *std::max_element(data_.card.begin(), data_.card.end()));
 }
 
-double ApproximateCrf::infer_from_start(int64_t n, int start, Workspace& w) {
-  if (start == annealed_start()) return infer_annealed(n, w);
+double ApproximateCrf::infer_from_start(int64_t n, int start, Workspace& w,
+                                        std::span<const std::vector<double>> found) {
+  if (start == annealed_start()) return infer_annealed(n, w, found);
   if (start == zero_start()) {
     start_from_zero(n);
-    return infer(n, w);
+    return infer(n, w, found);
   }
-  return infer_pulled(n, start == own_best_start() ? kOwnBest : start - 1, w);
+  return infer_pulled(n, start == own_best_start() ? kOwnBest : start - 1, w, found);
 }
 
 namespace {
@@ -268,8 +289,16 @@ int ApproximateCrf::keep_best_start(int64_t n, int incumbent, bool incumbent_is_
                                     std::span<const int> starts, Workspace& w, int64_t& sweeps) {
   const auto [begin, end] = state_range(n);
   std::vector<double>& mine = state();
+  // The converged fixed points of prediction's starts so far, each once: a start that settles
+  // next to one is moved onto it (set_settle_distance). Not a warm state's, which prediction lacks.
+  std::vector<std::vector<double>> found;
+  const auto remember = [&] {
+    if (converged_[n] && !near_found(n, found))
+      found.emplace_back(mine.begin() + begin, mine.begin() + end);
+  };
   double best = infer(n, w);
   sweeps += sweeps_[n];
+  if (incumbent_is_cold) remember();
   std::vector<double> best_state(mine.begin() + begin, mine.begin() + end);
   char best_converged = converged_[n];
   int chosen = incumbent;
@@ -284,9 +313,10 @@ int ApproximateCrf::keep_best_start(int64_t n, int incumbent, bool incumbent_is_
     // the other starts together. Only prediction's starts count, in prediction's order, so that
     // training and prediction damp the same starts.
     may_damp_[n] = !cold_converged;
-    const double log_z = infer_from_start(n, start, w);
+    const double log_z = infer_from_start(n, start, w, found);
     may_damp_[n] = 1;
     sweeps += sweeps_[n];
+    remember();
     if (beats(log_z, converged_[n], cold, cold_converged))
       std::tie(cold, cold_converged) = std::tuple(log_z, converged_[n]);
     if (beats(log_z, converged_[n], best, best_converged)) {
@@ -360,8 +390,8 @@ std::vector<double> ApproximateCrf::truth_scores() const {
 
 // Inference to convergence costs far more than these scans.
 void ApproximateCrf::require_finite() const {
-  const bool finite = all_finite(engine_.potential_array()) && all_finite(loopy_.messages()) &&
-                      all_finite(belief_);
+  const bool finite =
+      all_finite(engine_.potential_array()) && all_finite(loopy_.messages()) && all_finite(belief_);
   run_collectively(data_.communicator(), [&] {
     if (!finite) throw InputError(data_.source() + ": " + explain_non_finite());
   });

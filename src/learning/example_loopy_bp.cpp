@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "pdsp/inference/colouring.hpp"
-
 namespace pdsp {
 
 ExampleLoopyBp::ExampleLoopyBp(const InferenceEngine& engine, KernelChoice choice)
@@ -19,27 +17,7 @@ ExampleLoopyBp::ExampleLoopyBp(const InferenceEngine& engine, KernelChoice choic
     return;
   }
   state_ = binary_->make_message_state();
-  // The colour classes of each example, cut into chunks the kernels' lanes hold.
-  const Colouring colouring = colour_variables(data_, graph_);
-  order_ = colouring.order;
-  for (int64_t n = 0; n < data_.num_examples(); ++n) {
-    for (int64_t c = colouring.example_class_ptr[n]; c < colouring.example_class_ptr[n + 1]; ++c) {
-      int64_t begin = colouring.class_ptr[c];
-      int64_t slots = 0;
-      for (int64_t i = begin; i < colouring.class_ptr[c + 1]; ++i) {
-        const LocalIndex v = order_[i];
-        const int64_t degree = graph_.var_slot_ptr[v + 1] - graph_.var_slot_ptr[v];
-        if (i > begin && slots + degree > kChunkSlots) {
-          chunks_.emplace_back(begin, i);
-          begin = i;
-          slots = 0;
-        }
-        slots += degree;
-      }
-      if (begin < colouring.class_ptr[c + 1]) chunks_.emplace_back(begin, colouring.class_ptr[c + 1]);
-    }
-    chunk_ptr_.push_back(static_cast<int64_t>(chunks_.size()));
-  }
+  chunks_ = chunk_classes(colour_variables(data_, graph_), graph_);
 }
 
 std::pair<int64_t, int64_t> ExampleLoopyBp::range(int64_t n) const {
@@ -53,12 +31,8 @@ std::pair<int64_t, int64_t> ExampleLoopyBp::range(int64_t n) const {
 double ExampleLoopyBp::sweep(int64_t n, const double* potential, Workspace& w) {
   if (!binary_) return general_.sweep_example(n, potential, messages().data(), w);
   double change = 0.0;
-  const std::span<const LocalIndex> order(order_);
-  for (int64_t k = chunk_ptr_[n]; k < chunk_ptr_[n + 1]; ++k) {
-    const auto [begin, end] = chunks_[k];
-    change = std::max(change, binary_->update_variables(order.subspan(begin, end - begin),
-                                                        potential, state_, w));
-  }
+  for (int64_t k = chunks_.example_ptr[n]; k < chunks_.example_ptr[n + 1]; ++k)
+    change = std::max(change, binary_->update_variables(chunks_.chunk(k), potential, state_, w));
   return change;
 }
 
@@ -70,7 +44,8 @@ double ExampleLoopyBp::beliefs(int64_t n, const double* potential, double* belie
   double objective = 0.0;
   for (int64_t v = data_.var_offset[n]; v < data_.var_offset[n + 1]; v += kChunkRegions) {
     const int64_t last = std::min(v + kChunkRegions, data_.var_offset[n + 1]);
-    objective += binary_->variable_beliefs(v, last, potential, state_, nullptr, belief, w).objective;
+    objective +=
+        binary_->variable_beliefs(v, last, potential, state_, nullptr, belief, w).objective;
   }
   for (int64_t a = data_.factor_offset[n]; a < data_.factor_offset[n + 1]; a += kChunkRegions) {
     const int64_t last = std::min(a + kChunkRegions, data_.factor_offset[n + 1]);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -90,6 +91,34 @@ TEST(ApproximateCrf, TrainingAndPredictionDampTheSameStarts) {
         EXPECT_DOUBLE_EQ(training.cold_log_z()[n], prediction.cold_log_z()[n])
             << "coupling " << coupling << ", sweeps " << sweeps << ", example " << n;
     }
+}
+
+// A start that settles next to a fixed point one of prediction's earlier starts found is moved
+// onto it: the same start is chosen, with the same log Z up to the inference tolerance, for
+// fewer sweeps than when every start runs to its own convergence.
+TEST(ApproximateCrf, AStartSettlingNextToAFoundFixedPointStopsThere) {
+  const Dataset data = testing::denoising_grids({true, false, true});
+  int64_t fewer = 0;
+  for (const auto kind : {ApproximateInference::LoopyBp, ApproximateInference::MeanField})
+    for (const double coupling : {0.5, 1.0, 2.0, 3.0}) {
+      const std::vector<double> theta = {2.5, coupling};
+      ApproximateCrf settled(data, kind, 1000, 1e-10);
+      ApproximateCrf full(data, kind, 1000, 1e-10);
+      full.set_settle_distance(0.0);
+      std::vector<int> settled_start, full_start;
+      settled.set_theta(theta);
+      full.set_theta(theta);
+      const InferenceSummary a = settled.infer_all_best_start(settled_start, true);
+      const InferenceSummary b = full.infer_all_best_start(full_start, true);
+      const std::string where = inference_name(kind) + " " + std::to_string(coupling);
+      EXPECT_EQ(settled_start, full_start) << where;
+      EXPECT_EQ(a.unconverged, b.unconverged) << where;
+      for (int64_t n = 0; n < data.num_examples(); ++n)
+        EXPECT_NEAR(settled.example_log_z()[n], full.example_log_z()[n], 1e-7) << where;
+      EXPECT_LE(a.sweeps, b.sweeps) << where;
+      fewer += a.sweeps < b.sweeps;
+    }
+  EXPECT_GT(fewer, 0);
 }
 
 // Every point L-BFGS accepts is evaluated with every start: the last one, evaluated afresh with

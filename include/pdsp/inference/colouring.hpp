@@ -8,6 +8,7 @@
 // along its trees (below), whose variables must be updated in order, one after the other.
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
@@ -51,5 +52,20 @@ Colouring colour_variables(const Dataset& data, const FactorGraph& graph,
 // largest over its trees): how many classes colour-class sweeps need to carry a message from
 // that variable to the far end. Meaningful on examples without a cycle.
 int64_t tree_depth(const Dataset& data, const FactorGraph& graph, int64_t n);
+
+// Each example's colour classes in chunks of at most kChunkSlots message blocks and variables (a
+// variable of more blocks alone): what one call of a vectorised kernel updates, when examples are
+// swept one at a time (the likelihood baselines) rather than by a WorkPlan.
+struct ExampleChunks {
+  std::vector<LocalIndex> order;                    // Colouring::order
+  std::vector<std::pair<int64_t, int64_t>> ranges;  // [chunks] ranges of order, in sweep order
+  std::vector<int64_t> example_ptr{0};              // [examples + 1] chunks of example n
+
+  std::span<const LocalIndex> chunk(int64_t k) const {
+    return std::span<const LocalIndex>(order).subspan(ranges[k].first,
+                                                      ranges[k].second - ranges[k].first);
+  }
+};
+ExampleChunks chunk_classes(const Colouring& colouring, const FactorGraph& graph);
 
 }  // namespace pdsp

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/inference/colouring.hpp"
 #include "pdsp/inference/factor_graph.hpp"
 #include "pdsp/inference/message_passing.hpp"
 
@@ -17,8 +18,10 @@ class MeanField {
 
   // One sweep of q_v updates over example n's variables in order; `belief` holds the current q
   // (uniform after reset). Returns the largest change of any q. Where every variable is binary
-  // and every factor pairwise (image grids), the update is written out for two states: the
-  // same q up to round-off, a few times faster.
+  // and every factor pairwise (image grids), the update is written out for two states and the
+  // variables are visited by colour class (colouring.hpp), each class's exps in SIMD lanes:
+  // another order of the same coordinate updates, which reaches the same fixed point when there
+  // is one, about 5x faster a sweep.
   double sweep(int64_t n, const double* potential, double* belief, Workspace& w) const;
   // The factor beliefs of example n from its q (written into `belief`) and the mean-field lower
   // bound L(q) on its log Z.
@@ -31,11 +34,13 @@ class MeanField {
   void expected_factor_score(int64_t e, const double* potential, const double* belief, double* out,
                              Workspace& w) const;
   void factor_belief(int64_t a, double* belief) const;
-  double binary_pairwise_sweep(int64_t n, const double* potential, double* belief) const;
+  double binary_pairwise_sweep(int64_t n, const double* potential, double* belief,
+                               Workspace& w) const;
 
   const Dataset& data_;
   const FactorGraph& graph_;
   bool binary_pairwise_ = false;
+  ExampleChunks chunks_;  // the binary pairwise sweeps' (empty otherwise)
 };
 
 }  // namespace pdsp

@@ -102,6 +102,16 @@ class ApproximateCrf {
   // higher bound). Collective like infer_all: every rank calls it, whether it has such examples
   // or not.
   InferenceSummary anneal_where(std::span<const char> wanted, std::vector<int>& chosen_start);
+  // A start whose sweep moves no message (mean field: belief) by more than `distance`, and whose
+  // state is that close to a converged fixed point that an earlier one of prediction's starts of
+  // the example found (largest difference of an entry), is heading there: it is moved onto that
+  // point and counts as having converged to it, which it cannot beat (a start must find a
+  // clearly larger log Z to win). A fixed point attracts the states near it, and the last digits
+  // of such a start's convergence took hundreds of sweeps near strong couplings (mean field on
+  // the denoising sets of issue 42). Prediction applies the same rule. 0: every start runs to
+  // its own convergence.
+  static constexpr double kSettleDistance = 1e-4;
+  void set_settle_distance(double distance) { settle_distance_ = distance; }
   // The `chosen_start` of the start pulled towards the variables' own best states, of the
   // annealed one, and of zero messages as a start besides a warm current state.
   int own_best_start() const;
@@ -128,19 +138,25 @@ class ApproximateCrf {
  private:
   // The totals of the examples' last inference.
   InferenceSummary summary() const;
-  double infer(int64_t n, Workspace& w);
-  double lbp(int64_t n, Workspace& w, std::vector<double>& before);
+  // Inference on example n from its current state. `found`: fixed points of earlier starts (each
+  // the example's state range) that a state may settle onto (set_settle_distance).
+  double infer(int64_t n, Workspace& w, std::span<const std::vector<double>> found = {});
+  // Whether example n's state is within the settle distance of one of `found`; if so it becomes
+  // that one.
+  bool near_found(int64_t n, std::span<const std::vector<double>> found);
   // `state` kOwnBest: each variable's state of largest potential.
   static constexpr int32_t kOwnBest = -1;
   void pull_towards(int64_t n, int32_t state, double amount);
   // Example n's state back to zero messages (uniform beliefs).
   void start_from_zero(int64_t n);
   // Inference on example n from zero messages (uniform beliefs) pulled towards `state`.
-  double infer_pulled(int64_t n, int32_t state, Workspace& w);
+  double infer_pulled(int64_t n, int32_t state, Workspace& w,
+                      std::span<const std::vector<double>> found);
   // Inference on example n from zero messages (uniform beliefs) along the annealing schedule.
-  double infer_annealed(int64_t n, Workspace& w);
+  double infer_annealed(int64_t n, Workspace& w, std::span<const std::vector<double>> found);
   // Inference on example n from start `start` (numbered as chosen_start, not 0).
-  double infer_from_start(int64_t n, int start, Workspace& w);
+  double infer_from_start(int64_t n, int start, Workspace& w,
+                          std::span<const std::vector<double>> found);
   // Example n's current state (start `incumbent`, one of prediction's when `incumbent_is_cold`)
   // against `starts`: keeps the best fixed point, leaves its beliefs and log Z in place, updates
   // the example's best cold fixed point, adds the sweeps and returns the start kept.
@@ -174,8 +190,9 @@ class ApproximateCrf {
   std::vector<char> cold_converged_;  // whether that fixed point converged
   std::vector<double> accepted_;      // the accepted state (messages or beliefs), see accept()
   std::vector<char> converged_;       // per example, from its last inference
-  std::vector<char> may_damp_;        // per example: whether BP may go on with damped sweeps
-  std::vector<int> sweeps_;           // per example, sweeps of its last inference
+  double settle_distance_ = kSettleDistance;
+  std::vector<char> may_damp_;  // per example: whether BP may go on with damped sweeps
+  std::vector<int> sweeps_;     // per example, sweeps of its last inference
   std::vector<Workspace> workspaces_;
   std::vector<std::vector<double>> scratch_;  // per thread: an example's state before a sweep
 };

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pdsp/inference/binary_pairwise.hpp"
+#include "pdsp/inference/colouring.hpp"
 #include "pdsp/learning/inference_engine.hpp"
 
 namespace pdsp {
@@ -45,11 +46,7 @@ class ExampleLoopyBp {
   const MessagePassing& general_;
   std::unique_ptr<BinaryPairwiseKernels<double>> binary_;
   MessageState state_;
-  // The binary kernels' sweep of example n: chunks chunk_ptr_[n] .. chunk_ptr_[n + 1] - 1, each
-  // a range of order_ within one colour class of at most kChunkSlots message blocks.
-  std::vector<LocalIndex> order_;
-  std::vector<std::pair<int64_t, int64_t>> chunks_;
-  std::vector<int64_t> chunk_ptr_{0};
+  ExampleChunks chunks_;  // the binary kernels' sweeps (empty with the general kernels)
 };
 
 }  // namespace pdsp
