@@ -91,6 +91,9 @@ class Search {
       const double width = std::abs(hi.step - lo.step);
       if (width <= 1e-14 * std::max(1.0, std::abs(lo.step))) return;
       if (width <= settings_.bracket_tol * std::abs(lo.step)) return;
+      if (!hi.valid &&
+          std::abs(lo.slope) * width < settings_.negligible_gain * (start_.value - lo.value))
+        return;
       const LinePoint p = evaluate(interpolate(lo, hi));
       if (!p.valid || !decreases(p) || p.value >= lo.value) {
         hi = p;

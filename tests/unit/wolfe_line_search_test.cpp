@@ -84,6 +84,32 @@ TEST(WolfeLineSearch, StopsZoomingTowardsAJumpOnceTheBracketIsNarrow) {
   EXPECT_LE(r.best.value, endless.best.value + 0.02);
 }
 
+// phi falls along a line, and past a = 2.1 the evaluation is not valid (a negative NLL): the
+// zoom bisects the border, each trial winning at most the bracket's width, and with
+// negligible_gain stops once that is below 10% of the decrease in hand, with tolerance 0 too.
+// Before any decrease it never stops: the border at 1e-3 is still found.
+TEST(WolfeLineSearch, StopsBisectingTheBorderOfValidStepsOnceLittleIsLeftToWin) {
+  const auto border = [](double at) {
+    return [at](double a) { return LinePoint{a, -a, -1.0, a < at}; };
+  };
+  WolfeSettings settings;
+  const WolfeResult endless = strong_wolfe_search(border(2.1), LinePoint{0, 0, -1, true}, 1.0);
+  EXPECT_EQ(endless.trials, settings.max_trials);
+  settings.negligible_gain = 0.1;
+  const WolfeResult r = strong_wolfe_search(border(2.1), LinePoint{0, 0, -1, true}, 1.0, settings);
+  ASSERT_TRUE(r.decreased);
+  EXPECT_TRUE(r.best.valid);
+  // 1, 2, 4, then 3, 2.5, 2.25, 2.125: the bracket [2, 2.125] is below 0.1 of the decrease 2.
+  EXPECT_EQ(r.trials, 7);
+  EXPECT_GT(r.best.step, 2.1 - 0.1 * 2.1);
+  EXPECT_LT(r.best.step, 2.1);
+  const WolfeResult near_zero =
+      strong_wolfe_search(border(1e-3), LinePoint{0, 0, -1, true}, 1.0, settings);
+  ASSERT_TRUE(near_zero.decreased);
+  EXPECT_LT(near_zero.best.step, 1e-3);
+  EXPECT_GT(near_zero.best.step, 0.9e-3);
+}
+
 TEST(WolfeLineSearch, KeepsStepZeroWhenNothingDecreases) {
   auto phi = [](double a) { return LinePoint{a, 1.0 + a, 1.0, a < 1e-3}; };
   const WolfeResult r = strong_wolfe_search(phi, LinePoint{0, 1.0, -1.0, true}, 1.0);

@@ -26,6 +26,11 @@ struct WolfeSettings {
   // approximate inference takes over past some step) no point meets the curvature condition,
   // and the zoom would spend every trial creeping towards the jump.
   double bracket_tol = 0;
+  // The zoom also ends when its bracket's far end is not valid and the decrease left in the
+  // bracket, at most |phi'(lo)| times its width to first order, is below this fraction of the
+  // decrease lo already holds (0: never): bisecting the border of the valid steps (where
+  // approximate inference stops converging or its NLL turns negative) wins only a sliver more.
+  double negligible_gain = 0;
 };
 
 struct WolfeResult {

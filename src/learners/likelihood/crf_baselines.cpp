@@ -170,6 +170,7 @@ class LbfgsBaseline {
   static constexpr int kMemory = 10;
   static constexpr double kStepGrowth = 2.0;
   static constexpr double kBracketTol = 0.01;
+  static constexpr double kNegligibleGain = 0.1;
 
   // One iteration: a direction, the search, the accepted point, then the observer's turn with
   // `state` at that point. Returns why training stops after it (no stop to go on).
@@ -186,6 +187,7 @@ class LbfgsBaseline {
     std::string kind = memory_.pairs(params_) > 0 ? "lbfgs" : "gradient";
     int trials = 0;
     all_start_searches_ = 0;
+    all_start_trials_.clear();  // they were evaluated from the last accepted state
     unconverged_in_search_ = 0;
     WolfeResult search = search_and_confirm(direction, kind, trials);
     if (!search.decreased && kind == "lbfgs") {
@@ -291,6 +293,7 @@ class LbfgsBaseline {
   void confirm(const std::vector<double>& direction, double step, int& trials) {
     if (trial_starts_ == Likelihood::Starts::Trial || step != last_trial_step_) {
       evaluate_trial(direction, step, Likelihood::Starts::All);
+      all_start_trials_.push_back({trial_theta_, trial_grad_, trial_});
       ++trials;
     }
   }
@@ -311,21 +314,43 @@ class LbfgsBaseline {
     settings.max_step = step_bound_ / length;
     // A step within 1% of the best one cannot change L by more than about 1% of its decrease.
     settings.bracket_tol = kBracketTol;
+    // Past the border of the valid steps only a sliver of decrease is left to find.
+    settings.negligible_gain = kNegligibleGain;
     const double initial = std::min(kind == "lbfgs" ? 1.0 : 1.0 / length, settings.max_step);
     const LinePoint start{0.0, current_.value, slope, true};
     auto phi = [&](double step) {
-      evaluate_trial(direction, step, starts);
-      unconverged_in_search_ += trial_.unconverged;
-      if (!trial_.valid && starts == Likelihood::Starts::Trial) {
-        evaluate_trial(direction, step, Likelihood::Starts::All);
-        unconverged_in_search_ += trial_.unconverged;
-      }
+      search_trial(direction, step, starts);
+      if (!trial_.valid && starts == Likelihood::Starts::Trial)
+        search_trial(direction, step, Likelihood::Starts::All);
       return LinePoint{
           step, trial_.value,
           std::inner_product(trial_grad_.begin(), trial_grad_.end(), direction.begin(), 0.0),
           trial_.valid};
     };
     return strong_wolfe_search(phi, start, initial, settings);
+  }
+
+  // trial_ as the search's evaluation of `step` with `starts`. An evaluation depends on theta,
+  // the accepted state and the starts only, so an all-starts one of a theta this iteration
+  // evaluated so already (the search repeated with every start tries the cheap search's steps
+  // again, whose invalid trials were evaluated with every start) is taken from memory; the
+  // inference state is then not that theta's, and confirm() evaluates the accepted step again.
+  void search_trial(const std::vector<double>& direction, double step, Likelihood::Starts starts) {
+    if (starts == Likelihood::Starts::All) {
+      for (size_t r = 0; r < params_; ++r) trial_theta_[r] = theta_[r] + step * direction[r];
+      for (const EvaluatedTrial& known : all_start_trials_)
+        if (known.theta == trial_theta_) {
+          trial_ = known.evaluation;
+          trial_grad_ = known.grad;
+          trial_starts_ = starts;
+          last_trial_step_ = NAN;
+          return;
+        }
+    }
+    evaluate_trial(direction, step, starts);
+    unconverged_in_search_ += trial_.unconverged;
+    if (starts == Likelihood::Starts::All)
+      all_start_trials_.push_back({trial_theta_, trial_grad_, trial_});
   }
 
   void evaluate_trial(const std::vector<double>& direction, double step,
@@ -343,6 +368,11 @@ class LbfgsBaseline {
   size_t params_;
   std::vector<double> theta_, grad_, trial_theta_, trial_grad_;
   Evaluation current_, trial_;
+  struct EvaluatedTrial {
+    std::vector<double> theta, grad;
+    Evaluation evaluation;
+  };
+  std::vector<EvaluatedTrial> all_start_trials_;  // this iteration's, see search_trial
   double last_trial_step_ = NAN;
   Likelihood::Starts trial_starts_ = Likelihood::Starts::All;
   int all_start_searches_ = 0;  // this iteration's searches repeated with every start
