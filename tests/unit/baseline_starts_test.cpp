@@ -70,27 +70,29 @@ TEST(Likelihood, ACheapTrialFindsWhatThePulledStartFinds) {
 }
 
 // Training's starts (a warm current state, zero messages among the others) and prediction's (a
-// fresh object: zero messages as its current state) damp the same starts, so training's view of
-// prediction's best fixed point is prediction's: with a sweep cap low enough that some starts
-// need damping, example by example.
+// fresh object: zero messages as its current state) damp the same starts and settle onto the
+// same fixed points, so training's view of prediction's best fixed point is prediction's: with
+// a sweep cap low enough that some starts need damping, example by example.
 TEST(ApproximateCrf, TrainingAndPredictionDampTheSameStarts) {
   const Dataset data = testing::denoising_grids({true, false, true});
-  for (const double coupling : {1.0, 2.0, 3.0})
-    for (const int sweeps : {3, 6, 12, 24}) {
-      const std::vector<double> theta = {2.5, coupling};
-      ApproximateCrf training(data, ApproximateInference::LoopyBp, sweeps, 1e-5);
-      training.set_theta(theta);
-      training.infer_all();
-      training.accept();  // a warm state, wherever it ended
-      std::vector<int> chosen;
-      training.infer_all_best_start(chosen, false, ApproximateCrf::CurrentState::Warm);
-      ApproximateCrf prediction(data, ApproximateInference::LoopyBp, sweeps, 1e-5);
-      prediction.set_theta(theta);
-      prediction.infer_all_best_start(chosen);
-      for (int64_t n = 0; n < data.num_examples(); ++n)
-        EXPECT_DOUBLE_EQ(training.cold_log_z()[n], prediction.cold_log_z()[n])
-            << "coupling " << coupling << ", sweeps " << sweeps << ", example " << n;
-    }
+  for (const auto kind : {ApproximateInference::LoopyBp, ApproximateInference::MeanField})
+    for (const double coupling : {1.0, 2.0, 3.0})
+      for (const int sweeps : {3, 6, 12, 24, 200}) {
+        const std::vector<double> theta = {2.5, coupling};
+        ApproximateCrf training(data, kind, sweeps, 1e-5);
+        training.set_theta(theta);
+        training.infer_all();
+        training.accept();  // a warm state, wherever it ended
+        std::vector<int> chosen;
+        training.infer_all_best_start(chosen, false, ApproximateCrf::CurrentState::Warm);
+        ApproximateCrf prediction(data, kind, sweeps, 1e-5);
+        prediction.set_theta(theta);
+        prediction.infer_all_best_start(chosen);
+        for (int64_t n = 0; n < data.num_examples(); ++n)
+          EXPECT_DOUBLE_EQ(training.cold_log_z()[n], prediction.cold_log_z()[n])
+              << inference_name(kind) << ", coupling " << coupling << ", sweeps " << sweeps
+              << ", example " << n;
+      }
 }
 
 // A start that settles next to a fixed point one of prediction's earlier starts found is moved
