@@ -63,7 +63,6 @@ ApproximateCrf::ApproximateCrf(const Dataset& data, ApproximateInference inferen
       cold_log_z_(static_cast<size_t>(data.num_examples()), 0.0),
       cold_converged_(static_cast<size_t>(data.num_examples()), 0),
       converged_(static_cast<size_t>(data.num_examples()), 1),
-      may_damp_(static_cast<size_t>(data.num_examples()), 1),
       sweeps_(static_cast<size_t>(data.num_examples()), 0) {
   reset();
   accept();
@@ -131,7 +130,7 @@ bool ApproximateCrf::near_found(int64_t n, std::span<const std::vector<double>> 
 // Sweeps until no message (mean field: belief) moves by more than tol, then, loopy BP only,
 // damped sweeps; returns the Bethe objective, which approximates log Z at a fixed point of BP, or
 // the mean-field bound.
-double ApproximateCrf::infer(int64_t n, Workspace& w, std::span<const std::vector<double>> found) {
+double ApproximateCrf::infer(int64_t n, Workspace& w, StartRules rules) {
   const bool loopy = inference_ == ApproximateInference::LoopyBp;
   const auto sweep = [&] {
     return loopy ? loopy_.sweep(n, potential_.data(), w)
@@ -139,7 +138,7 @@ double ApproximateCrf::infer(int64_t n, Workspace& w, std::span<const std::vecto
   };
   // A state that settles next to a fixed point found already is heading there (settle_distance_).
   const auto arrived = [&](double change) {
-    return change <= tol_ || (change <= settle_distance_ && near_found(n, found));
+    return change <= tol_ || (change <= settle_distance_ && near_found(n, rules.found));
   };
   bool done = false;
   int sweeps = 0;
@@ -150,7 +149,7 @@ double ApproximateCrf::infer(int64_t n, Workspace& w, std::span<const std::vecto
   const auto [first, last] = state_range(n);
   std::vector<double>& lambda = loopy_.messages();
   std::vector<double>& before = scratch_[static_cast<size_t>(omp_get_thread_num())];
-  const int damped_sweeps = loopy && may_damp_[n] ? max_sweeps_ : 0;
+  const int damped_sweeps = loopy && rules.may_damp ? max_sweeps_ : 0;
   for (int damped = 0; !done && damped < damped_sweeps; ++damped, ++sweeps) {
     // The kernels' messages are linear in the arena's, so damping either is the same.
     before.assign(lambda.begin() + first, lambda.begin() + last);
@@ -212,8 +211,7 @@ void ApproximateCrf::start_from_zero(int64_t n) {
     mean_field_.reset(n, belief_.data());
 }
 
-double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w,
-                                    std::span<const std::vector<double>> found) {
+double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w, StartRules rules) {
   start_from_zero(n);
   pull_towards(n, state, kPull);
   for (int sweep = 0; sweep < kPullSweeps; ++sweep)
@@ -221,7 +219,7 @@ double ApproximateCrf::infer_pulled(int64_t n, int32_t state, Workspace& w,
         ? loopy_.sweep(n, potential_.data(), w)
         : mean_field_.sweep(n, potential_.data(), belief_.data(), w);
   pull_towards(n, state, -kPull);
-  const double log_z = infer(n, w, found);
+  const double log_z = infer(n, w, rules);
   sweeps_[n] += kPullSweeps;
   return log_z;
 }
@@ -233,8 +231,7 @@ std::array<std::pair<int64_t, int64_t>, 2> ApproximateCrf::potential_ranges(int6
             tables + data_.table_offset[data_.factor_offset[n + 1]]}}};
 }
 
-double ApproximateCrf::infer_annealed(int64_t n, Workspace& w,
-                                      std::span<const std::vector<double>> found) {
+double ApproximateCrf::infer_annealed(int64_t n, Workspace& w, StartRules rules) {
   start_from_zero(n);
   // Potentials are linear in theta: scaling the example's potentials scales its theta.
   const auto ranges = potential_ranges(n);
@@ -247,12 +244,13 @@ double ApproximateCrf::infer_annealed(int64_t n, Workspace& w,
     for (size_t r = 0; r < 2; ++r)
       for (int64_t i = ranges[r].first; i < ranges[r].second; ++i)
         potential_[i] = scale * full[r][static_cast<size_t>(i - ranges[r].first)];
-    infer(n, w);
+    // The fixed points found are the full potentials': no stage but the last settles onto them.
+    infer(n, w, {{}, rules.may_damp});
     sweeps += sweeps_[n];
   }
   for (size_t r = 0; r < 2; ++r)
     std::copy(full[r].begin(), full[r].end(), potential_.begin() + ranges[r].first);
-  const double log_z = infer(n, w, found);
+  const double log_z = infer(n, w, rules);
   sweeps_[n] += sweeps;
   return log_z;
 }
@@ -261,14 +259,13 @@ int ApproximateCrf::own_best_start() const {
   return 1 + (data_.card.empty() ? 0 : *std::max_element(data_.card.begin(), data_.card.end()));
 }
 
-double ApproximateCrf::infer_from_start(int64_t n, int start, Workspace& w,
-                                        std::span<const std::vector<double>> found) {
-  if (start == annealed_start()) return infer_annealed(n, w, found);
+double ApproximateCrf::infer_from_start(int64_t n, int start, Workspace& w, StartRules rules) {
+  if (start == annealed_start()) return infer_annealed(n, w, rules);
   if (start == zero_start()) {
     start_from_zero(n);
-    return infer(n, w, found);
+    return infer(n, w, rules);
   }
-  return infer_pulled(n, start == own_best_start() ? kOwnBest : start - 1, w, found);
+  return infer_pulled(n, start == own_best_start() ? kOwnBest : start - 1, w, rules);
 }
 
 namespace {
@@ -312,9 +309,7 @@ int ApproximateCrf::keep_best_start(int64_t n, int incumbent, bool incumbent_is_
     // the denoising sets of issue 42 it found the fixed point already in hand, at the cost of all
     // the other starts together. Only prediction's starts count, in prediction's order, so that
     // training and prediction damp the same starts.
-    may_damp_[n] = !cold_converged;
-    const double log_z = infer_from_start(n, start, w, found);
-    may_damp_[n] = 1;
+    const double log_z = infer_from_start(n, start, w, {found, !cold_converged});
     sweeps += sweeps_[n];
     remember();
     if (beats(log_z, converged_[n], cold, cold_converged))

@@ -32,6 +32,14 @@ struct InferenceSummary {
   int64_t sweeps = 0;  // sweeps over all examples, damped ones included
 };
 
+// What one start of ApproximateCrf::keep_best_start may use: the fixed points earlier starts
+// found (each the example's state range), which a state may settle onto (set_settle_distance),
+// and whether loopy BP may go on with damped sweeps.
+struct StartRules {
+  std::span<const std::vector<double>> found;
+  bool may_damp = true;
+};
+
 class ApproximateCrf {
  public:
   ApproximateCrf(const Dataset& data, ApproximateInference inference, int max_sweeps, double tol);
@@ -138,9 +146,8 @@ class ApproximateCrf {
  private:
   // The totals of the examples' last inference.
   InferenceSummary summary() const;
-  // Inference on example n from its current state. `found`: fixed points of earlier starts (each
-  // the example's state range) that a state may settle onto (set_settle_distance).
-  double infer(int64_t n, Workspace& w, std::span<const std::vector<double>> found = {});
+  // Inference on example n from its current state.
+  double infer(int64_t n, Workspace& w, StartRules rules = {});
   // Whether example n's state is within the settle distance of one of `found`; if so it becomes
   // that one.
   bool near_found(int64_t n, std::span<const std::vector<double>> found);
@@ -150,13 +157,11 @@ class ApproximateCrf {
   // Example n's state back to zero messages (uniform beliefs).
   void start_from_zero(int64_t n);
   // Inference on example n from zero messages (uniform beliefs) pulled towards `state`.
-  double infer_pulled(int64_t n, int32_t state, Workspace& w,
-                      std::span<const std::vector<double>> found);
+  double infer_pulled(int64_t n, int32_t state, Workspace& w, StartRules rules);
   // Inference on example n from zero messages (uniform beliefs) along the annealing schedule.
-  double infer_annealed(int64_t n, Workspace& w, std::span<const std::vector<double>> found);
+  double infer_annealed(int64_t n, Workspace& w, StartRules rules);
   // Inference on example n from start `start` (numbered as chosen_start, not 0).
-  double infer_from_start(int64_t n, int start, Workspace& w,
-                          std::span<const std::vector<double>> found);
+  double infer_from_start(int64_t n, int start, Workspace& w, StartRules rules);
   // Example n's current state (start `incumbent`, one of prediction's when `incumbent_is_cold`)
   // against `starts`: keeps the best fixed point, leaves its beliefs and log Z in place, updates
   // the example's best cold fixed point, adds the sweeps and returns the start kept.
@@ -191,8 +196,7 @@ class ApproximateCrf {
   std::vector<double> accepted_;      // the accepted state (messages or beliefs), see accept()
   std::vector<char> converged_;       // per example, from its last inference
   double settle_distance_ = kSettleDistance;
-  std::vector<char> may_damp_;  // per example: whether BP may go on with damped sweeps
-  std::vector<int> sweeps_;     // per example, sweeps of its last inference
+  std::vector<int> sweeps_;  // per example, sweeps of its last inference
   std::vector<Workspace> workspaces_;
   std::vector<std::vector<double>> scratch_;  // per thread: an example's state before a sweep
 };
