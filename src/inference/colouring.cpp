@@ -146,7 +146,7 @@ ExampleChunks chunk_classes(const Colouring& colouring, const FactorGraph& graph
       int64_t slots = 0;
       for (int64_t i = begin; i < end; ++i) {
         const LocalIndex v = result.order[i];
-        const int64_t degree = graph.var_slot_ptr[v + 1] - graph.var_slot_ptr[v];
+        const int64_t degree = graph.degree(v);
         // Per-variable lanes (mean field) need the count bounded too: isolated variables.
         if (i > begin && (slots + degree > kChunkSlots || i - begin == kChunkSlots)) {
           result.ranges.emplace_back(begin, i);

@@ -9,12 +9,12 @@
 
 namespace pdsp {
 
-MeanField::MeanField(const Dataset& data, const FactorGraph& graph) : data_(data), graph_(graph) {
+MeanField::MeanField(const Dataset& data, const FactorGraph& graph, const ExampleChunks& chunks)
+    : data_(data), graph_(graph), chunks_(chunks) {
   binary_pairwise_ =
       std::all_of(data.card.begin(), data.card.end(), [](int32_t c) { return c == 2; });
   for (int64_t a = 0; binary_pairwise_ && a < data.num_factors(); ++a)
     binary_pairwise_ = data.arity(a) == 2;
-  if (binary_pairwise_) chunks_ = chunk_classes(colour_variables(data, graph), graph);
 }
 
 void MeanField::reset(int64_t n, double* belief) const {

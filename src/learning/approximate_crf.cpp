@@ -55,8 +55,9 @@ ApproximateCrf::ApproximateCrf(const Dataset& data, ApproximateInference inferen
       // Loopy BP is the kernels with Bethe numbers at eps = 1.
       engine_(data, bethe_at_one(data), nullptr),
       graph_(engine_.graph()),
-      loopy_(engine_),
-      mean_field_(data, graph_),
+      chunks_(chunk_classes(colour_variables(data, graph_), graph_)),
+      loopy_(engine_, chunks_),
+      mean_field_(data, graph_, chunks_),
       potential_(engine_.potentials(), engine_.potential_array().size()),
       belief_(engine_.potential_array().size(), 0.0),
       per_example_(static_cast<size_t>(data.num_examples()), 0.0),

@@ -4,10 +4,9 @@
 
 namespace pdsp {
 
-ExampleLoopyBp::ExampleLoopyBp(const InferenceEngine& engine, KernelChoice choice)
-    : data_(engine.data()), graph_(engine.graph()), general_(engine.general()) {
-  if (choice == KernelChoice::Fastest &&
-      binary_pairwise_kernels_apply(data_, engine.counting(), 1.0))
+ExampleLoopyBp::ExampleLoopyBp(const InferenceEngine& engine, const ExampleChunks& chunks)
+    : data_(engine.data()), graph_(engine.graph()), general_(engine.general()), chunks_(chunks) {
+  if (binary_pairwise_kernels_apply(data_, engine.counting(), 1.0))
     // Own tables: the baselines set one example's potentials at a time (SGD, the annealed start),
     // while a shared table's representative may lie in another example.
     binary_ = std::make_unique<BinaryPairwiseKernels<double>>(data_, graph_, engine.counting(), 1.0,
@@ -17,7 +16,6 @@ ExampleLoopyBp::ExampleLoopyBp(const InferenceEngine& engine, KernelChoice choic
     return;
   }
   state_ = binary_->make_message_state();
-  chunks_ = chunk_classes(colour_variables(data_, graph_), graph_);
 }
 
 std::pair<int64_t, int64_t> ExampleLoopyBp::range(int64_t n) const {

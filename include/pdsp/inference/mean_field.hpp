@@ -14,7 +14,9 @@ namespace pdsp {
 
 class MeanField {
  public:
-  MeanField(const Dataset& data, const FactorGraph& graph);
+  // `chunks`: the graph's colour classes (chunk_classes), which the binary pairwise sweep visits;
+  // kept by reference.
+  MeanField(const Dataset& data, const FactorGraph& graph, const ExampleChunks& chunks);
 
   // One sweep of q_v updates over example n's variables in order; `belief` holds the current q
   // (uniform after reset). Returns the largest change of any q. Where every variable is binary
@@ -40,7 +42,7 @@ class MeanField {
   const Dataset& data_;
   const FactorGraph& graph_;
   bool binary_pairwise_ = false;
-  ExampleChunks chunks_;  // the binary pairwise sweeps' (empty otherwise)
+  const ExampleChunks& chunks_;
 };
 
 }  // namespace pdsp

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/inference/colouring.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/factor_graph.hpp"
 #include "pdsp/inference/mean_field.hpp"
@@ -187,6 +188,7 @@ class ApproximateCrf {
   InferenceEngine engine_;
   // engine_'s parts, under the names the inference uses (the starts change the potentials).
   const FactorGraph& graph_;
+  ExampleChunks chunks_;  // each example's colour classes, which both inferences sweep by
   ExampleLoopyBp loopy_;
   MeanField mean_field_;
   std::span<double> potential_;

@@ -21,10 +21,9 @@ namespace pdsp {
 class ExampleLoopyBp {
  public:
   // `engine` holds Bethe counting numbers at eps = 1; its general kernels run where the binary
-  // ones do not apply, or everywhere with KernelChoice::General (the tests' reference).
-  enum class KernelChoice { Fastest, General };
-  explicit ExampleLoopyBp(const InferenceEngine& engine,
-                          KernelChoice choice = KernelChoice::Fastest);
+  // ones do not apply. `chunks`: the engine's graph's colour classes (chunk_classes), which the
+  // binary kernels sweep; kept by reference.
+  ExampleLoopyBp(const InferenceEngine& engine, const ExampleChunks& chunks);
 
   bool binary() const { return binary_ != nullptr; }
   // Every example's messages in the kernels' form (all zero: where inference starts).
@@ -46,7 +45,7 @@ class ExampleLoopyBp {
   const MessagePassing& general_;
   std::unique_ptr<BinaryPairwiseKernels<double>> binary_;
   MessageState state_;
-  ExampleChunks chunks_;  // the binary kernels' sweeps (empty with the general kernels)
+  const ExampleChunks& chunks_;  // the binary kernels' sweeps
 };
 
 }  // namespace pdsp
