@@ -2,7 +2,8 @@
 """Partly labelled training sets (issue 41): a seeded random 30% and 60% of the training pixels
 unobserved, learned three ways, each scored on the fully labelled test set:
 
-- latent: `--learner latent` (CCCP) on the set with the pixels labelled -1;
+- latent: `--learner latent` (CCCP) on the set with the pixels labelled -1, its completion at
+  each `--completion-epsilon` given (default: the training epsilon only);
 - observed only: the primal-dual learner on the set without those pixels and their edges;
 - full labels: the primal-dual learner on the whole training set (the bound to approach).
 
@@ -10,7 +11,8 @@ On Weizmann horses (datasets/convert.py segmentation --unobserved F [--drop-unob
 `pdsp gen denoise` images (pixels marked or dropped here, format 1). Prints a table per data set.
 
     python3 run/partial_labels_benchmark.py --pdsp build/release/pdsp \
-        --datasets ../shared/datasets --work W [--ranks 2] [--only horses|denoise]
+        --datasets ../shared/datasets --work W [--ranks 2] [--only horses|denoise] \
+        [--completion-epsilon 1 0.1]
 """
 import argparse
 import os
@@ -131,12 +133,15 @@ def table(args, name, train_of, test, base_flags, latent_flags, countings):
               f"{full[2]} | {full[3]} |", flush=True)
         for fraction in FRACTIONS:
             percent = f"{100 * fraction:.0f}%"
-            for learner, kind, extra in (("primal-dual", "observed pixels only", []),
-                                         ("latent", "-1 where unobserved", latent_flags)):
+            runs = [("primal-dual", "observed pixels only", "", [])] + [
+                ("latent", "-1 where unobserved" + (f", completion eps {c}" if c else ""),
+                 f"-c{c}" if c else "", latent_flags + (["--completion-epsilon", c] if c else []))
+                for c in args.completion_epsilon]
+            for learner, kind, tag, extra in runs:
                 variant = ("drop" if learner == "primal-dual" else "mark") + f"{percent[:-1]}"
                 r = train_and_test(args, train_of(variant), test,
                                    os.path.join(args.work, f"{name}-{counting}-{variant}-"
-                                                           f"{learner}.h5"), learner,
+                                                           f"{learner}{tag}.h5"), learner,
                                    flags + extra)
                 print(f"| {counting} | {percent} | {learner} | {kind} | {r[0]:.2f}% | "
                       f"{r[1]:.1f} | {r[2]} | {r[3]} |", flush=True)
@@ -189,6 +194,8 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--only", choices=("horses", "denoise"))
+    parser.add_argument("--completion-epsilon", nargs="+", default=[""],
+                        help="the latent runs' completion temperatures (one run each)")
     args = parser.parse_args()
     args.pdsp = os.path.abspath(args.pdsp)
     os.makedirs(args.work, exist_ok=True)

@@ -56,6 +56,7 @@ class Estimator:
                  inner_sweeps=_DEFAULT["inner_sweeps"], batch=_DEFAULT["batch"],
                  seed=_DEFAULT["seed"], objective_every=_DEFAULT["objective_every"],
                  inner_iters=_DEFAULT["inner_iters"],
+                 completion_epsilon=_DEFAULT["completion_epsilon"],
                  validate_every=_DEFAULT["validate_every"], patience=_DEFAULT["patience"], ranks=1,
                  predict_tol=1e-9,
                  predict_max_sweeps=1000, model_path=None, extra_args=(), pdsp=None,

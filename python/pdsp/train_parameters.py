@@ -40,6 +40,7 @@ PARAMETERS = {
     "seed": {"flag": "--seed", "default": 1},
     "objective_every": {"flag": "--objective-every", "default": 1},
     "inner_iters": {"flag": "--inner-iters", "default": 100},
+    "completion_epsilon": {"flag": "--completion-epsilon", "default": 0.0},
     "validate_every": {"flag": "--validate-every", "default": 1},
     "patience": {"flag": "--patience", "default": 0},
 }

@@ -34,6 +34,13 @@ void TrainConfig::validate() const {
     if (!obeys_rule(row, *this))
       throw InputError(row.flag + ": '" + row.value_text(*this) + "' is not " +
                        row.rule.text(row.is_whole()));
+  // The completion at most as smooth as training: with a positive entropy a smax grows with its
+  // temperature, so a hotter completion could push F = smax_eps[augmented] - smax[clamped]
+  // below zero, where CCCP would chase the gap between two temperatures instead of the data.
+  if (completion_epsilon > epsilon)
+    throw InputError("--completion-epsilon: " + field_text(completion_epsilon) +
+                     " is above --epsilon " + field_text(epsilon) +
+                     ": the completion is at most as smooth as training (0: the same)");
   if (message_precision == "single" && kernels != "auto")
     throw InputError(
         "--message-precision: single needs --kernels auto (the general kernels keep double "
@@ -60,7 +67,7 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields(
         (!row.name.starts_with("fit_") || learner == "domke") &&
         (!row.name.starts_with("tree_") || unary_model == "trees" || pairwise_model == "trees") &&
         (!stochastic_row(row.name) || learner == "dlpw" || learner == "pegasos") &&
-        (row.name != "inner_iters" || learner == "latent"))
+        ((row.name != "inner_iters" && row.name != "completion_epsilon") || learner == "latent"))
       kept.emplace_back(row.name, row.value_text(*this));
   return kept;
 }

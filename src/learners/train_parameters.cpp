@@ -334,6 +334,15 @@ std::vector<TrainParameter> make_table() {
        .member = &TrainConfig::inner_iters,
        .rule = at_least(1),
        .trajectory = true},
+      {.name = "completion_epsilon",
+       .flag = "--completion-epsilon",
+       .group = kLatent,
+       .help = "latent: temperature of the completion, the smax with the observed labels clamped "
+               "(0: --epsilon); lower makes the completed labels sharper, and F stays a "
+               "difference of convex functions",
+       .member = &TrainConfig::completion_epsilon,
+       .rule = at_least(0),
+       .trajectory = true},
       {.name = "validation",
        .flag = "--validation",
        .group = kFiles,

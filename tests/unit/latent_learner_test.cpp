@@ -32,11 +32,13 @@ class StepRecorder final : public TrainingObserver {
 
 constexpr double kC = 0.5;
 
-// F(theta) by enumeration: the loss-augmented smax less the smax with the observed labels held.
-double exact_cccp_objective(const Dataset& data, std::span<const double> theta) {
+// F(theta) by enumeration: the loss-augmented smax at eps 1 less the smax with the observed
+// labels held at the completion's temperature.
+double exact_cccp_objective(const Dataset& data, std::span<const double> theta,
+                            double completion_epsilon) {
   const testing::ExactSolution augmented = testing::solve_exactly(data, theta, 1.0, 1.0, kC, 2.0);
   const testing::ExactSolution clamped =
-      testing::solve_exactly(data, theta, 1.0, 0.0, kC, 2.0, {}, data.label);
+      testing::solve_exactly(data, theta, completion_epsilon, 0.0, kC, 2.0, {}, data.label);
   double regulariser = 0;
   for (double t : theta) regulariser += 0.5 * kC * t * t;
   return augmented.smax_sum - clamped.smax_sum + regulariser;
@@ -67,10 +69,15 @@ TrainConfig exact_config() {
   return config;
 }
 
-TEST(LatentLearner, ObjectiveIsExactFallsEveryStepAndEndsStationary) {
+// The completion at the training temperature (the default) and colder (--completion-epsilon).
+class LatentLearnerAtCompletionTemperature : public ::testing::TestWithParam<double> {};
+
+TEST_P(LatentLearnerAtCompletionTemperature, ObjectiveIsExactFallsEveryStepAndEndsStationary) {
   const Dataset data = partly_labelled(5, 0.4);
   ASSERT_GT(std::count(data.label.begin(), data.label.end(), -1), 3);
+  const double completion_epsilon = GetParam();
   TrainConfig config = exact_config();
+  config.completion_epsilon = completion_epsilon;
   SerialCommunicator serial;
   std::unique_ptr<Learner> learner = find_learner("latent").make();
   learner->set_up(data, config, serial);
@@ -80,7 +87,8 @@ TEST(LatentLearner, ObjectiveIsExactFallsEveryStepAndEndsStationary) {
   ASSERT_EQ(steps.records.size(), steps.thetas.size());
   for (size_t k = 0; k < steps.records.size(); ++k) {
     const IterationRecord& record = steps.records[k];
-    EXPECT_NEAR(record.objective_after_step, exact_cccp_objective(data, steps.thetas[k]),
+    EXPECT_NEAR(record.objective_after_step,
+                exact_cccp_objective(data, steps.thetas[k], completion_epsilon),
                 1e-9 * std::abs(record.objective_after_step))
         << "step " << record.iteration;
     EXPECT_LE(record.objective_after_step, record.objective + 1e-12 * std::abs(record.objective))
@@ -97,11 +105,16 @@ TEST(LatentLearner, ObjectiveIsExactFallsEveryStepAndEndsStationary) {
     std::vector<double> up = theta, down = theta;
     up[r] += h;
     down[r] -= h;
-    EXPECT_NEAR((exact_cccp_objective(data, up) - exact_cccp_objective(data, down)) / (2 * h), 0.0,
-                1e-5)
+    EXPECT_NEAR((exact_cccp_objective(data, up, completion_epsilon) -
+                 exact_cccp_objective(data, down, completion_epsilon)) /
+                    (2 * h),
+                0.0, 1e-5)
         << "parameter " << r;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(LatentLearner, LatentLearnerAtCompletionTemperature,
+                         ::testing::Values(1.0, 0.3));
 
 TEST(LatentLearner, WithEveryLabelObservedItIsThePrimalDualLearner) {
   const Dataset data = partly_labelled(7, 0.0);

@@ -76,8 +76,13 @@ struct TrainConfig {
   int batch = 1;
   int seed = 1;
   int objective_every = 1;
-  // The latent learner (learners/latent): primal-dual iterations of each CCCP step.
+  // The latent learner (learners/latent): primal-dual iterations of each CCCP step, and the
+  // temperature of the completion (the smax with the observed labels clamped; 0: epsilon).
   int inner_iters = 100;
+  double completion_epsilon = 0.0;
+  double resolved_completion_epsilon() const {
+    return completion_epsilon > 0 ? completion_epsilon : epsilon;
+  }
   // A validation set (app/validation.hpp; empty: none), the iterations between its checks and
   // the checks without improvement after which training stops (0: never).
   std::string validation;

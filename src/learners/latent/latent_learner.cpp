@@ -4,11 +4,17 @@
 //   F(theta) = sum_n smax_eps[theta . phi(y) + loss(y)] - sum_n smax_eps[theta . phi(y) : y
 //              agrees with the observed labels] + (C/p)|theta|_p^p
 //
-// is a difference of two convex functions when both smax are the same approximation (the
-// counting numbers at eps). A CCCP step linearises the second at theta_t, whose gradient is d_t,
-// the moments of the beliefs with the observed labels clamped (clamping.hpp): what is left is the
-// primal-dual learner's problem with d_t in place of the labels' moments, solved by an inner run
-// of it. F(theta_{t+1}) <= F(theta_t) when the inner run lowers its objective.
+// is a difference of two convex functions when both smax use convex counting numbers, each at
+// its own temperature: eps for the first, --completion-epsilon (at most eps; default eps) for
+// the second. A CCCP step linearises the second at theta_t, whose gradient is d_t, the moments of
+// the beliefs with the observed labels clamped (clamping.hpp): what is left is the primal-dual
+// learner's problem with d_t in place of the labels' moments, solved by an inner run of it.
+// F(theta_{t+1}) <= F(theta_t) when the inner run lowers its objective.
+//
+// Why a colder completion: with counting numbers that over-smooth (the uniform ones on a grid)
+// the completed labels are less certain than the data, their pairwise moments agree less than
+// labels do, and the model learns weaker couplings than full labels would give it (horses with
+// 30% of the pixels unobserved: docs/benchmarks.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +28,7 @@
 #include "pdsp/optim/regularizer.hpp"
 #include "pdsp/util/clock.hpp"
 #include "pdsp/util/errors.hpp"
+#include "pdsp/util/field.hpp"
 
 namespace pdsp {
 namespace {
@@ -49,6 +56,7 @@ class LatentLearner final : public ProblemLearner {
     ProblemLearner::set_up(slice, config, comm);  // resolves config.counting
     ProblemSettings settings = training_problem_settings(config);
     settings.loss_augmented = false;
+    settings.epsilon = config.resolved_completion_epsilon();
     run_collectively(comm, [&] {
       clamped_ = std::make_unique<LocalProblem>(slice, settings,
                                                 make_potential_model(slice, config.model_choice()));
@@ -61,7 +69,10 @@ class LatentLearner final : public ProblemLearner {
   }
 
   std::string set_up_summary() const override {
-    return ProblemLearner::set_up_summary() +
+    std::string summary = ProblemLearner::set_up_summary();
+    if (config_->resolved_completion_epsilon() != config_->epsilon)
+      summary += "; completion at epsilon " + field_text(config_->resolved_completion_epsilon());
+    return summary +
            (saddle_ ? "; CCCP with negative counting numbers: F need not fall at every step" : "");
   }
 
