@@ -40,7 +40,7 @@ void TrainConfig::validate() const {
   if (completion_epsilon > epsilon)
     throw InputError("--completion-epsilon: " + field_text(completion_epsilon) +
                      " is above --epsilon " + field_text(epsilon) +
-                     ": the completion is at most as smooth as training (0: the same)");
+                     ": the completion is at most as smooth as training");
   if (message_precision == "single" && kernels != "auto")
     throw InputError(
         "--message-precision: single needs --kernels auto (the general kernels keep double "

@@ -338,7 +338,7 @@ std::vector<TrainParameter> make_table() {
        .flag = "--completion-epsilon",
        .group = kLatent,
        .help = "latent: temperature of the completion, the smax with the observed labels clamped "
-               "(0: --epsilon); lower makes the completed labels sharper, and F stays a "
+               "(0: --epsilon / 10); lower makes the completed labels sharper, and F stays a "
                "difference of convex functions",
        .member = &TrainConfig::completion_epsilon,
        .rule = at_least(0),

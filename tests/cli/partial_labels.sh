@@ -55,19 +55,22 @@ h5diff -d 1e-8 "$work/one.h5" "$work/two.h5" /theta > /dev/null ||
   { echo "FAIL: latent on 2 ranks differs from 1 rank by more than 1e-8"; h5diff -d 1e-8 -r "$work/one.h5" "$work/two.h5" /theta | head; exit 1; }
 grep -q "CCCP: .* the objective decreased at every step" "$work/log1" ||
   { echo "FAIL: no CCCP summary"; cat "$work/log1"; exit 1; }
+grep -q "completion at epsilon 0.1;\|completion at epsilon 0.1$" "$work/log1" ||
+  { echo "FAIL: the log does not give the default completion temperature (epsilon / 10)"; cat "$work/log1"; exit 1; }
 echo "ok: latent on 2 ranks gives the 1-rank model within 1e-8; $(grep -o 'CCCP: .*' "$work/log1")"
 
-# A colder completion: 2 ranks as 1, said in the log, kept in the model; a hotter one refused.
-cold=("${common[@]}" --max-iters 8 --completion-epsilon 0.25)
-"$pdsp" "${cold[@]}" --out "$work/cold1.h5" > "$work/log1"
-"${two[@]}" "$pdsp" "${cold[@]}" --out "$work/cold2.h5" > /dev/null
-h5diff -d 1e-8 "$work/cold1.h5" "$work/cold2.h5" /theta > /dev/null ||
-  { echo "FAIL: latent --completion-epsilon 0.25 on 2 ranks differs from 1 rank"; exit 1; }
-grep -q "completion at epsilon 0.25" "$work/log1" ||
-  { echo "FAIL: the log does not give the completion's temperature"; cat "$work/log1"; exit 1; }
-[ "$(/usr/bin/python3 -c "import h5py; print(h5py.File('$work/cold1.h5').attrs['completion_epsilon'])")" = 0.25 ] ||
+# The completion at the training temperature (Schwing et al.'s objective): 2 ranks as 1, kept in
+# the model, another model than the default's; a hotter completion is refused.
+same=("${common[@]}" --max-iters 8 --completion-epsilon 1)
+"$pdsp" "${same[@]}" --out "$work/same1.h5" > "$work/log1"
+"${two[@]}" "$pdsp" "${same[@]}" --out "$work/same2.h5" > /dev/null
+h5diff -d 1e-8 "$work/same1.h5" "$work/same2.h5" /theta > /dev/null ||
+  { echo "FAIL: latent --completion-epsilon 1 on 2 ranks differs from 1 rank"; exit 1; }
+grep -q "completion at epsilon" "$work/log1" &&
+  { echo "FAIL: the log names a completion temperature equal to epsilon"; cat "$work/log1"; exit 1; }
+[ "$(/usr/bin/python3 -c "import h5py; print(h5py.File('$work/same1.h5').attrs['completion_epsilon'])")" = 1.0 ] ||
   { echo "FAIL: the model does not record completion_epsilon"; exit 1; }
-h5diff "$work/one.h5" "$work/cold1.h5" /theta > /dev/null &&
+h5diff "$work/one.h5" "$work/same1.h5" /theta > /dev/null &&
   { echo "FAIL: the completion's temperature changed nothing"; exit 1; }
 set +e
 "$pdsp" "${common[@]}" --completion-epsilon 2 --out "$work/hot.h5" > /dev/null 2> "$work/err"
@@ -76,7 +79,7 @@ set -e
 [ "$code" = 2 ] && [ "$(grep -c error "$work/err")" = 1 ] && [ ! -e "$work/hot.h5" ] &&
   grep -q -- "--completion-epsilon: 2 is above --epsilon 1" "$work/err" ||
   { echo "FAIL: --completion-epsilon above --epsilon not refused in one line (exit $code)"; cat "$work/err"; exit 1; }
-echo "ok: latent --completion-epsilon 0.25: 2 ranks as 1, logged, recorded; 2 (above --epsilon) refused"
+echo "ok: latent completes at epsilon / 10 by default; --completion-epsilon 1: 2 ranks as 1, recorded; 2 (above --epsilon) refused"
 
 # Checkpoints after every CCCP step; killed once one is published, resumed to the same model.
 "$pdsp" "${common[@]}" --max-iters 30 --tol 0 --out "$work/whole.h5" > /dev/null

@@ -77,11 +77,12 @@ struct TrainConfig {
   int seed = 1;
   int objective_every = 1;
   // The latent learner (learners/latent): primal-dual iterations of each CCCP step, and the
-  // temperature of the completion (the smax with the observed labels clamped; 0: epsilon).
+  // temperature of the completion (the smax with the observed labels clamped; 0: epsilon / 10,
+  // which beat epsilon itself on horses and denoising: docs/benchmarks.md).
   int inner_iters = 100;
   double completion_epsilon = 0.0;
   double resolved_completion_epsilon() const {
-    return completion_epsilon > 0 ? completion_epsilon : epsilon;
+    return completion_epsilon > 0 ? completion_epsilon : epsilon / 10;
   }
   // A validation set (app/validation.hpp; empty: none), the iterations between its checks and
   // the checks without improvement after which training stops (0: never).
