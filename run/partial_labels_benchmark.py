@@ -3,7 +3,7 @@
 unobserved, learned three ways, each scored on the fully labelled test set:
 
 - latent: `--learner latent` (CCCP) on the set with the pixels labelled -1, its completion at
-  each `--completion-epsilon` given (default: the training epsilon only);
+  each `--completion-epsilon` given (default: pdsp's own, epsilon / 10);
 - observed only: the primal-dual learner on the set without those pixels and their edges;
 - full labels: the primal-dual learner on the whole training set (the bound to approach).
 
@@ -12,7 +12,7 @@ On Weizmann horses (datasets/convert.py segmentation --unobserved F [--drop-unob
 
     python3 run/partial_labels_benchmark.py --pdsp build/release/pdsp \
         --datasets ../shared/datasets --work W [--ranks 2] [--only horses|denoise] \
-        [--completion-epsilon 1 0.1]
+        [--completion-epsilon 1 0.1]   (1: Schwing et al.'s objective at epsilon 1)
 """
 import argparse
 import os
