@@ -11,7 +11,6 @@
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/features/feature_index.hpp"
-#include "pdsp/gen/denoise.hpp"
 #include "pdsp/learners/primal_dual/trainer.hpp"
 #include "pdsp/learning/inference_engine.hpp"
 #include "support/brute_force.hpp"
@@ -227,17 +226,16 @@ TEST(CompactFeatures, AFileKeepsEveryArrayAndSaysFormat2WhileRowsStayFormat1) {
 }
 
 // Checkpoints record the training set's fingerprint and a resume compares it: a format 1 data
-// set must keep the fingerprint earlier pdsp builds wrote (this one: `pdsp gen denoise --height 6
-// --width 5 --train-copies 2`, fingerprinted by the build before format 2, 384cb06).
+// set must keep the fingerprint earlier pdsp builds wrote. The file is `pdsp gen denoise --height
+// 6 --width 5 --train-copies 2`, the data the build before format 2 (384cb06) fingerprinted so.
+// It is read, not generated again: the generator's last bits depend on whether the build
+// contracts multiply-adds (PDSP_NATIVE), and the fingerprint must not.
 TEST(CompactFeatures, AFormat1DataSetKeepsTheFingerprintOfEarlierBuilds) {
-  DenoiseOptions options;
-  options.height = 6;
-  options.width = 5;
-  options.copies = 2;
   SerialCommunicator serial;
-  EXPECT_EQ(dataset_fingerprint(generate_denoise(options), serial),
-            "examples=2 variables=60 factors=98 states=120 table_entries=392 nnz=512 params=109 "
-            "checksum=7877160dc82c073b");
+  EXPECT_EQ(
+      dataset_fingerprint(read_dataset(PDSP_UNIT_TEST_DATA "/denoise_6x5_format1.h5"), serial),
+      "examples=2 variables=60 factors=98 states=120 table_entries=392 nnz=512 params=109 "
+      "checksum=7877160dc82c073b");
 }
 
 }  // namespace
