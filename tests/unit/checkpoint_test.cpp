@@ -272,9 +272,11 @@ TEST(CheckpointStore, PublishesLatestAndKeepsTheNewest) {
 
 class Resume : public ::testing::Test {
  protected:
-  void write(int iteration) {
+  void write(int iteration, std::vector<std::pair<std::string, std::string>> settings = {}) {
     const std::string path = CheckpointStore(dir_.str(), 5).path_for(iteration);
-    write_checkpoint(path, f_.checkpoint(iteration), f_.problem.messages(), f_.comm);
+    Checkpoint c = f_.checkpoint(iteration);
+    if (!settings.empty()) c.compatibility = std::move(settings);
+    write_checkpoint(path, c, f_.problem.messages(), f_.comm);
     CheckpointStore(dir_.str(), 5).publish(path);
   }
   CheckpointOptions auto_options() {
@@ -320,6 +322,25 @@ TEST_F(Resume, RefusesOtherSettingsAndNamesTheField) {
               std::string::npos)
         << error.what();
   }
+}
+
+// A latent run checkpointed before --completion-epsilon existed completed at epsilon: resumed
+// with the new default it is refused, with the old temperature given it resumes.
+TEST_F(Resume, ALatentCheckpointFromBeforeTheCompletionTemperatureCompletedAtEpsilon) {
+  write(4, {{"epsilon", "1"}, {"C", "1"}, {"inner_iters", "100"}});
+  Checkpoint now = f_.checkpoint(0);
+  now.compatibility = {
+      {"epsilon", "1"}, {"C", "1"}, {"inner_iters", "100"}, {"completion_epsilon", "0"}};
+  try {
+    resume_training(auto_options(), now, f_.problem, f_.comm);
+    FAIL() << "resumed at another completion temperature";
+  } catch (const CollectiveError& error) {
+    EXPECT_NE(std::string(error.what()).find("completion_epsilon was 1 in the checkpoint and is 0"),
+              std::string::npos)
+        << error.what();
+  }
+  now.compatibility.back().second = "1";
+  EXPECT_TRUE(resume_training(auto_options(), now, f_.problem, f_.comm).has_value());
 }
 
 TEST_F(Resume, RefusesOtherTrainingData) {

@@ -18,14 +18,30 @@ namespace {
 // Starts the message of a refusal (as opposed to damage, which a resume skips).
 constexpr const char* kRefusal = "cannot resume: ";
 
+// The settings a checkpoint was written with, with the values that builds before a setting
+// existed implied: latent runs (inner_iters is theirs alone) completed at epsilon itself before
+// --completion-epsilon.
+std::vector<std::pair<std::string, std::string>> stored_settings(const Checkpoint& stored) {
+  std::vector<std::pair<std::string, std::string>> settings = stored.compatibility;
+  const auto has = [&](const std::string& name) {
+    return std::any_of(settings.begin(), settings.end(),
+                       [&](const auto& f) { return f.first == name; });
+  };
+  if (has("inner_iters") && !has("completion_epsilon"))
+    for (const auto& [name, value] : stored.compatibility)
+      if (name == "epsilon") settings.emplace_back("completion_epsilon", value);
+  return settings;
+}
+
 // Refuses a checkpoint written for other data or with settings that change the trajectory;
 // names the first field that differs.
 void check_compatible(const std::string& path, const Checkpoint& stored, const Checkpoint& now) {
   if (stored.data_fingerprint != now.data_fingerprint)
     throw InputError(path + ": " + kRefusal + "written for other training data (checkpoint: " +
                      stored.data_fingerprint + "; now: " + now.data_fingerprint + ")");
+  const std::vector<std::pair<std::string, std::string>> settings = stored_settings(stored);
   for (const auto& [name, value] : now.compatibility)
-    for (const auto& [stored_name, stored_value] : stored.compatibility)
+    for (const auto& [stored_name, stored_value] : settings)
       if (name == stored_name && value != stored_value)
         throw InputError(path + ": " + name + " was " + stored_value +
                          " in the checkpoint and is " + value + " now; resume with the same " +
