@@ -22,9 +22,12 @@ bool obeys_rule(const TrainParameter& p, const TrainConfig& config) {
   return true;
 }
 
-// The rows that change nothing but the stochastic learners' trajectories.
-bool stochastic_row(const std::string& name) {
-  return name == "inner_sweeps" || name == "batch" || name == "seed";
+// False for the rows that change only other learners' trajectories: the stochastic learners'
+// steps, and the seed of the learners that draw examples.
+bool draws_apply(const std::string& name, const std::string& learner) {
+  const bool stochastic = learner == "dlpw" || learner == "pegasos";
+  if (name == "seed") return stochastic || learner == "ssvm-fw";
+  return (name != "inner_sweeps" && name != "batch") || stochastic;
 }
 
 }  // namespace
@@ -66,7 +69,7 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields(
         (row.name != "hidden" || !model_choice().linear()) &&
         (!row.name.starts_with("fit_") || learner == "domke") &&
         (!row.name.starts_with("tree_") || unary_model == "trees" || pairwise_model == "trees") &&
-        (!stochastic_row(row.name) || learner == "dlpw" || learner == "pegasos") &&
+        draws_apply(row.name, learner) &&
         ((row.name != "inner_iters" && row.name != "completion_epsilon") || learner == "latent"))
       kept.emplace_back(row.name, row.value_text(*this));
   return kept;

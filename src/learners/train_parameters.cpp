@@ -315,7 +315,9 @@ std::vector<TrainParameter> make_table() {
       {.name = "seed",
        .flag = "--seed",
        .group = kStochastic,
-       .help = "seed of the order the examples are visited in (a new permutation each epoch)",
+       .help = "seed of the order the examples are visited in: a new permutation each epoch; "
+               "also ssvm-fw's, which shuffles its first pass and then draws examples in "
+               "proportion to their gaps",
        .member = &TrainConfig::seed,
        .rule = at_least(0),
        .trajectory = true},

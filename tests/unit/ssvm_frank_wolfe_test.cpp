@@ -25,13 +25,14 @@ struct Trained {
   std::vector<IterationRecord> records;
 };
 
-Trained train_fw(const Dataset& data, double C, double tol, int max_passes = 5000) {
+Trained train_fw(const Dataset& data, double C, double tol, int max_passes = 5000, int seed = 1) {
   SerialCommunicator serial;
   testing::Recorder recorder;
   SsvmConfig config;
   config.C = C;
   config.tol = tol;
   config.max_passes = max_passes;
+  config.seed = seed;
   Trained out{train_ssvm_frank_wolfe(data, config, serial, recorder), {}};
   out.records = recorder.records;
   return out;
@@ -89,6 +90,20 @@ TEST(SsvmFrankWolfe, CompactFeaturesReachTheOptimumOfTheirRowForm) {
   const Trained b = train_fw(rows, C, 1e-8);
   ASSERT_EQ(a.result.stop.kind, StopKind::Converged) << a.result.stop.text;
   ASSERT_EQ(b.result.stop.kind, StopKind::Converged) << b.result.stop.text;
+  const double gaps = a.records.back().gap + b.records.back().gap;
+  EXPECT_NEAR(a.records.back().objective, b.records.back().objective, gaps + 1e-12);
+  EXPECT_LE(testing::max_abs_difference(a.result.state.theta, b.result.state.theta),
+            2 * std::sqrt(2 * gaps / C) + 1e-9);
+}
+
+TEST(SsvmFrankWolfe, TheSeedChangesTheDrawsAndNotTheOptimum) {
+  const Dataset data = testing::multi_label_dataset(12);
+  const double C = 0.5;
+  const Trained a = train_fw(data, C, 1e-8, 5000, 1);
+  const Trained b = train_fw(data, C, 1e-8, 5000, 2);
+  ASSERT_EQ(a.result.stop.kind, StopKind::Converged) << a.result.stop.text;
+  ASSERT_EQ(b.result.stop.kind, StopKind::Converged) << b.result.stop.text;
+  EXPECT_NE(a.records.front().dual, b.records.front().dual) << "another first-pass order";
   const double gaps = a.records.back().gap + b.records.back().gap;
   EXPECT_NEAR(a.records.back().objective, b.records.back().objective, gaps + 1e-12);
   EXPECT_LE(testing::max_abs_difference(a.result.state.theta, b.result.state.theta),

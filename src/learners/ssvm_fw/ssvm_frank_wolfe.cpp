@@ -132,8 +132,10 @@ class SsvmFrankWolfe::Solver {
   // order, afterwards examples drawn in proportion to their last gap. With several ranks the
   // steps are cut into the same number of rounds on every rank, each ended by exchange().
   void run_pass(int pass) {
+    // Seed 1 keeps the draws of the builds before --seed reached this learner.
     std::mt19937_64 rng(static_cast<uint64_t>(pass) * 1000003u +
-                        static_cast<uint64_t>(comm_.rank()));
+                        static_cast<uint64_t>(comm_.rank()) +
+                        static_cast<uint64_t>(config_.seed - 1) * 0x9e3779b97f4a7c15ull);
     const int64_t examples = static_cast<int64_t>(mixtures_.size());
     std::vector<int64_t> order;
     std::optional<GapSampler> sampler;

@@ -11,10 +11,11 @@ namespace {
 class SsvmFwLearner final : public Learner {
  public:
   void set_up(const Dataset& slice, TrainConfig& config, Communicator& comm) override {
-    solver_ = std::make_unique<SsvmFrankWolfe>(
-        slice,
-        SsvmConfig{config.C, config.loss_weight, config.max_iters, config.tol, config.max_seconds},
-        comm);
+    solver_ =
+        std::make_unique<SsvmFrankWolfe>(slice,
+                                         SsvmConfig{config.C, config.loss_weight, config.max_iters,
+                                                    config.tol, config.max_seconds, config.seed},
+                                         comm);
   }
 
   TrainResult run(TrainingObserver& observer, TrainingState) override {

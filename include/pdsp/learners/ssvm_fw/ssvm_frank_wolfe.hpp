@@ -28,6 +28,7 @@ struct SsvmConfig {
   int max_passes = 1000;
   double tol = 1e-3;       // stop when F_0 - D <= tol * max(1, |F_0|)
   double max_seconds = 0;  // stop after this much training time (0: no limit)
+  int seed = 1;            // of the first pass's shuffle and the later passes' draws
 };
 
 // Collective over the ranks of `comm`, each with its slice of whole examples (which must
