@@ -86,13 +86,8 @@ class LatentLearner final : public ProblemLearner {
     result.stop = stop_iteration_limit();
     const auto started = Clock::now();
     const double trained_before = state.seconds_trained;
-    // The CCCP iterate, where the next step linearises, and the model theta, the iterate of
-    // lowest F so far: they differ only after a rise with negative counting numbers, and then
-    // state.iterate keeps the iterate (a checkpoint stores both).
-    std::vector<double> iterate = state.iterate.empty() ? state.theta : state.iterate;
-    resumed_at_ = state.iterations_done;
-    Evaluation here = evaluate(iterate);
-    result.objective = state.iterate.empty() ? here.objective : evaluate(state.theta).objective;
+    Evaluation here = evaluate(state.theta);
+    result.objective = here.objective;
     for (int step = state.iterations_done + 1; step <= config_->max_iters; ++step) {
       const auto step_start = Clock::now();
       problem_->set_truth_moments(here.moments);
@@ -102,7 +97,7 @@ class LatentLearner final : public ProblemLearner {
         inner_config.max_seconds =
             std::max(1e-9, config_->max_seconds - trained_before - seconds_since(started));
       TrainingState inner_start;
-      inner_start.theta = iterate;
+      inner_start.theta = state.theta;
       problem_->keep_messages();
       InnerObserver inner(observer);
       const TrainResult inner_result = train(*problem_, inner_config, *comm_, inner, inner_start);
@@ -123,33 +118,26 @@ class LatentLearner final : public ProblemLearner {
       observer.on_iteration(record);
       StopReason stop;
       const double decrease = here.objective - next.objective;
-      const bool rose = decrease < -1e-12 * std::max(1.0, std::abs(here.objective));
-      if (rose) rises_ += 1;
-      if (rose && !saddle_) {
-        // With convex counting numbers a rise means a step fell short: the model stays theta_t.
+      if (decrease < -1e-12 * std::max(1.0, std::abs(here.objective))) {
+        // The model stays theta_t, the better of the two.
+        rises_ += 1;
         char text[256];
-        std::snprintf(text, sizeof text,
-                      "the CCCP objective rose by %.3g at step %d (the inner run or inference "
-                      "stopped short: raise --inner-iters or --inference-sweeps); the model is "
-                      "the theta before it",
-                      -decrease, step);
+        std::snprintf(
+            text, sizeof text,
+            "the CCCP objective rose by %.3g at step %d (%s); the model is the theta before it",
+            -decrease, step,
+            saddle_ ? "negative counting numbers: no guaranteed decrease"
+                    : "the inner run or inference stopped short: raise --inner-iters "
+                      "or --inference-sweeps");
         stop = stop_no_progress(text);
       } else {
-        // With negative counting numbers F is no difference of convex functions and may rise
-        // on the way to a lower point (denoising, 30% unobserved, Bethe numbers: 3,088 then
-        // 6,387 then 720): CCCP goes on from the new iterate and the model stays the lowest.
-        iterate = inner_result.state.theta;
-        here = next;
-        if (next.objective < result.objective) {
-          result.objective = next.objective;
-          state.theta = iterate;
-        }
-        state.iterate = state.theta == iterate ? std::vector<double>{} : iterate;
+        state.theta = inner_result.state.theta;
         state.iterations_done = step;
         state.previous_objective = next.objective;
-        if (std::abs(decrease) <= config_->tol * std::max(1.0, std::abs(next.objective)))
-          stop = stop_small_change(rises_ == 0 ? "the CCCP objective decreased by less than tol"
-                                               : "the CCCP objective changed by less than tol");
+        result.objective = next.objective;
+        here = next;
+        if (decrease <= config_->tol * std::max(1.0, std::abs(next.objective)))
+          stop = stop_small_change("the CCCP objective decreased by less than tol");
         if (!stop.stops())
           stop = limit_or_signal(*comm_, observer.stop_requested(), record.elapsed,
                                  config_->max_seconds, step, config_->max_iters);
@@ -166,23 +154,9 @@ class LatentLearner final : public ProblemLearner {
   }
 
   Summary run_summary(Communicator&) override {
-    char line[200];
-    if (rises_ == 0 && resumed_at_ == 0)
-      std::snprintf(line, sizeof line, "CCCP: %d step(s); the objective decreased at every step",
-                    steps_);
-    else if (rises_ == 0)
-      std::snprintf(line, sizeof line,
-                    "CCCP: %d step(s); the objective decreased at every step after step %d (the "
-                    "resume)",
-                    steps_, resumed_at_);
-    else if (!saddle_)
-      std::snprintf(line, sizeof line, "CCCP: %d step(s); the objective rose at the last step",
-                    steps_);
-    else
-      std::snprintf(line, sizeof line,
-                    "CCCP: %d step(s); the objective rose at %d of them%s (negative counting "
-                    "numbers); the model is the step of lowest objective",
-                    steps_, rises_, resumed_at_ > 0 ? " after the resume" : "");
+    char line[160];
+    std::snprintf(line, sizeof line, "CCCP: %d step(s); the objective %s", steps_,
+                  rises_ == 0 ? "decreased at every step" : "rose at the last step");
     return {line, {{"cccp_steps", int64_t{steps_}}, {"cccp_rises", int64_t{rises_}}}};
   }
 
@@ -240,8 +214,7 @@ class LatentLearner final : public ProblemLearner {
   std::unique_ptr<LocalProblem> clamped_;  // not loss-augmented, the observed labels clamped
   bool saddle_ = false;                    // on some rank a counting number is negative at eps > 0
   int steps_ = 0;
-  int rises_ = 0;       // in this process
-  int resumed_at_ = 0;  // the step this process started after
+  int rises_ = 0;
 };
 
 }  // namespace
