@@ -22,12 +22,14 @@ bool obeys_rule(const TrainParameter& p, const TrainConfig& config) {
   return true;
 }
 
-// False for the rows that change only other learners' trajectories: the stochastic learners'
-// steps, and the seed of the learners that draw examples.
-bool draws_apply(const std::string& name, const std::string& learner) {
+// False for the rows of other learners than `learner`: the stochastic learners' steps, the seed
+// of the learners that draw examples, and the latent learner's CCCP settings.
+bool learner_row_applies(const std::string& name, const std::string& learner) {
   const bool stochastic = learner == "dlpw" || learner == "pegasos";
   if (name == "seed") return stochastic || learner == "ssvm-fw";
-  return (name != "inner_sweeps" && name != "batch") || stochastic;
+  if (name == "inner_sweeps" || name == "batch") return stochastic;
+  if (name == "inner_iters" || name == "completion_epsilon") return learner == "latent";
+  return true;
 }
 
 }  // namespace
@@ -69,8 +71,7 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields(
         (row.name != "hidden" || !model_choice().linear()) &&
         (!row.name.starts_with("fit_") || learner == "domke") &&
         (!row.name.starts_with("tree_") || unary_model == "trees" || pairwise_model == "trees") &&
-        draws_apply(row.name, learner) &&
-        ((row.name != "inner_iters" && row.name != "completion_epsilon") || learner == "latent"))
+        learner_row_applies(row.name, learner))
       kept.emplace_back(row.name, row.value_text(*this));
   return kept;
 }

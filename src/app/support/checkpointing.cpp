@@ -23,13 +23,14 @@ constexpr const char* kRefusal = "cannot resume: ";
 // --completion-epsilon.
 std::vector<std::pair<std::string, std::string>> stored_settings(const Checkpoint& stored) {
   std::vector<std::pair<std::string, std::string>> settings = stored.compatibility;
-  const auto has = [&](const std::string& name) {
-    return std::any_of(settings.begin(), settings.end(),
-                       [&](const auto& f) { return f.first == name; });
+  const auto value_of = [&](const std::string& name) -> const std::string* {
+    for (const auto& [stored_name, value] : stored.compatibility)
+      if (stored_name == name) return &value;
+    return nullptr;
   };
-  if (has("inner_iters") && !has("completion_epsilon"))
-    for (const auto& [name, value] : stored.compatibility)
-      if (name == "epsilon") settings.emplace_back("completion_epsilon", value);
+  const std::string* epsilon = value_of("epsilon");
+  if (value_of("inner_iters") && !value_of("completion_epsilon") && epsilon)
+    settings.emplace_back("completion_epsilon", *epsilon);
   return settings;
 }
 
