@@ -149,7 +149,7 @@ for ranks in 1 2; do
   expect_error 2 "unknown flag or argument: --bogus 1" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --bogus 1
   expect_error 2 "\-\-epsilon: '-1' is not 0 or a finite number >= 1e-12" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon -1
   expect_error 2 "\-\-epsilon: '1e-13' is not 0 or a finite number >= 1e-12" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 1e-13
-  expect_error 2 "\-\-counting: odd not in {auto,file,uniform,bethe}" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting odd
+  expect_error 2 "\-\-counting: odd not in {auto,file,uniform,bethe,trw}" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting odd
   expect_error 2 "\-\-out $work/train.h5: is the input file of \-\-data" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/train.h5"
   expect_error 2 "has 240 parameters" $ranks -- "$pdsp" predict --data "$work/shared.h5" --model "$work/model.h5" --out "$work/p.h5"
   expect_error 2 "\-\-noise: pink not in" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --noise pink
@@ -162,8 +162,9 @@ for ranks in 1 2; do
   expect_error 2 "test.h5: the message between factor [0-9]* and variable [0-9]* is -*[a-z]* after the sweeps: the potentials are too large for double precision at epsilon = 1; the largest: the potential of factor [0-9]* joint state [0-9]* is 1e+308 (its largest term is theta\[161\] = 1e+308" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/hugetheta.h5" --out "$work/p.h5"
   expect_error 2 "test.h5: the message between factor [0-9]* and variable [0-9]* is -*[a-z]* after the sweeps" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/hugetheta.h5" --out "$work/p.h5" --inference lbp
   expect_error 2 "infepsilon.h5: @epsilon: is inf, not a temperature" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/infepsilon.h5" --out "$work/p.h5"
-  expect_error 2 "badcounting.h5: @counting: is 'text', not one of auto, file, uniform, bethe" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/badcounting.h5" --out "$work/p.h5"
+  expect_error 2 "badcounting.h5: @counting: is 'text', not one of auto, file, uniform, bethe, trw" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/badcounting.h5" --out "$work/p.h5"
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting bethe
+  expect_error 2 "\-\-epsilon 0 needs every c_v >= 0 (trw" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting trw
   expect_error 2 "\-\-message-precision: half not in {double,single}" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision half
   expect_error 2 "\-\-message-precision: single needs \-\-kernels auto" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision single --kernels general
   expect_error 2 "pair.h5: \-\-message-precision single needs the binary pairwise kernels" $ranks -- "$pdsp" train --data "$work/pair.h5" --out "$work/m.h5" --message-precision single --counting bethe
@@ -218,6 +219,8 @@ for ranks in 1 2; do
     failures=$((failures + 1))
   fi
 done
+# Tree-reweighted numbers come from the whole example's graph, which a shard does not hold.
+expect_error 2 "one.h5: \-\-counting trw needs whole examples, and example 0 is split across ranks (\-\-shards 1 keeps examples whole)" 2 -- "$pdsp" train --data "$work/one.h5" --out "$work/m.h5" --counting trw
 expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting file
 
 # A file another process holds open for writing: HDF5's file lock, named as such.

@@ -15,6 +15,7 @@
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 #include "pdsp/data/partition.hpp"
+#include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learners/primal_dual/trainer.hpp"
 #include "pdsp/learning/local_problem.hpp"
@@ -167,6 +168,42 @@ TEST(Distributed, RegimeDecisionsAreTheSameOnEveryRank) {
   const TrainResult reference = train(whole, config, serial, silent);
   EXPECT_EQ(distributed.state.iterations_done, reference.state.iterations_done);
   EXPECT_EQ(distributed.stop, reference.stop);
+  testing::world().barrier();
+  if (testing::world().is_root()) std::filesystem::remove(path);
+}
+
+// Each rank draws the spanning trees of its own examples, seeded by their place in the file:
+// the numbers, and so the training, are those of one rank.
+TEST(Distributed, TreeReweightedNumbersAreThoseOfOneRank) {
+  const Dataset data = testing::random_dataset(
+      {testing::grid_shape(3, 3), testing::chain_shape(5), testing::grid_shape(2, 4, true),
+       testing::grid_shape(4, 3), testing::chain_shape(2)},
+      4, 6);
+  const std::string path = testing::shared_file("pdsp-trw", data);
+  const Dataset slice = load_rank_slice(path, testing::world());
+  const Dataset all = read_dataset(path);
+  const CountingNumbers mine =
+      make_counting_numbers(slice, FactorGraph(slice), CountingMode::TreeReweighted, path);
+  const CountingNumbers whole =
+      make_counting_numbers(all, FactorGraph(all), CountingMode::TreeReweighted, path);
+  ASSERT_GT(slice.num_examples(), 0);
+  for (int64_t a = 0; a < slice.num_factors(); ++a)
+    EXPECT_EQ(mine.factor[a], whole.factor[slice.file_factor(a)]) << "factor " << a;
+  for (int64_t v = 0; v < slice.num_vars(); ++v)
+    EXPECT_EQ(mine.var[v], whole.var[slice.file_var(v)]) << "variable " << v;
+
+  TrainConfig config = small_config();
+  config.counting = CountingMode::TreeReweighted;
+  LocalProblem problem(slice, {config.epsilon, config.counting, config.loss_weight, true, path});
+  LocalProblem alone(all, {config.epsilon, config.counting, config.loss_weight, true, path});
+  Silent silent;
+  SerialCommunicator serial;
+  const std::vector<double> two_ranks =
+      train(problem, config, testing::world(), silent).state.theta;
+  const std::vector<double> one_rank = train(alone, config, serial, silent).state.theta;
+  for (size_t r = 0; r < one_rank.size(); ++r)
+    EXPECT_NEAR(two_ranks[r], one_rank[r], 1e-9 * std::max(1.0, std::abs(one_rank[r])))
+        << "param " << r;
   testing::world().barrier();
   if (testing::world().is_root()) std::filesystem::remove(path);
 }

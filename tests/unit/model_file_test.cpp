@@ -48,7 +48,7 @@ TEST(ModelFile, AnEpsilonThatIsNotATemperatureIsRefusedByName) {
 TEST(ModelFile, ACountingThatNamesNoModeIsRefusedByName) {
   const std::string path = model_file(1.0, "text");
   EXPECT_EQ(error_of([&] { (void)read_model(path); }),
-            path + ": @counting: is 'text', not one of auto, file, uniform, bethe");
+            path + ": @counting: is 'text', not one of " + kCountingModeNames);
   std::filesystem::remove(path);
 }
 

@@ -6,9 +6,9 @@
 
 namespace pdsp {
 
-enum class CountingMode { Auto, File, Uniform, Bethe };
+enum class CountingMode { Auto, File, Uniform, Bethe, TreeReweighted };
 
-inline constexpr const char* kCountingModeNames = "auto, file, uniform, bethe";
+inline constexpr const char* kCountingModeNames = "auto, file, uniform, bethe, trw";
 
 // The mode called `name`, or nothing when no mode is.
 inline std::optional<CountingMode> counting_mode_named(std::string_view name) {
@@ -16,6 +16,7 @@ inline std::optional<CountingMode> counting_mode_named(std::string_view name) {
   if (name == "file") return CountingMode::File;
   if (name == "uniform") return CountingMode::Uniform;
   if (name == "bethe") return CountingMode::Bethe;
+  if (name == "trw") return CountingMode::TreeReweighted;
   return std::nullopt;
 }
 
@@ -29,6 +30,8 @@ inline std::string counting_mode_name(CountingMode mode) {
       return "uniform";
     case CountingMode::Bethe:
       return "bethe";
+    case CountingMode::TreeReweighted:
+      return "trw";
   }
   return "unknown";
 }
