@@ -194,6 +194,7 @@ for ranks in 1 2; do
   expect_error 2 "ternary.h5: /vars/card\[0\] is 3: \-\-learner pegasos needs binary variables" $ranks -- "$pdsp" train --data "$work/ternary.h5" --out "$work/m.h5" --learner pegasos --epsilon 0
   expect_error 2 "\-\-learner pegasos: checkpoints are for the primal-dual, domke, dlpw and latent learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner pegasos --epsilon 0 --checkpoint-dir "$work"
   expect_error 2 "\-\-learner dlpw: counting numbers bethe make F non-convex in the messages at eps > 0; use \-\-counting uniform" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner dlpw --counting bethe
+  expect_error 2 "\-\-learner domke: counting numbers trw make F non-convex in the messages at eps > 0; use \-\-counting uniform" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner domke --epsilon 0.1 --counting trw
   expect_error 2 "\-\-batch: '0' is not" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner dlpw --batch 0
   # Nonlinear function classes: eps > 0, the primal-dual learner, format 2's typed regions.
   expect_error 2 "\-\-unary-model mlp: nonlinear function classes train at \-\-epsilon > 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --unary-model mlp --epsilon 0

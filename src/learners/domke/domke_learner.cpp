@@ -10,6 +10,10 @@ namespace {
 
 class DomkeLearner final : public ProblemLearner {
  public:
+  void set_up(const Dataset& slice, TrainConfig& config, Communicator& comm) override {
+    ProblemLearner::set_up(slice, config, comm);
+    refuse_saddle_problem(*problem_, config, comm);
+  }
   TrainResult run(TrainingObserver& observer, TrainingState start) override {
     return train_alternating_fits(*problem_, *config_, *comm_, observer, std::move(start));
   }

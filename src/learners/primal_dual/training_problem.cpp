@@ -3,6 +3,7 @@
 #include "pdsp/features/potential_models.hpp"
 #include "pdsp/learners/primal_dual/trainer.hpp"
 #include "pdsp/optim/smoothing.hpp"
+#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 
@@ -31,6 +32,16 @@ std::unique_ptr<LocalProblem> make_training_problem(const Dataset& slice, TrainC
     config.counting = problem->counting().mode;
   });
   return problem;
+}
+
+void refuse_saddle_problem(const LocalProblem& problem, const TrainConfig& config,
+                           Communicator& comm) {
+  run_collectively(comm, [&] {
+    if (problem.is_saddle_problem())
+      throw InputError("--learner " + config.learner + ": counting numbers " +
+                       counting_mode_name(config.counting) +
+                       " make F non-convex in the messages at eps > 0; use --counting uniform");
+  });
 }
 
 }  // namespace pdsp

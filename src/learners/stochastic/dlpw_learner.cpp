@@ -9,7 +9,6 @@
 #include "pdsp/learners/primal_dual/trainer.hpp"
 #include "pdsp/learners/stochastic/dlpw_oracle.hpp"
 #include "pdsp/learners/stochastic/stochastic_learner.hpp"
-#include "pdsp/util/errors.hpp"
 
 namespace pdsp {
 namespace {
@@ -19,13 +18,7 @@ class DlpwLearner final : public StochasticLearner {
   void set_up(const Dataset& slice, TrainConfig& config, Communicator& comm) override {
     start_set_up(slice, config, comm);
     problem_ = make_training_problem(slice, config, comm, /*smoothed=*/false);
-    run_collectively(comm, [&] {
-      // Negative counting numbers at eps > 0 make F a saddle in the messages: no dual loss.
-      if (problem_->is_saddle_problem())
-        throw InputError("--learner dlpw: counting numbers " +
-                         std::string(counting_mode_name(config.counting)) +
-                         " make F non-convex in the messages at eps > 0; use --counting uniform");
-    });
+    refuse_saddle_problem(*problem_, config, comm);
     double other[1] = {is_binary_pairwise(slice) ? 0.0 : 1.0};
     comm.allreduce({}, other);
     std::unique_ptr<SvmObjective> exact;

@@ -25,6 +25,11 @@ ProblemSettings training_problem_settings(const TrainConfig& config);
 // error.
 std::unique_ptr<LocalProblem> make_training_problem(const Dataset& slice, TrainConfig& config,
                                                     Communicator& comm, bool smoothed = true);
+// Throws (collectively) when negative counting numbers make F a saddle in the messages at
+// eps > 0: a learner that takes F's minimum over the messages as its objective (dlpw's dual
+// losses, domke's fits at fixed messages) has no such minimum to work with there.
+void refuse_saddle_problem(const LocalProblem& problem, const TrainConfig& config,
+                           Communicator& comm);
 
 TrainResult train(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
                   TrainingObserver& observer, TrainingState start = {});
