@@ -34,6 +34,7 @@ def main():
     parser.add_argument("--loss-weight", default="0")
     parser.add_argument("--C", default="1")
     parser.add_argument("--hidden", type=int, default=16)
+    parser.add_argument("--counting", default="auto", help="pdsp train --counting (e.g. trw)")
     args = parser.parse_args()
     pairs = [tuple(p.split("/")) for p in args.pairs.split(",")]
     for pair in pairs:
@@ -44,6 +45,7 @@ def main():
     results = []
     for unary, pairwise in pairs:
         flags = ["--epsilon", args.epsilon, "--loss-weight", args.loss_weight, "--C", args.C,
+                 "--counting", args.counting,
                  "--max-iters", str(args.max_iters), "--unary-model", unary,
                  "--pairwise-model", pairwise, "--hidden", str(args.hidden)]
         results.append(train_and_predict(args.pdsp, args.mpirun, args.train, args.test,
@@ -52,7 +54,8 @@ def main():
 
     print(f"# machine: {machine()}; one run at a time, 1 rank x {args.threads} thread(s)")
     print(f"# {args.train} / {args.test}; primal-dual --epsilon {args.epsilon} --loss-weight "
-          f"{args.loss_weight} --C {args.C} --max-iters {args.max_iters} --hidden {args.hidden}")
+          f"{args.loss_weight} --C {args.C} --counting {args.counting} --max-iters {args.max_iters} "
+          f"--hidden {args.hidden}")
     print("\n| unary/pairwise | iterations | seconds | s/iteration | x first | stopped by "
           "| test error % |")
     print("|---|---|---|---|---|---|---|")

@@ -207,7 +207,7 @@ def main():
     parser.add_argument("--unobserved-seed", type=int, default=1,
                         help="seed of the unobserved pixels (convert.py --unobserved-seed)")
     parser.add_argument("--countings", nargs="+", default=["auto", "bethe"],
-                        choices=("auto", "bethe"), help="the counting numbers of the tables")
+                        choices=("auto", "bethe", "trw"), help="the counting numbers of the tables")
     parser.add_argument("--skip-full", action="store_true",
                         help="no full-label runs (they do not depend on the seed)")
     args = parser.parse_args()
