@@ -47,20 +47,15 @@ PairGraph pair_graph(const Dataset& data, int64_t n, const std::string& source) 
   return g;
 }
 
-// Adds one uniform spanning forest (a uniform spanning tree of every component) to `count`:
-// Wilson's loop-erased random walks towards each component's first variable.
-void count_uniform_spanning_forest(const PairGraph& g, std::mt19937_64& rng,
-                                   std::vector<int64_t>& count) {
+// [vars] 1 for the first variable of each connected component: the roots the walks head for.
+std::vector<uint8_t> component_roots(const PairGraph& g) {
   const int64_t vars = static_cast<int64_t>(g.incident_ptr.size()) - 1;
-  std::vector<uint8_t> in_tree(static_cast<size_t>(vars), 0);
-  std::vector<int64_t> step(static_cast<size_t>(vars), -1);  // the edge a walk last left v by
-  // Roots: the first variable of each component, found by a search from it.
-  std::vector<uint8_t> reached(static_cast<size_t>(vars), 0);
+  std::vector<uint8_t> root(static_cast<size_t>(vars), 0), reached(root.size(), 0);
   std::vector<int64_t> stack;
-  for (int64_t root = 0; root < vars; ++root) {
-    if (reached[root]) continue;
-    in_tree[root] = reached[root] = 1;
-    stack.push_back(root);
+  for (int64_t first = 0; first < vars; ++first) {
+    if (reached[first]) continue;
+    root[first] = reached[first] = 1;
+    stack.push_back(first);
     while (!stack.empty()) {
       const int64_t v = stack.back();
       stack.pop_back();
@@ -70,6 +65,16 @@ void count_uniform_spanning_forest(const PairGraph& g, std::mt19937_64& rng,
       }
     }
   }
+  return root;
+}
+
+// Adds one uniform spanning forest (a uniform spanning tree of every component) to `count`:
+// Wilson's loop-erased random walks towards the components' roots.
+void count_uniform_spanning_forest(const PairGraph& g, const std::vector<uint8_t>& roots,
+                                   std::mt19937_64& rng, std::vector<int64_t>& count) {
+  const int64_t vars = static_cast<int64_t>(roots.size());
+  std::vector<uint8_t> in_tree = roots;
+  std::vector<int64_t> step(static_cast<size_t>(vars), -1);  // the edge a walk last left v by
   for (int64_t start = 0; start < vars; ++start) {
     // Walk until the tree is hit; a revisited variable overwrites its step, which erases the
     // loop. Then the walk's path, read along the steps, joins the tree.
@@ -124,8 +129,10 @@ std::vector<double> edge_appearance(const Dataset& data, int64_t n, const std::s
   seed = (seed ^ (seed >> 27)) * 0x94d049bb133111ebull;
   std::mt19937_64 rng(seed ^ (seed >> 31));
   int64_t forests = 0;
-  if (!g.factor.empty())
-    for (; forests < kSampledTrees; ++forests) count_uniform_spanning_forest(g, rng, count);
+  if (!g.factor.empty()) {
+    const std::vector<uint8_t> roots = component_roots(g);
+    for (; forests < kSampledTrees; ++forests) count_uniform_spanning_forest(g, roots, rng, count);
+  }
   while (count_covering_forest(g, count)) ++forests;
 
   std::vector<double> rho(static_cast<size_t>(data.factor_offset[n + 1] - data.factor_offset[n]),
