@@ -108,7 +108,8 @@ std::vector<TrainParameter> make_table() {
       {.name = "counting",
        .flag = "--counting",
        .group = kModel,
-       .help = "counting numbers (auto: Bethe's on examples without a cycle, else uniform)",
+       .help = "counting numbers (auto: Bethe's on examples without a cycle, else uniform; trw: "
+               "tree-reweighted, from sampled spanning trees)",
        .member = &TrainConfig::counting,
        .rule = one_of(counting_modes),
        .trajectory = true},
