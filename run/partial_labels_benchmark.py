@@ -13,7 +13,7 @@ On Weizmann horses (datasets/convert.py segmentation --unobserved F [--drop-unob
     python3 run/partial_labels_benchmark.py --pdsp build/release/pdsp \
         --datasets ../shared/datasets --work W [--ranks 2] [--only horses|denoise] \
         [--completion-epsilon 1 0.1]   (1: Schwing et al.'s objective at epsilon 1) \
-        [--unobserved-seed S] [--countings auto bethe] [--skip-full]
+        [--unobserved-seed S] [--countings auto bethe trw] [--skip-full]
 
 One seed's pixels decide a few tenths of a point on horses: compare learners over several
 --unobserved-seed values (--skip-full after the first: full labels do not depend on it).
@@ -169,8 +169,8 @@ def horses(args):
                  "--train", path, "--test", test] + extra)
         return path
 
-    # The horses task's settings (docs/results.md: epsilon 1, C 0.1), with the default
-    # counting numbers of a grid (auto: uniform, convex) and with Bethe's (a saddle on loops).
+    # The horses task's settings (docs/results.md: epsilon 1, C 0.1), under each --countings
+    # (auto: uniform on a grid, convex; bethe: a saddle on loops; trw: concave, still a saddle).
     table(args, "horses", train_of, test, ["--epsilon", "1", "--C", "0.1"],
           ["--inner-iters", "50", "--max-iters", "10"], args.countings)
 

@@ -52,9 +52,7 @@ TrainParameter learner_row() {
 
 std::vector<TrainParameter> make_table() {
   std::vector<std::string> counting_modes;
-  for (CountingMode mode : {CountingMode::Auto, CountingMode::File, CountingMode::Uniform,
-                            CountingMode::Bethe, CountingMode::TreeReweighted})
-    counting_modes.emplace_back(counting_mode_name(mode));
+  for (CountingMode mode : kCountingModes) counting_modes.emplace_back(counting_mode_name(mode));
   return {
       {.name = "data",
        .flag = "--data",

@@ -220,8 +220,12 @@ for ranks in 1 2; do
     failures=$((failures + 1))
   fi
 done
-# Tree-reweighted numbers come from the whole example's graph, which a shard does not hold.
-expect_error 2 "one.h5: \-\-counting trw needs whole examples, and example 0 is split across ranks (\-\-shards 1 keeps examples whole)" 2 -- "$pdsp" train --data "$work/one.h5" --out "$work/m.h5" --counting trw
+# Tree-reweighted numbers come from the whole example's graph: a forced split is refused before
+# any data is read (auto keeps the example whole).
+for ranks in 1 2; do
+  expect_error 2 "\-\-shards 2: \-\-counting trw needs whole examples; use \-\-shards 1 or auto" $ranks -- "$pdsp" train --data "$work/one.h5" --out "$work/m.h5" --counting trw --shards 2
+  expect_error 2 "\-\-shards 2: \-\-counting trw needs whole examples; use \-\-shards 1 or auto" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/model.h5" --out "$work/p.h5" --counting trw --shards 2
+done
 expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting file
 
 # A file another process holds open for writing: HDF5's file lock, named as such.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include "pdsp/util/errors.hpp"
+
 namespace pdsp {
 
 // A finite number in [low, high].
@@ -56,6 +58,16 @@ inline void add_shards_option(CLI::App& app, std::string& shards, const std::str
 // The value of a --shards flag that shard_count() accepted: 0 for auto.
 inline int parse_shard_count(const std::string& text) {
   return text == "auto" ? 0 : std::stoi(text);
+}
+// For a setting (`who`, e.g. "--counting trw") that needs every example whole: refuses a forced
+// split before any data is read, and turns auto into 1. Returns whether it turned auto into 1.
+inline bool keep_examples_whole(std::string& shards, const std::string& who) {
+  if (parse_shard_count(shards) > 1)
+    throw InputError("--shards " + shards + ": " + who +
+                     " needs whole examples; use --shards 1 or auto");
+  const bool was_auto = shards != "1";
+  shards = "1";
+  return was_auto;
 }
 
 }  // namespace pdsp

@@ -1,5 +1,6 @@
 #pragma once
 // The ways of choosing counting numbers, by the names flags and model files spell them.
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -7,6 +8,10 @@
 namespace pdsp {
 
 enum class CountingMode { Auto, File, Uniform, Bethe, TreeReweighted };
+
+inline constexpr std::array kCountingModes = {CountingMode::Auto, CountingMode::File,
+                                              CountingMode::Uniform, CountingMode::Bethe,
+                                              CountingMode::TreeReweighted};
 
 inline constexpr const char* kCountingModeNames = "auto, file, uniform, bethe, trw";
 

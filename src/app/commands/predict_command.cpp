@@ -46,8 +46,10 @@ void declare_flags(CLI::App& app, PredictFlags& f) {
   app.add_option("--model", f.model, "model file written by pdsp train")->required()->group(files);
   app.add_option("--out", f.out, "prediction file to write (HDF5)")->required()->group(files);
   app.add_option("--epsilon", f.epsilon, "temperature (default: the model's)")->group(inference);
+  std::vector<std::string> counting_modes = {""};  // "": the model's
+  for (CountingMode mode : kCountingModes) counting_modes.push_back(counting_mode_name(mode));
   app.add_option("--counting", f.counting, "counting numbers (default: the model's)")
-      ->check(CLI::IsMember({"", "auto", "file", "uniform", "bethe"}))
+      ->check(CLI::IsMember(counting_modes))
       ->group(inference);
   app.add_option("--inference", f.inference, "auto is the model's own inference")
       ->check(CLI::IsMember({"auto", "message-passing", "lbp", "mean-field"}))
@@ -313,15 +315,14 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
                                !is_valid_epsilon(settings.epsilon)))
       throw InputError("--epsilon: '" + f.epsilon + "' is not 0 or a finite number >= 1e-12");
     settings.counting = parse_counting_mode(f.counting.empty() ? model.counting : f.counting);
+    if (settings.counting == CountingMode::TreeReweighted)
+      keep_examples_whole(f.shards, "--counting trw");
     if (f.inference == "auto")
       f.inference = model.inference.empty() ? "message-passing" : model.inference;
     if (f.inference != "message-passing") {
       parse_inference(f.inference);
       // The likelihood baselines' inference runs on whole examples.
-      if (parse_shard_count(f.shards) > 1)
-        throw InputError("--shards " + f.shards + ": --inference " + f.inference +
-                         " needs whole examples; use --shards 1 or auto");
-      f.shards = "1";
+      keep_examples_whole(f.shards, "--inference " + f.inference);
     }
     settings.loss_augmented = false;
     settings.source = f.data;

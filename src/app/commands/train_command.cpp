@@ -160,15 +160,12 @@ void check_before_work(TrainOptions& o) {
   check_learner_settings(learner, config,
                          !o.checkpoints.directory.empty() || !o.checkpoints.resume.empty());
   o.checkpoints.validate();
-  // Learners that run their own inference on whole examples keep every example whole (auto),
-  // and refuse a forced split.
-  if (!learner.traits.split_examples) {
-    if (parse_shard_count(o.shards) > 1)
-      throw InputError("--shards " + o.shards + ": --learner " + config.learner +
-                       " needs whole examples; use --shards 1 or auto");
-    if (o.shards != "1") o.whole_because = "--learner " + config.learner;
-    o.shards = "1";
-  }
+  // Learners that run their own inference on whole examples, and tree-reweighted numbers (drawn
+  // from an example's whole graph), keep every example whole (auto), and refuse a forced split.
+  for (const auto& [whole, who] :
+       {std::pair{!learner.traits.split_examples, "--learner " + config.learner},
+        std::pair{config.counting == CountingMode::TreeReweighted, std::string("--counting trw")}})
+    if (whole && keep_examples_whole(o.shards, who)) o.whole_because = who;
   check_outputs({{"--out", config.out}, {"--metrics", config.metrics}},
                 {{"--data", config.data},
                  {"--dev-data", config.dev_data},
