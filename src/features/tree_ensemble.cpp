@@ -145,6 +145,12 @@ void TreeEnsemble::add_round(const TreeRows& rows, std::span<const float> gradie
   }
 }
 
+void TreeEnsemble::scale_last_round(double factor) {
+  if (trees() == 0) return;
+  const int64_t first = tree_offset_[static_cast<size_t>(trees() - outputs_)];
+  for (auto i = static_cast<size_t>(first); i < leaf_value_.size(); ++i) leaf_value_[i] *= factor;
+}
+
 void TreeEnsemble::add_margins(const TreeRows& rows, int64_t first_round,
                                std::span<double> margins) const {
   // A chunk of rounds at a time: XGBoost fills each row's features once per call, which costs

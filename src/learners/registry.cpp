@@ -89,8 +89,6 @@ void check_learner_settings(const LearnerEntry& learner, const TrainConfig& conf
     require(
         traits.nonlinear_models, what,
         "nonlinear function classes are for " + learners_with(&LearnerTraits::nonlinear_models));
-    require(traits.boosts_trees || name != "trees", what,
-            "boosted trees grow by rounds of " + learners_with(&LearnerTraits::boosts_trees));
     // Without entropy the objective of a nonlinear model has no smooth dual to certify and no
     // temperature to lower (Trainer).
     require(config.epsilon > 0, what, "nonlinear function classes train at --epsilon > 0");

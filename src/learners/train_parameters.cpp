@@ -122,7 +122,7 @@ std::vector<TrainParameter> make_table() {
        .flag = "--unary-model",
        .group = kModel,
        .help = "function class of the typed variables' potentials (format 2): zero, constant, "
-               "linear, trees (boosted, --learner domke) or mlp (a network per type on the "
+               "linear, trees (boosted regression trees) or mlp (a network per type on the "
                "observation row); classes other than linear at eps > 0",
        .member = &TrainConfig::unary_model,
        .rule = one_of(function_class_names()),
@@ -252,7 +252,8 @@ std::vector<TrainParameter> make_table() {
       {.name = "tree_rounds",
        .flag = "--tree-rounds",
        .group = kFits,
-       .help = "boosting rounds of each trees fit (one tree per output and type each)",
+       .help = "boosting rounds of each trees fit of --learner domke (one tree per output and type "
+               "each; the primal-dual learner grows one round per tree step)",
        .member = &TrainConfig::tree_rounds,
        .rule = at_least(1),
        .trajectory = true},

@@ -200,7 +200,7 @@ for ranks in 1 2; do
   expect_error 2 "\-\-unary-model mlp: nonlinear function classes train at \-\-epsilon > 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --unary-model mlp --epsilon 0
   expect_error 2 "\-\-pairwise-model mlp: nonlinear function classes are for the primal-dual and domke learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --pairwise-model mlp --learner lbp-lbfgs
   expect_error 2 "\-\-unary-model mlp: $work/train.h5 has no typed variables" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --unary-model mlp
-  expect_error 2 "\-\-unary-model trees: boosted trees grow by rounds of the domke learner" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --unary-model trees
+  expect_error 2 "\-\-unary-model trees: $work/train.h5 has no typed variables" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --unary-model trees
   expect_error 2 "\-\-pairwise-model trees: nonlinear function classes are for the primal-dual and domke learners" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --pairwise-model trees --learner ssvm-fw --epsilon 0
   expect_error 2 "\-\-tree-min-leaf: '0.7' is not a finite number in \[0, 0.5\]" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --tree-min-leaf 0.7
   expect_error 2 "\-\-epsilon: \-\-learner domke fits at a positive temperature" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --learner domke --epsilon 0
@@ -225,6 +225,7 @@ done
 for ranks in 1 2; do
   expect_error 2 "\-\-shards 2: \-\-counting trw needs whole examples; use \-\-shards 1 or auto" $ranks -- "$pdsp" train --data "$work/one.h5" --out "$work/m.h5" --counting trw --shards 2
   expect_error 2 "\-\-shards 2: \-\-counting trw needs whole examples; use \-\-shards 1 or auto" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/model.h5" --out "$work/p.h5" --counting trw --shards 2
+  expect_error 2 "\-\-shards 2: \-\-pairwise-model trees needs whole examples; use \-\-shards 1 or auto" $ranks -- "$pdsp" train --data "$work/one.h5" --out "$work/m.h5" --pairwise-model trees --shards 2
 done
 expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting file
 

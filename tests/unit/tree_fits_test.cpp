@@ -1,11 +1,12 @@
 // Boosted trees as a function class (features/tree_ensemble.hpp, tree_functions.hpp,
-// learners/domke/tree_fits.hpp): an ensemble's margins are the sum of its trees whether taken
+// learning/tree_fits.hpp): an ensemble's margins are the sum of its trees whether taken
 // round by round, at once, or after a round trip through the stored form; every leaf holds at
 // least min_leaf of the rows; a least-squares round fits a step exactly; F at fixed messages is
 // the sum of the regions' logistic losses with the messages as base margins, as XGBoost's own
 // loss computes it; and each leaf value that a round fits minimises F along that leaf's
-// potentials, found again by a golden-section search on F itself.
-#include "pdsp/learners/domke/tree_fits.hpp"
+// potentials, found again by a golden-section search on F itself; and a step round (the
+// primal-dual learner's) descends F at its derivative and scales to what a reload computes.
+#include "pdsp/learning/tree_fits.hpp"
 
 #include <gtest/gtest.h>
 #include <xgboost/c_api.h>
@@ -112,13 +113,14 @@ struct TinyProblem {
   std::vector<double> theta;
 };
 
-TinyProblem tiny_problem(double epsilon, double shrinkage, bool loss) {
+TinyProblem tiny_problem(double epsilon, double shrinkage, bool loss,
+                         CountingMode counting = CountingMode::Uniform) {
   TinyProblem t;
   t.data = generate_domke({.height = 6, .width = 5, .images = 2, .blur = 1.5, .seed = 4});
   FunctionClasses classes;
   classes.unary = FunctionClass::Trees;
   classes.trees = {shrinkage, 0.05};
-  ProblemSettings settings = testing::training_settings(epsilon, CountingMode::Uniform);
+  ProblemSettings settings = testing::training_settings(epsilon, counting);
   settings.loss_augmented = loss;
   t.problem = std::make_unique<LocalProblem>(t.data, settings,
                                              std::make_unique<FunctionClassModel>(t.data, classes));
@@ -245,6 +247,40 @@ TEST(TreeFits, EachLeafValueMinimisesFAlongItsPotentialsAtFixedMessages) {
       }
     }
     EXPECT_GE(leaves, 4) << "eps " << epsilon;
+  }
+}
+
+TEST(TreeFits, AStepRoundPointsDownFAndScalesToWhatAReloadComputes) {
+  // Bethe's numbers make the grid's c_v negative: the primal-dual learner's saddle case.
+  for (const CountingMode counting : {CountingMode::Uniform, CountingMode::Bethe}) {
+    TinyProblem t = tiny_problem(0.1, 0.25, false, counting);
+    LocalProblem& problem = *t.problem;
+    TreeFunctions& trees = *problem.model().tree_functions();
+    SerialCommunicator serial;
+    TreeFits fits(problem, trees, serial);
+    problem.set_theta(t.theta);
+    problem.evaluate();
+    const double slope = fits.add_step_round(problem, 0.1);
+    EXPECT_LT(slope, 0.0);
+    // The derivative along the round's trees at fixed messages, by central differences.
+    const double h = std::ldexp(1.0, -16);
+    fits.scale_step(h);
+    const double ahead = f_at_messages(problem, t.theta);
+    fits.scale_step(-1.0);
+    const double behind = f_at_messages(problem, t.theta);
+    EXPECT_NEAR((ahead - behind) / (2 * h), slope, 1e-6 * std::abs(slope));
+
+    // At a power of two the margins are those the stored trees give when loaded again.
+    fits.scale_step(-1.0 / h * 0.5);
+    const std::vector<double> scaled = trees.ensembles()[0].margin;
+    trees.load(trees.stored(), "the scaled trees");
+    EXPECT_EQ(trees.ensembles()[0].margin, scaled);
+    // At 0 the round adds nothing.
+    const double half = f_at_messages(problem, t.theta);
+    fits.scale_step(0.0);
+    std::vector<double> without(scaled.size(), 0.0);
+    EXPECT_EQ(trees.ensembles()[0].margin, without);
+    EXPECT_LT(half, f_at_messages(problem, t.theta));
   }
 }
 

@@ -62,6 +62,8 @@ class TreeEnsemble {
   // the new trees' values added.
   void add_round(const TreeRows& rows, std::span<const float> gradient,
                  std::span<const float> weight, const LeafFit& fit, std::span<double> margins);
+  // Multiplies the leaf values of the last round's trees by `factor`.
+  void scale_last_round(double factor);
   // margins [rows x outputs] += the trees of rounds [first_round, rounds()).
   void add_margins(const TreeRows& rows, int64_t first_round, std::span<double> margins) const;
   // The largest |sum of one output's trees| can reach: per output, the sum over its trees of

@@ -34,8 +34,6 @@ struct LearnerTraits {
   bool binary_pairwise_only = false;
   // Nonlinear function classes (--unary-model, --pairwise-model other than linear).
   bool nonlinear_models = false;
-  // Boosted trees (--unary-model or --pairwise-model trees), which grow by rounds, not theta.
-  bool boosts_trees = false;
   // A theta that message passing predicts with, under which the weights psi of the data's
   // non-local terms are learned after the run (learning/psi_fit.hpp).
   bool nonlocal_terms = false;

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <memory>
 
-#include "pdsp/learners/domke/tree_fits.hpp"
+#include "pdsp/learning/tree_fits.hpp"
 #include "pdsp/optim/lbfgs_minimize.hpp"
 #include "pdsp/optim/regularizer.hpp"
 #include "pdsp/util/clock.hpp"

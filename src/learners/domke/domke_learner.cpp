@@ -26,7 +26,6 @@ LearnerEntry domke_learner() {
   traits.epsilon_low = kSmallestEpsilon;
   traits.epsilon_rule = "fits at a positive temperature (--epsilon > 0; Domke uses 0.1)";
   traits.nonlinear_models = true;
-  traits.boosts_trees = true;
   traits.nonlocal_terms = true;
   traits.checkpoints = true;
   return {"domke",

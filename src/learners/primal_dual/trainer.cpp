@@ -84,6 +84,10 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
   if (std::isnan(state_.step)) state_.step = config.initial_step;
   if (smoothing_ && std::isnan(state_.smoothing)) state_.smoothing = config.smoothing_start;
   compute_global_terms();
+  if (TreeFunctions* trees = problem.model().tree_functions()) {
+    if (!state_.trees.empty()) trees->load(state_.trees, "the checkpoint");
+    tree_fits_ = std::make_unique<TreeFits>(problem, *trees, comm);
+  }
   // Without typed variable blocks the model would be a diagonal from the moments alone, which
   // was not measured to help: those data sets keep gamma I.
   if (lbfgs_ && config.lbfgs_curvature != "identity" && linear_) {
@@ -196,20 +200,17 @@ void Trainer::evaluate(IterationRecord& record) {
 // iterations with the sweeps); in the saddle case (a negative counting number) F at fixed
 // messages is not even what training minimises. The sweeps only lower F (each block update
 // minimises it over its block), so an accepted trial still decreases F(theta, lambda).
-bool Trainer::line_search(IterationRecord& record, double first_step, bool interpolate) {
-  const double slope = dot(grad_, direction_);
-  std::vector<double>& theta = state_.theta;
+bool Trainer::line_search(IterationRecord& record, double first_step, bool interpolate,
+                          double slope, const TrialPlacement& place) {
   double eta = first_step;
   for (int trials = 0; trials < config_.max_step_trials; ++trials) {
     ++record.step_trials;
-    for (size_t r = 0; r < params_; ++r) trial_[r] = theta[r] + eta * direction_[r];
-    problem_.set_theta(trial_);
+    const std::span<const double> theta = place(eta);
     problem_.restore_messages();
     problem_.sweep(config_.sweeps);
     problem_.resolve_kinks();
-    const double candidate = full_objective(comm_.allreduce_sum(local_objective()), trial_);
+    const double candidate = full_objective(comm_.allreduce_sum(local_objective()), theta);
     if (candidate <= record.objective + 1e-4 * eta * slope) {
-      theta.swap(trial_);
       record.objective_after_step = candidate;
       record.step = eta;
       return true;
@@ -219,6 +220,19 @@ bool Trainer::line_search(IterationRecord& record, double first_step, bool inter
   return false;
 }
 
+// Every trial of a theta step lands in trial_; an accepted one becomes theta.
+bool Trainer::search_theta(IterationRecord& record, double first_step, bool interpolate) {
+  const std::vector<double>& theta = state_.theta;
+  const bool moved =
+      line_search(record, first_step, interpolate, dot(grad_, direction_), [&](double eta) {
+        for (size_t r = 0; r < params_; ++r) trial_[r] = theta[r] + eta * direction_[r];
+        problem_.set_theta(trial_);
+        return std::span<const double>(trial_);
+      });
+  if (moved) state_.theta.swap(trial_);
+  return moved;
+}
+
 void Trainer::take_step(IterationRecord& record) {
   const auto start = Clock::now();
   problem_.keep_messages();
@@ -226,6 +240,19 @@ void Trainer::take_step(IterationRecord& record) {
   LbfgsMemory& memory = state_.lbfgs;
   // This iteration's gradient (at its own messages) completes the pair of the last step.
   if (lbfgs_) memory.complete_pair(grad_, config_.lbfgs_memory);
+  const bool moved = steps_on_trees(record) ? step_trees(record) : step_theta(record);
+  if (!moved) {  // no step decreased F: keep the potentials, let the sweeps go on
+    problem_.set_theta(state_.theta);
+    problem_.restore_messages();
+    if (swept_messages_carry_over_) problem_.sweep(config_.sweeps);
+    problem_.resolve_kinks();
+  }
+  record.lbfgs_pairs = memory.pairs(params_);
+  record.seconds_step = seconds_since(start);
+}
+
+bool Trainer::step_theta(IterationRecord& record) {
+  LbfgsMemory& memory = state_.lbfgs;
   bool moved = false;
   if (lbfgs_ && (memory.pairs(params_) > 0 || curvature_)) {
     InverseCurvature inverse;
@@ -239,7 +266,7 @@ void Trainer::take_step(IterationRecord& record) {
     const bool pairs = memory.pairs(params_) > 0;
     memory.direction(grad_, direction_, inverse, !(curvature_ && curvature_->is_softmax()));
     // H carries the scale of theta, so the unit step comes first and is not grown.
-    moved = dot(grad_, direction_) < 0 && line_search(record, 1.0, true);
+    moved = dot(grad_, direction_) < 0 && search_theta(record, 1.0, true);
     record.direction = moved ? (pairs ? "lbfgs" : "curvature") : "restart";
     if (!moved) memory.clear();
   }
@@ -247,7 +274,7 @@ void Trainer::take_step(IterationRecord& record) {
     for (size_t r = 0; r < params_; ++r) direction_[r] = -grad_[r];
     if (record.direction.empty()) record.direction = "gradient";
     const int trials_before = record.step_trials;
-    moved = line_search(record, state_.step, false);
+    moved = search_theta(record, state_.step, false);
     // Grow the step only when it was accepted at once: after a backtrack the accepted step is
     // about the largest that works, and doubling it would cost a failed trial next time.
     if (moved)
@@ -259,14 +286,23 @@ void Trainer::take_step(IterationRecord& record) {
     for (size_t r = 0; r < params_; ++r) trial_[r] = state_.theta[r] - trial_[r];
     memory.remember_step(trial_, grad_);
   }
-  if (!moved) {  // no step decreased F: keep theta, let the sweeps go on
-    problem_.set_theta(state_.theta);
-    problem_.restore_messages();
-    if (swept_messages_carry_over_) problem_.sweep(config_.sweeps);
-    problem_.resolve_kinks();
-  }
-  record.lbfgs_pairs = memory.pairs(params_);
-  record.seconds_step = seconds_since(start);
+  return moved;
+}
+
+// The round's leaves are Newton steps, so the unit step comes first; halving keeps every trial's
+// leaf values and margins what a reload computes (a checkpoint resumes bitwise).
+bool Trainer::step_trees(IterationRecord& record) {
+  record.direction = "trees";
+  const double slope = tree_fits_->add_step_round(problem_, config_.C);
+  double scale = 1.0;
+  const bool moved = slope < 0 && line_search(record, 1.0, false, slope, [&](double eta) {
+                       tree_fits_->scale_step(eta / scale);
+                       scale = eta;
+                       problem_.set_theta(state_.theta);
+                       return std::span<const double>(state_.theta);
+                     });
+  if (!moved) tree_fits_->scale_step(0.0);  // the round stays, adding nothing
+  return moved;
 }
 
 TrainResult Trainer::run() {
@@ -291,10 +327,11 @@ TrainResult Trainer::run() {
     observer_.on_iteration(record);
 
     StopReason stop = convergence(record);
-    state_.previous_objective = record.objective_after_step;
+    if (ends_cycle(record)) state_.previous_objective = record.objective_after_step;
     if (smoothing_) stop = continue_smoothing(record, stop);
     state_.iterations_done = record.iteration;
     result.objective = record.objective_after_step;
+    if (tree_fits_) state_.trees = problem_.model().tree_functions()->stored();
     // The state that resumes after this iteration, without a copy of the L-BFGS memory.
     stop = finish_iteration(observer_, state_, record, stop);
     if (stop.stops()) {

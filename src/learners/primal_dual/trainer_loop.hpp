@@ -2,6 +2,8 @@
 // The outer loop behind train() (trainer.hpp), shared by its two files: trainer.cpp (the
 // phases of an iteration and the loop) and trainer_stops.cpp (the stopping tests, the
 // certificates and the smoothing's temperature). Internal to src/learners/primal_dual.
+#include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "pdsp/learners/primal_dual/kronecker_curvature.hpp"
 #include "pdsp/learners/primal_dual/trainer.hpp"
+#include "pdsp/learning/tree_fits.hpp"
 #include "pdsp/optim/regularizer.hpp"
 #include "pdsp/util/clock.hpp"
 #include "pdsp/util/vector_ops.hpp"
@@ -42,14 +45,35 @@ class Trainer {
   }
   // Sweeps, beliefs and the one allreduce; fills the gradient and the record's F, D, gap.
   void evaluate(IterationRecord& record);
-  // The step on theta: along -H g when the L-BFGS memory has pairs or a curvature model starts
-  // it (-P^{-1} g), else (or when that fails) along -grad; updates theta, the step and the
-  // memory.
+  // The step of the iteration, on the trees (steps_on_trees) or on theta: along -H g when the
+  // L-BFGS memory has pairs or a curvature model starts it (-P^{-1} g), else (or when that
+  // fails) along -grad; updates theta, the step and the memory.
   void take_step(IterationRecord& record);
-  // Armijo backtracking along direction_ from `first_step`, halving (or, with `interpolate`,
-  // by quadratic interpolation), at most --max-step-trials evaluations of F; moves theta and
-  // returns true at the first sufficient decrease.
-  bool line_search(IterationRecord& record, double first_step, bool interpolate);
+  // The step on theta: returns whether F decreased.
+  bool step_theta(IterationRecord& record);
+  // The step on the trees (a model with a trees class): one boosting round fitted at this
+  // iteration's beliefs, scaled by the step search; a failed search leaves the round at 0.
+  bool step_trees(IterationRecord& record);
+  // Whether this iteration steps on the trees: every iteration when theta has no free
+  // parameter, else every other one, so that each step starts from its own evaluation.
+  bool steps_on_trees(const IterationRecord& record) const {
+    return tree_fits_ && (record.iteration % 2 == 1 || record.grad_norm == 0);
+  }
+  // Whether the iteration ends a cycle of steps, after which F has moved along every part of
+  // the model: the decrease of F is measured from cycle to cycle.
+  bool ends_cycle(const IterationRecord& record) const {
+    return !steps_on_trees(record) || record.grad_norm == 0;
+  }
+  // Sets the potentials of the trial at step eta and returns the theta they were set at.
+  using TrialPlacement = std::function<std::span<const double>(double eta)>;
+  // Armijo backtracking from `first_step` along a direction whose derivative is `slope`,
+  // halving (or, with `interpolate`, by quadratic interpolation), at most --max-step-trials
+  // evaluations of F, each after sweeps from the kept messages. Returns true at the first
+  // sufficient decrease (record.step: its eta), the trial's potentials left in place.
+  bool line_search(IterationRecord& record, double first_step, bool interpolate, double slope,
+                   const TrialPlacement& place);
+  // line_search along theta + eta direction_; an accepted trial becomes theta.
+  bool search_theta(IterationRecord& record, double first_step, bool interpolate);
   StopReason convergence(const IterationRecord& record) const;
   // eps > 0 with no negative counting number: replaces D by the dual at this iteration's beliefs
   // made consistent, a bound at any messages, where the gap decides or reports a stop. Its pass
@@ -92,6 +116,7 @@ class Trainer {
   const bool lbfgs_;                             // --theta-step lbfgs
   std::optional<KroneckerCurvature> curvature_;  // --lbfgs-curvature other than identity
   std::vector<double> grad_, direction_, trial_, reduced_;
+  std::unique_ptr<TreeFits> tree_fits_;  // when a function class is trees
   double entropy_ = 0;  // eps = 0: D_w - D_0 of the last evaluation (smoothing.hpp)
   // Maxima of the allreduce: [violation, training seconds, stop request, local compute seconds].
   // The clock and the request travel with the gradient so that every rank takes the same

@@ -22,7 +22,7 @@ StopReason Trainer::convergence(const IterationRecord& record) const {
   // be solved finer than the certificate asks (the tests' trees and loops: a hundredth of tol
   // gives a certified gap below tol, tol itself leaves it tens of times above).
   const double decrease_tol = smoothing_ ? 0.01 * config_.tol : config_.tol;
-  if (!std::isnan(state_.previous_objective) &&
+  if (ends_cycle(record) && !std::isnan(state_.previous_objective) &&
       std::abs(state_.previous_objective - accepted) < decrease_tol * scale)
     // A small decrease is a reason to stop, not a proof of optimality (a slow step on an
     // ill-conditioned problem decreases F slowly far from its minimum).

@@ -1,6 +1,7 @@
 #pragma once
 // The outer loop of design.md §5: sweeps, one allreduce of [moments, F, D | violation, flags],
-// a step on theta (L-BFGS or gradient direction, Armijo backtracking on F), stopping tests.
+// a step on theta (L-BFGS or gradient direction, Armijo backtracking on F) or, every other
+// iteration of a model with trees, a boosting round scaled by the same search; stopping tests.
 // Collective: every rank calls train() with its slice.
 #include <cmath>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "pdsp/learners/domke/tree_fits.hpp"
+#include "pdsp/learning/tree_fits.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -76,13 +76,26 @@ double fit_leaf(const std::vector<RowTerms>& rows, int k, double C) {
   return delta;
 }
 
+// One Newton step of leaf_objective from 0, its curvature taken with |tau|: at a negative
+// counting number the region's term is concave along the potential, and the step must still
+// point down F, the step search deciding how far.
+double newton_leaf(const std::vector<RowTerms>& rows, int k, double C) {
+  double grad = 0.0, curvature = C;
+  for (const RowTerms& row : rows) {
+    const double b = row.belief(k);
+    grad += b - row.truth(k);
+    if (row.tau() != 0) curvature += b * (1.0 - b) / std::abs(row.tau());
+  }
+  return curvature > 0 ? -grad / curvature : 0.0;
+}
+
 }  // namespace
 
 struct TreeFits::Gathered {
   int64_t rows = 0;              // of every rank
   std::vector<int64_t> own_row;  // [the ensemble's rows here] its row among all, -1: not owned
   std::unique_ptr<TreeRows> matrix;
-  std::vector<double> margin;  // scratch: the new trees at every row
+  std::vector<double> margin;  // scratch: the last round's trees at every row
 };
 
 TreeFits::~TreeFits() = default;
@@ -132,13 +145,42 @@ void TreeFits::boost(LocalProblem& problem, std::span<const double> theta, uint8
   for (int round_number = 0; round_number < rounds; ++round_number) {
     problem.set_theta(theta);
     problem.evaluate();  // the beliefs at the current messages and trees
-    for (size_t e = 0; e < gathered_.size(); ++e)
-      if (trees_.ensembles()[e].kind == kind) round(problem, e, C);
+    for (size_t e = 0; e < gathered_.size(); ++e) {
+      if (trees_.ensembles()[e].kind != kind) continue;
+      round(problem, e, C, LeafRule::Minimise);
+      trees_.refresh(e, trees_.ensembles()[e].trees->rounds() - 1);
+    }
   }
   problem.set_theta(theta);
 }
 
-void TreeFits::round(const LocalProblem& problem, size_t e, double C) {
+double TreeFits::add_step_round(const LocalProblem& problem, double C) {
+  const size_t count = gathered_.size();
+  step_base_.resize(count);
+  step_trees_.resize(count);
+  double slope = 0.0;
+  for (size_t e = 0; e < count; ++e) {
+    TreeFunctions::Ensemble& ens = trees_.ensembles()[e];
+    slope += round(problem, e, C, LeafRule::NewtonStep);
+    step_base_[e] = ens.margin;
+    step_trees_[e].assign(ens.margin.size(), 0.0);
+    ens.trees->add_margins(*ens.rows, ens.trees->rounds() - 1, step_trees_[e]);
+    for (size_t i = 0; i < ens.margin.size(); ++i) ens.margin[i] += step_trees_[e][i];
+  }
+  return slope;
+}
+
+void TreeFits::scale_step(double factor) {
+  for (size_t e = 0; e < step_trees_.size(); ++e) {
+    TreeFunctions::Ensemble& ens = trees_.ensembles()[e];
+    ens.trees->scale_last_round(factor);
+    // The same products as the leaf values', added to the same sums: a reload's margins.
+    for (size_t i = 0; i < ens.margin.size(); ++i)
+      ens.margin[i] = step_base_[e][i] + (step_trees_[e][i] *= factor);
+  }
+}
+
+double TreeFits::round(const LocalProblem& problem, size_t e, double C, LeafRule rule) {
   TreeFunctions::Ensemble& ens = trees_.ensembles()[e];
   Gathered& gathered = *gathered_[e];
   const int outputs = ens.trees->outputs();
@@ -177,10 +219,19 @@ void TreeFits::round(const LocalProblem& problem, size_t e, double C) {
       const RowTerms row{packed.data() + g * width, outputs};
       if (k < row.size()) members.push_back(row);
     }
-    return members.empty() ? 0.0 : fit_leaf(members, k, C);
+    if (members.empty()) return 0.0;
+    return rule == LeafRule::Minimise ? fit_leaf(members, k, C) : newton_leaf(members, k, C);
   };
+  std::fill(gathered.margin.begin(), gathered.margin.end(), 0.0);
   ens.trees->add_round(*gathered.matrix, gradient, weight, fit, gathered.margin);
-  trees_.refresh(e, ens.trees->rounds() - 1);
+  // Every rank holds all rows: the derivative is the same everywhere without a reduction.
+  double slope = 0.0;
+  for (int64_t g = 0; g < gathered.rows; ++g) {
+    const RowTerms row{packed.data() + g * width, outputs};
+    for (int k = 0; k < row.size(); ++k)
+      slope += (row.belief(k) - row.truth(k)) * gathered.margin[g * outputs + k];
+  }
+  return slope;
 }
 
 }  // namespace pdsp
