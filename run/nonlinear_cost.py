@@ -35,6 +35,8 @@ def main():
     parser.add_argument("--C", default="1")
     parser.add_argument("--hidden", type=int, default=16)
     parser.add_argument("--counting", default="auto", help="pdsp train --counting (e.g. trw)")
+    parser.add_argument("--train-flags", default="",
+                        help="more pdsp train flags for every pair, e.g. \"--sweeps 3 --tol 0\"")
     args = parser.parse_args()
     pairs = [tuple(p.split("/")) for p in args.pairs.split(",")]
     for pair in pairs:
@@ -48,6 +50,7 @@ def main():
                  "--counting", args.counting,
                  "--max-iters", str(args.max_iters), "--unary-model", unary,
                  "--pairwise-model", pairwise, "--hidden", str(args.hidden)]
+        flags += args.train_flags.split()
         results.append(train_and_predict(args.pdsp, args.mpirun, args.train, args.test,
                                          args.work, f"{unary}-{pairwise}", flags,
                                          threads=args.threads))
@@ -55,7 +58,7 @@ def main():
     print(f"# machine: {machine()}; one run at a time, 1 rank x {args.threads} thread(s)")
     print(f"# {args.train} / {args.test}; primal-dual --epsilon {args.epsilon} --loss-weight "
           f"{args.loss_weight} --C {args.C} --counting {args.counting} --max-iters {args.max_iters} "
-          f"--hidden {args.hidden}")
+          f"--hidden {args.hidden} {args.train_flags}".rstrip())
     print("\n| unary/pairwise | iterations | seconds | s/iteration | x first | stopped by "
           "| test error % |")
     print("|---|---|---|---|---|---|---|")
