@@ -19,6 +19,7 @@
 #include "pdsp/features/function_class_model.hpp"
 #include "pdsp/features/tree_ensemble.hpp"
 #include "pdsp/gen/domke.hpp"
+#include "pdsp/learners/primal_dual/trainer.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "support/test_helpers.hpp"
 
@@ -282,6 +283,26 @@ TEST(TreeFits, AStepRoundPointsDownFAndScalesToWhatAReloadComputes) {
     EXPECT_EQ(trees.ensembles()[0].margin, without);
     EXPECT_LT(half, f_at_messages(problem, t.theta));
   }
+}
+
+TEST(TreeFits, ThePrimalDualLearnerAlternatesTreeAndThetaStepsThatLowerF) {
+  // Trees for the variables, linear factors: odd iterations grow a round, even ones move theta.
+  TinyProblem t = tiny_problem(0.5, 0.25, false);
+  TrainConfig config;
+  config.epsilon = 0.5;
+  config.max_iters = 10;
+  config.tol = 0;
+  SerialCommunicator serial;
+  testing::Recorder recorder;
+  const TrainResult result = train(*t.problem, config, serial, recorder);
+  ASSERT_EQ(recorder.records.size(), 10u);
+  for (const IterationRecord& record : recorder.records) {
+    EXPECT_EQ(record.direction == "trees", record.iteration % 2 == 1) << record.iteration;
+    EXPECT_LE(record.objective_after_step, record.objective) << record.iteration;
+  }
+  EXPECT_EQ(t.problem->model().tree_functions()->ensembles()[0].trees->rounds(), 5);
+  EXPECT_EQ(result.state.trees.size(), 1u);
+  EXPECT_LT(result.objective, 0.8 * recorder.records.front().objective);
 }
 
 }  // namespace
