@@ -86,17 +86,19 @@ FunctionClassModel::FunctionClassModel(const Dataset& data, const FunctionClasse
         TypedKinds{classes.unary == FunctionClass::Trees, classes.pairwise == FunctionClass::Trees},
         classes.trees, classes.stored_trees, classes.source);
 
+  const auto add_region = [&](const TypedRegion& r) {
+    const int32_t network = (r.factor ? factor_network : var_network)[r.type];
+    if (network < 0) return;
+    regions_.push_back(
+        {network, r.position, r.size, r.obs_row, r.factor ? r.local : -1, hidden_units_});
+    hidden_units_ += networks_[static_cast<size_t>(network)].hidden;
+  };
   example_regions_.push_back(0);
   for (int64_t n = 0; n < data.num_examples(); ++n) {
-    for_each_typed_region(data, n, [&](const TypedRegion& r) {
-      const int32_t network = (r.factor ? factor_network : var_network)[r.type];
-      if (network < 0) return;
-      regions_.push_back(
-          {network, r.position, r.size, r.obs_row, r.factor ? r.local : -1, hidden_units_});
-      hidden_units_ += networks_[static_cast<size_t>(network)].hidden;
-    });
+    for_each_typed_region(data, n, add_region);
     example_regions_.push_back(static_cast<int64_t>(regions_.size()));
   }
+  for_each_copied_typed_factor(data, add_region);
   const auto regions = static_cast<int64_t>(regions_.size());
   block_regions_ = std::max(kMinBlockRegions, (regions + kMaxBlocks - 1) / kMaxBlocks);
   const int64_t blocks = (regions + block_regions_ - 1) / block_regions_;

@@ -50,24 +50,26 @@ TreeFunctions::TreeFunctions(const Dataset& data, TypedKinds boosted, const Tree
   // Every rank's ensembles have the outputs of the type's largest region anywhere in the file.
   data.communicator().allreduce({}, outputs);
 
+  const auto add_region = [&](const TypedRegion& r) {
+    const int32_t e = (r.factor ? factor_ensemble : var_ensemble)[r.type];
+    if (e < 0) return;
+    Ensemble& ens = ensembles_[static_cast<size_t>(e)];
+    const auto row = static_cast<int64_t>(ens.regions.size());
+    ens.regions.push_back(static_cast<int64_t>(regions_.size()));
+    ens.features.resize(ens.features.size() + static_cast<size_t>(ens.dim), 0.0f);
+    if (r.obs_row >= 0) {
+      const ObservationRows& obs = data.observations;
+      for (int64_t k = obs.ptr[r.obs_row]; k < obs.ptr[r.obs_row + 1]; ++k)
+        ens.features[row * ens.dim + obs.index[k]] = static_cast<float>(obs.value_at(k));
+    }
+    regions_.push_back({e, row, r.position, r.size, r.factor ? r.local : -1, r.local});
+  };
   example_regions_.push_back(0);
   for (int64_t n = 0; n < data.num_examples(); ++n) {
-    for_each_typed_region(data, n, [&](const TypedRegion& r) {
-      const int32_t e = (r.factor ? factor_ensemble : var_ensemble)[r.type];
-      if (e < 0) return;
-      Ensemble& ens = ensembles_[static_cast<size_t>(e)];
-      const auto row = static_cast<int64_t>(ens.regions.size());
-      ens.regions.push_back(static_cast<int64_t>(regions_.size()));
-      ens.features.resize(ens.features.size() + static_cast<size_t>(ens.dim), 0.0f);
-      if (r.obs_row >= 0) {
-        const ObservationRows& obs = data.observations;
-        for (int64_t k = obs.ptr[r.obs_row]; k < obs.ptr[r.obs_row + 1]; ++k)
-          ens.features[row * ens.dim + obs.index[k]] = static_cast<float>(obs.value_at(k));
-      }
-      regions_.push_back({e, row, r.position, r.size, r.factor ? r.local : -1, r.local});
-    });
+    for_each_typed_region(data, n, add_region);
     example_regions_.push_back(static_cast<int64_t>(regions_.size()));
   }
+  for_each_copied_typed_factor(data, add_region);
 
   for (size_t e = 0; e < ensembles_.size(); ++e) {
     Ensemble& ens = ensembles_[e];

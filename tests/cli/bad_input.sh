@@ -225,7 +225,6 @@ done
 for ranks in 1 2; do
   expect_error 2 "\-\-shards 2: \-\-counting trw needs whole examples; use \-\-shards 1 or auto" $ranks -- "$pdsp" train --data "$work/one.h5" --out "$work/m.h5" --counting trw --shards 2
   expect_error 2 "\-\-shards 2: \-\-counting trw needs whole examples; use \-\-shards 1 or auto" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/model.h5" --out "$work/p.h5" --counting trw --shards 2
-  expect_error 2 "\-\-shards 2: \-\-pairwise-model trees needs whole examples; use \-\-shards 1 or auto" $ranks -- "$pdsp" train --data "$work/one.h5" --out "$work/m.h5" --pairwise-model trees --shards 2
 done
 expect_error 2 "\-\-counting file needs /vars/counting" 1 -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --counting file
 

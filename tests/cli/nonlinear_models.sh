@@ -47,6 +47,24 @@ h5diff --relative=1e-9 "$work/model.h5" "$work/two.h5" /theta > /dev/null ||
   { echo "FAIL: 2 ranks differ from 1 by more than 1e-9"; h5diff --relative=1e-9 "$work/model.h5" "$work/two.h5" /theta | head; exit 1; }
 echo "ok: 2 ranks give the 1-rank theta within 1e-9"
 
+# Each example split over 2 ranks: a shard's copies of cut factors get the networks' and the
+# trees' potentials too, so a split example trains to the whole one's model up to round-off.
+"$pdsp" gen domke --train "$work/one.h5" --height 16 --width 16 --train-images 1 --blur 2 \
+  > /dev/null
+for classes in "--pairwise-model mlp --hidden 4" "--unary-model trees --pairwise-model trees"; do
+  split=(train --data "$work/one.h5" --epsilon 0.5 $classes --tol 0 --threads 1 --max-iters 10)
+  "$pdsp" "${split[@]}" --out "$work/whole.h5" > /dev/null
+  "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2 "$pdsp" "${split[@]}" \
+    --shards 2 --out "$work/split.h5" > "$work/log"
+  grep -q "in 2 shards" "$work/log" || { echo "FAIL: no example was split"; cat "$work/log"; exit 1; }
+  for object in /theta /trees; do
+    h5diff --delta=1e-9 "$work/whole.h5" "$work/split.h5" $object > /dev/null 2>&1 || {
+      h5ls "$work/whole.h5/$object" > /dev/null 2>&1 || continue
+      echo "FAIL: $classes: split examples differ from whole ones ($object)"; exit 1; }
+  done
+  echo "ok: $classes: split examples train to the whole ones' model within 1e-9"
+done
+
 "$pdsp" train --data "$work/train.h5" --learner domke --epsilon 0.5 --unary-model mlp --hidden 4 \
   --max-iters 4 --fit-iters 20 --fit-sweeps 10 --tol 0 --threads 1 --out "$work/domke.h5" \
   --metrics "$work/domke.jsonl" > "$work/log"

@@ -115,7 +115,7 @@ class FunctionClassModel final : public PotentialModel {
   FeatureIndex linear_;
   std::vector<Network> networks_;
   int64_t network_params_ = 0;
-  std::vector<Region> regions_;           // example by example, variables then factors
+  std::vector<Region> regions_;  // example by example (variables, factors), then copied factors
   std::vector<int64_t> example_regions_;  // [examples + 1] into regions_
   int64_t hidden_units_ = 0;              // over all regions
   // The hidden layers of the last forward pass over all regions, with the networks and skipped

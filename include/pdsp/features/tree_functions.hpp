@@ -65,7 +65,7 @@ class TreeFunctions {
 
   TreeSettings settings_;
   std::vector<Ensemble> ensembles_;
-  std::vector<Region> regions_;           // example by example
+  std::vector<Region> regions_;           // example by example, then a shard's copied factors
   std::vector<int64_t> example_regions_;  // [examples + 1] into regions_
 };
 

@@ -160,16 +160,11 @@ void check_before_work(TrainOptions& o) {
   check_learner_settings(learner, config,
                          !o.checkpoints.directory.empty() || !o.checkpoints.resume.empty());
   o.checkpoints.validate();
-  // Learners that run their own inference on whole examples, tree-reweighted numbers (drawn
-  // from an example's whole graph) and trees (whose step rounds were not measured to agree with
-  // one rank on a split example) keep every example whole (auto), and refuse a forced split.
-  const std::string trees = config.unary_model == "trees"      ? "--unary-model trees"
-                            : config.pairwise_model == "trees" ? "--pairwise-model trees"
-                                                               : "";
+  // Learners that run their own inference on whole examples, and tree-reweighted numbers (drawn
+  // from an example's whole graph), keep every example whole (auto), and refuse a forced split.
   for (const auto& [whole, who] :
        {std::pair{!learner.traits.split_examples, "--learner " + config.learner},
-        std::pair{config.counting == CountingMode::TreeReweighted, std::string("--counting trw")},
-        std::pair{!trees.empty(), trees}})
+        std::pair{config.counting == CountingMode::TreeReweighted, std::string("--counting trw")}})
     if (whole && keep_examples_whole(o.shards, who)) o.whole_because = who;
   check_outputs({{"--out", config.out}, {"--metrics", config.metrics}},
                 {{"--data", config.data},
