@@ -48,11 +48,13 @@ h5diff --relative=1e-9 "$work/model.h5" "$work/two.h5" /theta > /dev/null ||
 echo "ok: 2 ranks give the 1-rank theta within 1e-9"
 
 # Each example split over 2 ranks: a shard's copies of cut factors get the networks' and the
-# trees' potentials too, so a split example trains to the whole one's model up to round-off.
+# trees' potentials too, so a split example trains to the whole one's model up to round-off,
+# under the primal-dual learner and under domke's.
 "$pdsp" gen domke --train "$work/one.h5" --height 16 --width 16 --train-images 1 --blur 2 \
   > /dev/null
-for classes in "--pairwise-model mlp --hidden 4" "--unary-model trees --pairwise-model trees"; do
-  split=(train --data "$work/one.h5" --epsilon 0.5 $classes --tol 0 --threads 1 --max-iters 10)
+for classes in "--pairwise-model mlp --hidden 4" "--unary-model trees --pairwise-model trees" \
+               "--learner domke --unary-model trees --pairwise-model trees"; do
+  split=(train --data "$work/one.h5" --epsilon 0.5 $classes --tol 0 --threads 1 --max-iters 6)
   "$pdsp" "${split[@]}" --out "$work/whole.h5" > /dev/null
   "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2 "$pdsp" "${split[@]}" \
     --shards 2 --out "$work/split.h5" > "$work/log"

@@ -1,5 +1,6 @@
 // --learner domke: Domke's alternation of function-class fits and message sweeps
-// (alternating_fits.hpp), for linear potentials and networks alike, at eps > 0.
+// (alternating_fits.hpp), for linear potentials and networks alike, at eps > 0, on whole or
+// split examples (its sweeps and fits run on the LocalProblem as the primal-dual learner's do).
 #include <memory>
 
 #include "pdsp/learners/domke/alternating_fits.hpp"
@@ -28,6 +29,7 @@ LearnerEntry domke_learner() {
   traits.nonlinear_models = true;
   traits.nonlocal_terms = true;
   traits.checkpoints = true;
+  traits.split_examples = true;
   return {"domke",
           "Domke's alternation: fit each function class at fixed messages (a logistic "
           "regression biased by them), then --fit-sweeps message sweeps",
