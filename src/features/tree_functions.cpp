@@ -103,11 +103,6 @@ void TreeFunctions::load(const std::vector<StoredEnsemble>& stored, const std::s
   for (Ensemble& ens : ensembles_) set_trees(ens, ens.trees->outputs(), stored, source);
 }
 
-void TreeFunctions::refresh(size_t e, int64_t first_round) {
-  Ensemble& ens = ensembles_[e];
-  ens.trees->add_margins(*ens.rows, first_round, ens.margin);
-}
-
 void TreeFunctions::add_to(std::span<double> potential,
                            std::span<const uint8_t> skip_factor) const {
   const auto regions = static_cast<int64_t>(regions_.size());

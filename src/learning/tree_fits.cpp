@@ -148,7 +148,9 @@ void TreeFits::boost(LocalProblem& problem, std::span<const double> theta, uint8
     for (size_t e = 0; e < gathered_.size(); ++e) {
       if (trees_.ensembles()[e].kind != kind) continue;
       round(problem, e, C, LeafRule::Minimise);
-      trees_.refresh(e, trees_.ensembles()[e].trees->rounds() - 1);
+      TreeFunctions::Ensemble& ens = trees_.ensembles()[e];
+      const std::vector<double> added = last_round_at_rows(e);
+      for (size_t i = 0; i < ens.margin.size(); ++i) ens.margin[i] += added[i];
     }
   }
   problem.set_theta(theta);
@@ -163,11 +165,26 @@ double TreeFits::add_step_round(const LocalProblem& problem, double C) {
     TreeFunctions::Ensemble& ens = trees_.ensembles()[e];
     slope += round(problem, e, C, LeafRule::NewtonStep);
     step_base_[e] = ens.margin;
-    step_trees_[e].assign(ens.margin.size(), 0.0);
-    ens.trees->add_margins(*ens.rows, ens.trees->rounds() - 1, step_trees_[e]);
+    step_trees_[e] = last_round_at_rows(e);
     for (size_t i = 0; i < ens.margin.size(); ++i) ens.margin[i] += step_trees_[e][i];
   }
   return slope;
+}
+
+std::vector<double> TreeFits::last_round_at_rows(size_t e) const {
+  const TreeFunctions::Ensemble& ens = trees_.ensembles()[e];
+  const Gathered& gathered = *gathered_[e];
+  std::vector<double> values(ens.margin.size(), 0.0);
+  // A shard's copied factors are not among the gathered rows: only they need a look-up.
+  if (std::find(gathered.own_row.begin(), gathered.own_row.end(), -1) != gathered.own_row.end()) {
+    ens.trees->add_margins(*ens.rows, ens.trees->rounds() - 1, values);
+    return values;
+  }
+  const int outputs = ens.trees->outputs();
+  for (size_t r = 0; r < gathered.own_row.size(); ++r)
+    std::copy_n(gathered.margin.begin() + gathered.own_row[r] * outputs, outputs,
+                values.begin() + static_cast<int64_t>(r) * outputs);
+  return values;
 }
 
 void TreeFits::scale_step(double factor) {

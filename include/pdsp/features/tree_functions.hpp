@@ -2,8 +2,9 @@
 // The boosted function class of a model (Domke, NIPS 2013): one TreeEnsemble per region type
 // of a boosted kind, reading the type's observation rows (format 2) as dense rows, with the
 // sum of its trees kept per region of this slice (the margins) and added to the potentials.
-// The trees take no part in theta: a learner that boosts them (--learner domke) adds rounds
-// through ensemble() and refresh(), then sets theta again so the potentials follow.
+// The trees take no part in theta: a learner that boosts them (learning/tree_fits.hpp) adds
+// rounds and their values to the margins through ensembles(), then sets theta again so the
+// potentials follow.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -52,8 +53,6 @@ class TreeFunctions {
 
   std::vector<Ensemble>& ensembles() { return ensembles_; }
   std::span<const Region> regions() const { return regions_; }
-  // Adds the trees of rounds [first_round, ...) of ensemble e to its margins.
-  void refresh(size_t e, int64_t first_round);
   std::vector<StoredEnsemble> stored() const;
   // Replaces the trees by `stored` (a checkpoint's, from `source`) and recomputes the margins.
   void load(const std::vector<StoredEnsemble>& stored, const std::string& source);

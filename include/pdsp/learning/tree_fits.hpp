@@ -48,6 +48,10 @@ class TreeFits {
   // One round on ensemble e at the last evaluation's beliefs; returns the derivative of F along
   // the new trees.
   double round(const LocalProblem& problem, size_t e, double C, LeafRule rule);
+  // The trees of ensemble e's last round at this slice's rows: the round's own values at the
+  // gathered rows (the same leaves, added to 0), looked up again only where the slice holds
+  // rows it does not own.
+  std::vector<double> last_round_at_rows(size_t e) const;
 
   TreeFunctions& trees_;
   Communicator& comm_;
