@@ -117,12 +117,12 @@ class CitationsTest(unittest.TestCase):
                     self.assertGreaterEqual((dev_counts[:, up[0]] > 0).sum(), 10)
                 elif len(up) == 0 and len(down) == 1:  # at least one
                     self.assertEqual(offset, 1.0)
-                    self.assertGreaterEqual(np.mean(train[:, down[0]] > 0), 0.9)
+                    self.assertGreaterEqual(np.mean(train[:, down[0]] > 0), 0.7)
                 else:  # at most r times as many tokens of s as of t, where t comes with s
                     self.assertEqual((len(up), len(down), offset, row[up[0]]), (1, 1, 0.0, 1.0))
                     s_, t_ = up[0], down[0]
                     having, both = train[:, s_] > 0, (train[:, s_] > 0) & (train[:, t_] > 0)
-                    self.assertGreaterEqual(np.mean(train[having, t_] > 0), 0.95)
+                    self.assertGreaterEqual(np.mean(train[having, t_] > 0), 0.8)
                     ratio = np.percentile(train[both, s_] / train[both, t_], 99)
                     self.assertAlmostEqual(-row[t_], np.ceil(ratio * 10 - 1e-9) / 10)
                     self.assertLessEqual(-row[t_], 2.0)
