@@ -2,9 +2,10 @@
 count terms (docs/file-format.md "Non-local terms"; Vilnis et al., AISTATS 2015, section 8.1),
 of the kinds Anzaroot et al. (2014) use, single tag counts and differences of two tags' counts.
 Each is read off the training labels as a rule that holds there in most citations; pdsp train
-weighs them on the dev set, so a rule that holds in 70% of them can still earn a weight. A measure is a tag's number of tokens or, with BIO states
-(--bio), its number of segments; with U_s the expected value of measure s on a citation, and a
-template violated where a . U + b > 0 (smoothed hinge):
+weighs them on the dev set, so a rule that holds in 70% of them can still earn a weight. A
+measure is a tag's number of tokens or, with BIO states (--bio), its number of segments; with
+U_s the expected value of measure s on a citation, and a template violated where a . U + b > 0
+(smoothed hinge):
 
 - at most c_s of measure s, c_s the 99th percentile of its value over the training citations
   that have it (a = the measure's row, b = -c_s);
@@ -16,8 +17,8 @@ template violated where a . U + b > 0 (smoothed hinge):
   is, t is too, in proportion (person-first and person-last, journal and volume).
 
 A template is kept when it is in play (its measure, or its first measure, present) in at least
-10 dev citations; at most a fifth of the dev citations' number of templates are kept, those in play in
-the most dev citations first (ties in the order above), so that the dev set can weigh each.
+10 dev citations; at most a fifth of the dev citations' number of templates are kept, those in
+play in the most dev citations first (ties in the order above), so that the dev set can weigh each.
 
 The shares 70% and 80% gave the lowest dev loss (-log Q after 50 psi epochs) of those measured
 at this cap (90/95, 80/85, 70/75, 70/80, 60/70, 50/60; docs/benchmarks.md): looser rules let in
