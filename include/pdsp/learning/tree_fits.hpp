@@ -49,8 +49,8 @@ class TreeFits {
   // the new trees.
   double round(const LocalProblem& problem, size_t e, double C, LeafRule rule);
   // The trees of ensemble e's last round at this slice's rows: the round's own values at the
-  // gathered rows (the same leaves, added to 0), looked up again only where the slice holds
-  // rows it does not own.
+  // gathered rows (the same leaves, added to 0); a slice that holds copies of cut factors (not
+  // among the gathered rows) looks all of its rows up again instead.
   std::vector<double> last_round_at_rows(size_t e) const;
 
   TreeFunctions& trees_;
