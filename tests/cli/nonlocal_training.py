@@ -97,6 +97,7 @@ class NonlocalTrainingTest(unittest.TestCase):
                                "--out", prediction)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("Bethe-RDA with the model's non-local weights", result.stdout)
+        self.assertIn("exact MAP labels by dynamic programming", result.stdout)  # all chains
         _, none, _ = self.fit(self.path("plain.h5"), "--psi-epochs", "0")
         self.assertIsNone(none)
         # The package reads the weights, and its Estimator passes --dev-data on.
@@ -117,6 +118,36 @@ class NonlocalTrainingTest(unittest.TestCase):
         self.assertFalse(np.array_equal(on_train, on_dev))
         with open(metrics) as file:
             self.assertEqual([json.loads(line) for line in file][-1]["psi_data"], dev)
+
+    def test_a_cycle_decodes_by_max_product_with_the_same_labels_elsewhere(self):
+        """One example closed into a loop: every example is decoded by max-product sweeps, and
+        the chains, whose Bethe-RDA is their own, get the labels dynamic programming gives."""
+        self.fit(self.path("m.h5"))
+        looped = examples(1, 0.3)
+        first = looped[0]  # 3 letters: a factor between the first and the last closes a loop
+        rows = first.factor_features
+        count = len(rows.ptr) - 1
+        first.factors = list(first.factors) + [(0, len(first.label) - 1)]
+        first.factor_features = SparseRows(np.arange(count + STATES * STATES + 1),
+                                           np.concatenate([rows.index, 9 + np.arange(9)]),
+                                           np.ones(count + STATES * STATES))
+        cyclic = self.path("looped.h5")
+        write_dataset(cyclic, looped, 18, nonlocal_terms=dictionary())
+        labels = {}
+        for name, data, decoder in [("chains", self.train, "exact MAP labels by dynamic "
+                                     "programming"),
+                                    ("looped", cyclic, "max-product sweeps (last change")]:
+            out = self.path(name + "-p.h5")
+            result = self.run_pdsp("predict", "--data", data, "--model", self.path("m.h5"),
+                                   "--out", out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertIn(decoder, result.stdout)
+            with h5py.File(out, "r") as file:
+                labels[name] = file["prediction/label"][()]
+        self.assertIn("1 examples with a cycle", result.stdout)
+        chains_from = len(WORDS[0])  # the first example's variables come first
+        np.testing.assert_array_equal(labels["looped"][chains_from:],
+                                      labels["chains"][chains_from:])
 
     def test_refusals_are_one_line_before_training(self):
         other = self.path("other.h5")

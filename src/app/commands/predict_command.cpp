@@ -14,6 +14,8 @@
 #include "pdsp/data/partition.hpp"
 #include "pdsp/data/prediction_file.hpp"
 #include "pdsp/features/potential_models.hpp"
+#include "pdsp/inference/counting.hpp"
+#include "pdsp/inference/forest_map.hpp"
 #include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learners/train_config.hpp"
 #include "pdsp/learning/approximate_crf.hpp"
@@ -157,14 +159,21 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
 
 // With the model's non-local weights on data with non-local terms: Bethe-RDA (bethe_rda.hpp)
 // from the model's theta at eps = 1, as Vilnis et al. run it; `beliefs` gets its last iterate's
-// marginals and `labels` the MAP labelling at its last potentials (max-product at eps = 0 with
-// the same offset: exact on chains and trees), as they decode. Returns the line for the log.
+// marginals and `labels` the MAP labelling at its last potentials, as they decode: exactly by
+// dynamic programming when every example on every rank is acyclic (forest_map.hpp; on the UMass
+// citations' test set max-product had stopped at its 1,000-sweep limit short of --tol, with the
+// same labels: predict took 23.5 s, now 3.9 s), else by max-product at eps = 0 with the same
+// offset until --tol. Returns the line for the log.
 std::string nonlocal_predictions(const Dataset& slice, ProblemSettings settings,
                                  const ModelFile& model, const PredictFlags& f, Communicator& comm,
                                  std::vector<double>& beliefs, std::vector<int32_t>& labels) {
   std::vector<double> offset;
   int iterations = 0, calls = 0;
-  {  // the oracle's problem is gone before the decoder's is built
+  int64_t cyclic = 0;
+  for (int64_t n = 0; n < slice.num_examples(); ++n) cyclic += is_acyclic(slice, n) ? 0 : 1;
+  comm.allreduce_sum(std::span<int64_t>(&cyclic, 1));
+  char decoded[120];
+  {  // the oracle's problem is gone before a decoder's is built
     settings.epsilon = 1.0;
     const std::unique_ptr<LocalProblem> problem = model_problem(slice, settings, model, f, comm);
     RdaSettings rda_settings;
@@ -177,21 +186,36 @@ std::string nonlocal_predictions(const Dataset& slice, ProblemSettings settings,
     beliefs.assign(rda.marginals().begin(),
                    rda.marginals().begin() + slice.state_offset[slice.owned_vars()]);
     offset.assign(rda.offset().begin(), rda.offset().end());
+    if (cyclic == 0) {
+      std::vector<double> potential(
+          static_cast<size_t>(slice.num_states() + slice.num_table_entries()));
+      problem->model().forward(model.theta, offset, potential);
+      labels.assign(static_cast<size_t>(slice.owned_vars()), 0);
+#pragma omp parallel for schedule(dynamic, 16)
+      for (int64_t n = 0; n < slice.num_examples(); ++n) forest_map(slice, n, potential, labels);
+      std::snprintf(decoded, sizeof decoded, "exact MAP labels by dynamic programming");
+    }
   }
-  settings.epsilon = 0.0;
-  const std::unique_ptr<LocalProblem> decoder = model_problem(slice, settings, model, f, comm);
-  decoder->set_potential_offset(offset);
-  decoder->set_theta(model.theta);
-  double change = 0.0;
-  const int sweeps = sweep_to_tolerance(*decoder, f.max_sweeps, f.tol, change, [](int, double) {});
-  decoder->evaluate();
-  labels = read_off_predictions(slice, decoder->beliefs()).label;
-  char line[200];
+  if (cyclic > 0) {
+    settings.epsilon = 0.0;
+    const std::unique_ptr<LocalProblem> decoder = model_problem(slice, settings, model, f, comm);
+    decoder->set_potential_offset(offset);
+    decoder->set_theta(model.theta);
+    double change = 0.0;
+    const int sweeps =
+        sweep_to_tolerance(*decoder, f.max_sweeps, f.tol, change, [](int, double) {});
+    decoder->evaluate();
+    labels = read_off_predictions(slice, decoder->beliefs()).label;
+    std::snprintf(decoded, sizeof decoded,
+                  "MAP labels by %d max-product sweeps (last change %.3g; %lld examples with a "
+                  "cycle)",
+                  sweeps, change, static_cast<long long>(cyclic));
+  }
+  char line[300];
   std::snprintf(line, sizeof line,
                 "Bethe-RDA with the model's non-local weights: %d iterations, %d marginal "
-                "inference calls at epsilon=1; MAP labels by %d max-product sweeps (last change "
-                "%.3g)",
-                iterations, calls, sweeps, change);
+                "inference calls at epsilon=1; %s",
+                iterations, calls, decoded);
   return line;
 }
 
