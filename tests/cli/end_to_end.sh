@@ -78,6 +78,17 @@ for ranks in 2 3; do
   h5diff --relative=1e-8 "$work/pone1.h5" "$work/pone$ranks.h5" /prediction/marginal
 done
 
+# At eps = 0 on data without cycles predict decodes by dynamic programming (one 1 x 40 chain);
+# split into shards on 2 ranks it runs max-product sweeps instead, to the same predictions.
+"$pdsp" gen denoise --train "$work/chain.h5" --height 1 --width 40 --train-copies 1 --params shared > /dev/null
+"$pdsp" train --data "$work/chain.h5" --out "$work/chain-m.h5" --max-iters 10 --tol 0 > /dev/null
+"$pdsp" predict --data "$work/chain.h5" --model "$work/chain-m.h5" --epsilon 0 \
+  --out "$work/chain-p1.h5" | grep "exact MAP labels by dynamic programming" > /dev/null
+run2 "$pdsp" predict --data "$work/chain.h5" --model "$work/chain-m.h5" --epsilon 0 \
+  --out "$work/chain-p2.h5" | grep "sweeps (last change" > /dev/null
+h5diff "$work/chain-p1.h5" "$work/chain-p2.h5" /prediction/label
+h5diff --relative=1e-8 "$work/chain-p1.h5" "$work/chain-p2.h5" /prediction/marginal
+
 # A likelihood baseline: the same on 1 and 2 ranks, and predictions with its own inference.
 "$pdsp" gen denoise --train "$work/shared.h5" --height 12 --width 12 --train-copies 4 --params shared > /dev/null
 for learner in lbp-lbfgs mf-sgd; do
