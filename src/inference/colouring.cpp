@@ -25,40 +25,12 @@ void add_classes(Colouring& result, const int32_t* colour, int64_t first, int64_
   result.example_class_ptr.push_back(static_cast<int64_t>(result.class_ptr.size()) - 1);
 }
 
-// Breadth-first search of example n from the first variable of each component: visit(v, level)
-// for every variable in that order, where `level` counts the steps from its component's first.
-template <class Visit>
-void breadth_first(const Dataset& data, const FactorGraph& graph, int64_t n, Visit&& visit) {
-  const int64_t first = data.var_offset[n], last = data.var_offset[n + 1];
-  std::vector<uint8_t> seen(static_cast<size_t>(last - first), 0);
-  std::vector<std::pair<int64_t, int64_t>> queue;  // (variable, level)
-  queue.reserve(seen.size());
-  for (int64_t root = first; root < last; ++root) {
-    if (seen[root - first]) continue;
-    seen[root - first] = 1;
-    queue.emplace_back(root, 0);
-    for (size_t i = queue.size() - 1; i < queue.size(); ++i) {
-      const auto [v, level] = queue[i];
-      visit(v, level);
-      for (int64_t k = graph.var_slot_ptr[v]; k < graph.var_slot_ptr[v + 1]; ++k) {
-        const int64_t a = graph.factor_of(graph.var_slots[k]);
-        for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e) {
-          const int64_t u = data.factor_vars[e];
-          if (seen[u - first]) continue;
-          seen[u - first] = 1;
-          queue.emplace_back(u, level + 1);
-        }
-      }
-    }
-  }
-}
-
 // One class for example n: each of its trees in reverse breadth-first order, then in
 // breadth-first order (colour_variables).
 void add_tree_class(Colouring& result, const Dataset& data, const FactorGraph& graph, int64_t n) {
   std::vector<LocalIndex> bfs;
   std::vector<size_t> tree_start;
-  breadth_first(data, graph, n, [&](int64_t v, int64_t level) {
+  breadth_first(data, graph, n, [&](int64_t v, int64_t level, int64_t, int64_t) {
     if (level == 0) tree_start.push_back(bfs.size());
     bfs.push_back(static_cast<LocalIndex>(v));
   });
@@ -131,7 +103,8 @@ Colouring colour_variables(const Dataset& data, const FactorGraph& graph,
 
 int64_t tree_depth(const Dataset& data, const FactorGraph& graph, int64_t n) {
   int64_t depth = 0;
-  breadth_first(data, graph, n, [&](int64_t, int64_t level) { depth = std::max(depth, level); });
+  breadth_first(data, graph, n,
+                [&](int64_t, int64_t level, int64_t, int64_t) { depth = std::max(depth, level); });
   return depth;
 }
 

@@ -36,10 +36,11 @@ TEST(ForestMap, FindsTheMaximiserOfEnumerationOnAcyclicExamples) {
     std::vector<double> potential(
         static_cast<size_t>(data.num_states() + data.num_table_entries()));
     FeatureIndex(data).forward(theta, offset, potential);
+    const FactorGraph graph(data);
     std::vector<int32_t> labels(static_cast<size_t>(data.num_vars()), -1);
     for (int64_t n = 0; n < data.num_examples(); ++n) {
       ASSERT_TRUE(is_acyclic(data, n)) << "example " << n;
-      forest_map(data, n, potential, labels);
+      forest_map(data, graph, n, potential, labels);
     }
     // eps = 0: the reference's marginals are uniform over the maximisers; with continuous
     // random potentials there is one, so each variable's marginal is 1 at its label.

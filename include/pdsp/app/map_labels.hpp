@@ -8,6 +8,7 @@
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/features/potential_model.hpp"
+#include "pdsp/inference/factor_graph.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
 namespace pdsp {
@@ -18,7 +19,8 @@ int64_t examples_with_a_cycle(const Dataset& slice, Communicator& comm);
 
 // The MAP labelling of every example of `slice` (none with a cycle) under u = base + f(theta),
 // `base` empty or one value per state: one label per own variable.
-std::vector<int32_t> exact_map_labels(const Dataset& slice, const PotentialModel& model,
-                                      std::span<const double> theta, std::span<const double> base);
+std::vector<int32_t> exact_map_labels(const Dataset& slice, const FactorGraph& graph,
+                                      const PotentialModel& model, std::span<const double> theta,
+                                      std::span<const double> base);
 
 }  // namespace pdsp

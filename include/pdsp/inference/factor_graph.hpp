@@ -52,4 +52,37 @@ class FactorGraph {
   std::vector<LocalIndex> message_offset_;  // [slots + 1], empty on a regular graph
 };
 
+// Breadth-first search of example n from the first variable of each component: visit(v, level,
+// from, via) for every variable in that order, where `level` counts the steps from its
+// component's first variable and v was reached from variable `from` through factor `via` (both
+// -1 for a component's first).
+template <class Visit>
+void breadth_first(const Dataset& data, const FactorGraph& graph, int64_t n, Visit&& visit) {
+  const int64_t first = data.var_offset[n], last = data.var_offset[n + 1];
+  std::vector<uint8_t> seen(static_cast<size_t>(last - first), 0);
+  struct Reached {
+    int64_t var, level, from, via;
+  };
+  std::vector<Reached> queue;
+  queue.reserve(seen.size());
+  for (int64_t root = first; root < last; ++root) {
+    if (seen[root - first]) continue;
+    seen[root - first] = 1;
+    queue.push_back({root, 0, -1, -1});
+    for (size_t i = queue.size() - 1; i < queue.size(); ++i) {
+      const Reached r = queue[i];
+      visit(r.var, r.level, r.from, r.via);
+      for (int64_t k = graph.var_slot_ptr[r.var]; k < graph.var_slot_ptr[r.var + 1]; ++k) {
+        const int64_t a = graph.factor_of(graph.var_slots[k]);
+        for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e) {
+          const int64_t u = data.factor_vars[e];
+          if (seen[u - first]) continue;
+          seen[u - first] = 1;
+          queue.push_back({u, r.level + 1, r.var, a});
+        }
+      }
+    }
+  }
+}
+
 }  // namespace pdsp

@@ -15,14 +15,15 @@ int64_t examples_with_a_cycle(const Dataset& slice, Communicator& comm) {
   return cyclic;
 }
 
-std::vector<int32_t> exact_map_labels(const Dataset& slice, const PotentialModel& model,
-                                      std::span<const double> theta, std::span<const double> base) {
+std::vector<int32_t> exact_map_labels(const Dataset& slice, const FactorGraph& graph,
+                                      const PotentialModel& model, std::span<const double> theta,
+                                      std::span<const double> base) {
   std::vector<double> potential(
       static_cast<size_t>(slice.num_states() + slice.num_table_entries()));
   model.forward(theta, base, potential);
   std::vector<int32_t> labels(static_cast<size_t>(slice.owned_vars()), 0);
 #pragma omp parallel for schedule(dynamic, 16)
-  for (int64_t n = 0; n < slice.num_examples(); ++n) forest_map(slice, n, potential, labels);
+  for (int64_t n = 0; n < slice.num_examples(); ++n) forest_map(slice, graph, n, potential, labels);
   return labels;
 }
 
