@@ -33,10 +33,10 @@ void forest_map(const Dataset& data, const FactorGraph& graph, int64_t n,
   std::vector<int64_t> children(static_cast<size_t>(data.factor_offset[n + 1] - first_factor));
   for (int64_t a = first_factor; a < data.factor_offset[n + 1]; ++a) {
     children[a - first_factor] = data.arity(a) - 1;
-    if (data.arity(a) == 1)
-      for (int32_t s = 0; s < data.card[data.factor_vars[data.factor_var_ptr[a]]]; ++s)
-        score[data.state_offset[data.factor_vars[data.factor_var_ptr[a]]] - first_state + s] +=
-            potential[states + data.table_offset[a] + s];
+    if (data.arity(a) > 1) continue;
+    const int64_t v = data.factor_vars[data.factor_var_ptr[a]];
+    for (int32_t s = 0; s < data.card[v]; ++s)
+      score[data.state_offset[v] - first_state + s] += potential[states + data.table_offset[a] + s];
   }
   // best[a][s]: factor a's best joint state when its parent variable is in state s.
   std::vector<std::vector<int64_t>> best(children.size());
