@@ -32,6 +32,7 @@ PARAMETERS = {
     "tree_rounds": {"flag": "--tree-rounds", "default": 1},
     "tree_shrinkage": {"flag": "--tree-shrinkage", "default": 0.25},
     "tree_min_leaf": {"flag": "--tree-min-leaf", "default": 0.05},
+    "tree_subsample": {"flag": "--tree-subsample", "default": 1.0},
     "rda_iters": {"flag": "--rda-iters", "default": 10},
     "psi_epochs": {"flag": "--psi-epochs", "default": 50},
     "psi_step": {"flag": "--psi-step", "default": 2.0},

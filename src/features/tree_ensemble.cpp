@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -120,15 +121,43 @@ std::vector<int32_t> TreeEnsemble::leaves(const TreeRows& rows, int64_t first_ro
   return leaf;
 }
 
+std::vector<float> TreeEnsemble::drawn_rows(int64_t rows, int64_t round) const {
+  // A generator of its own per round: the draws depend on the seed and the round only, so a
+  // resumed run and any rank count (every rank holds all rows) draw the same rows.
+  std::mt19937_64 rng(static_cast<uint64_t>(settings_.seed) * 0x9e3779b97f4a7c15ull +
+                      static_cast<uint64_t>(round));
+  std::vector<float> drawn(static_cast<size_t>(rows));
+  // The top 53 bits as a uniform number in [0, 1): the same on every platform, unlike
+  // std::uniform_real_distribution.
+  for (float& d : drawn) d = static_cast<double>(rng() >> 11) * 0x1p-53 < settings_.subsample;
+  return drawn;
+}
+
 void TreeEnsemble::add_round(const TreeRows& rows, std::span<const float> gradient,
                              std::span<const float> weight, const LeafFit& fit,
                              std::span<double> margins) {
-  configure(rows.rows());
   const int64_t round = rounds();
+  std::span<const float> split_gradient = gradient, split_weight = weight;
+  std::vector<float> drawn_gradient, drawn_weight;
+  int64_t split_rows = rows.rows();
+  if (settings_.subsample < 1.0) {
+    // A row left out gets gradient and weight 0: it adds nothing to a split's statistics.
+    const std::vector<float> drawn = drawn_rows(rows.rows(), round);
+    split_rows = static_cast<int64_t>(std::count(drawn.begin(), drawn.end(), 1.0f));
+    drawn_gradient.assign(gradient.begin(), gradient.end());
+    drawn_weight.assign(weight.begin(), weight.end());
+    for (size_t i = 0; i < drawn_gradient.size(); ++i) {
+      drawn_gradient[i] *= drawn[i / static_cast<size_t>(outputs_)];
+      drawn_weight[i] *= drawn[i / static_cast<size_t>(outputs_)];
+    }
+    split_gradient = drawn_gradient;
+    split_weight = drawn_weight;
+  }
+  configure(split_rows);
   // XGBoost's API takes mutable pointers it does not write through.
-  check(XGBoosterBoostOneIter(booster_, rows.handle(), const_cast<float*>(gradient.data()),
-                              const_cast<float*>(weight.data()),
-                              static_cast<bst_ulong>(gradient.size())),
+  check(XGBoosterBoostOneIter(booster_, rows.handle(), const_cast<float*>(split_gradient.data()),
+                              const_cast<float*>(split_weight.data()),
+                              static_cast<bst_ulong>(split_gradient.size())),
         "XGBoosterBoostOneIter");
   const std::vector<int32_t> leaf = leaves(rows, round, 1);
   for (int k = 0; k < outputs_; ++k) {

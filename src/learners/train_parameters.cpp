@@ -271,6 +271,14 @@ std::vector<TrainParameter> make_table() {
        .member = &TrainConfig::tree_min_leaf,
        .rule = between(0, 0.5),
        .trajectory = true},
+      {.name = "tree_subsample",
+       .flag = "--tree-subsample",
+       .group = kFits,
+       .help = "fraction of a type's rows each round's trees split on, drawn afresh each round "
+               "from --seed (stochastic gradient boosting; 1: every row)",
+       .member = &TrainConfig::tree_subsample,
+       .rule = between(1e-6, 1),
+       .trajectory = true},
       {.name = "dev_data",
        .flag = "--dev-data",
        .group = kFiles,
@@ -317,7 +325,7 @@ std::vector<TrainParameter> make_table() {
        .group = kStochastic,
        .help = "seed of the order the examples are visited in: a new permutation each epoch; "
                "also ssvm-fw's, which shuffles its first pass and then draws examples in "
-               "proportion to their gaps",
+               "proportion to their gaps; and the rows of --tree-subsample",
        .member = &TrainConfig::seed,
        .rule = at_least(0),
        .trajectory = true},

@@ -116,11 +116,12 @@ echo "ok: damaged trees in a model file are one-line errors"
 
 stopped() { grep -o 'stopped after 150 iterations: .*(F = [^)]*)' "$1"; }
 # Both learners that grow trees, each on 2 ranks and resumed after SIGKILL. The primal-dual
-# learner's step rounds run at trw numbers, a saddle that domke refuses.
+# learner's step rounds run at trw numbers, a saddle that domke refuses, and split on a
+# subsample of the rows drawn afresh each round.
 for learner in domke primal-dual; do
   trees=(train --data "$work/train.h5" --learner $learner --epsilon 0.5 --unary-model trees
          --pairwise-model trees --tol 0 --max-iters 6)
-  [ $learner = domke ] || trees+=(--counting trw)
+  [ $learner = domke ] || trees+=(--counting trw --tree-subsample 0.5)
   "$pdsp" "${trees[@]}" --threads 1 --out "$work/trees.h5" > /dev/null
   "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -np 2 "$pdsp" "${trees[@]}" \
     --threads 1 --out "$work/trees2.h5" > /dev/null

@@ -1,11 +1,12 @@
 // Boosted trees as a function class (features/tree_ensemble.hpp, tree_functions.hpp,
-// learning/tree_fits.hpp): an ensemble's margins are the sum of its trees whether taken
-// round by round, at once, or after a round trip through the stored form; every leaf holds at
-// least min_leaf of the rows; a least-squares round fits a step exactly; F at fixed messages is
-// the sum of the regions' logistic losses with the messages as base margins, as XGBoost's own
-// loss computes it; and each leaf value that a round fits minimises F along that leaf's
-// potentials, found again by a golden-section search on F itself; and a step round (the
-// primal-dual learner's) descends F at its derivative and scales to what a reload computes.
+// learning/tree_fits.hpp): an ensemble's margins are the sum of its trees whether taken round by
+// round, at once, or after a round trip through the stored form; every leaf holds at least min_leaf
+// of the rows; a subsampled round splits on its drawn rows only; a least-squares round fits a step
+// exactly; F at fixed messages is the sum of the regions' logistic losses with the messages as base
+// margins, as XGBoost's own loss computes it; and each leaf value that a round fits minimises F
+// along that leaf's potentials, found again by a golden-section search on F itself; and a step
+// round (the primal-dual learner's) descends F at its derivative and scales to what a reload
+// computes.
 #include "pdsp/learning/tree_fits.hpp"
 
 #include <gtest/gtest.h>
@@ -105,6 +106,45 @@ TEST(TreeEnsemble, ALeastSquaresRoundFitsAStepExactly) {
   trees.add_round(rows, r.gradient, r.weight, mean_fit(r, 2), margin);
   for (int64_t i = 0; i < r.rows; ++i)
     EXPECT_NEAR(margin[i * 2], -r.gradient[i * 2], 1e-6) << "row " << i;
+}
+
+TEST(TreeEnsemble, ASubsampledRoundSplitsOnTheDrawnRowsAndFitsEveryRowOfALeaf) {
+  const Rows r = random_rows(7);
+  const TreeRows rows(r.features, r.rows, r.dim);
+  const TreeSettings half{.shrinkage = 0.25, .min_leaf = 0.05, .subsample = 0.5, .seed = 3};
+  TreeEnsemble trees(2, r.dim, half);
+  const std::vector<float> drawn = trees.drawn_rows(r.rows, 0);
+  const auto count = std::count(drawn.begin(), drawn.end(), 1.0f);
+  EXPECT_GT(count, 160);  // 200 expected, standard deviation 10
+  EXPECT_LT(count, 240);
+  EXPECT_NE(trees.drawn_rows(r.rows, 1), drawn);  // each round draws afresh
+  EXPECT_NE(TreeEnsemble(2, r.dim, {0.25, 0.05, 0.5, 4}).drawn_rows(r.rows, 0), drawn);
+
+  // Gradients that differ only on rows not drawn grow the same trees: the splits see the
+  // drawn rows only. The leaves' fits get every row (each tree's leaves hold all 400).
+  Rows noisy = r;
+  std::mt19937_64 rng(11);
+  for (int64_t i = 0; i < r.rows; ++i)
+    if (drawn[i] == 0.0f)
+      for (int k = 0; k < 2; ++k) noisy.gradient[i * 2 + k] = static_cast<float>(rng() % 7) - 3.0f;
+  std::vector<size_t> leaf_sizes;
+  std::vector<double> margin(static_cast<size_t>(r.rows * 2), 0.0);
+  trees.add_round(rows, r.gradient, r.weight, mean_fit(r, 2, &leaf_sizes), margin);
+  TreeEnsemble again(2, r.dim, half);
+  std::vector<double> noisy_margin(margin.size(), 0.0);
+  again.add_round(rows, noisy.gradient, noisy.weight, mean_fit(r, 2), noisy_margin);
+  EXPECT_EQ(noisy_margin, margin);
+  size_t fitted = 0;
+  for (size_t size : leaf_sizes) fitted += size;
+  EXPECT_EQ(fitted, 2u * 400u);  // two trees, every row in one leaf of each
+  EXPECT_GT(leaf_sizes.size(), 6u);
+
+  // Without the subsample the noisy rows move the splits.
+  TreeEnsemble all(2, r.dim, {0.25, 0.05}), all_noisy(2, r.dim, {0.25, 0.05});
+  std::vector<double> plain(margin.size(), 0.0), plain_noisy(margin.size(), 0.0);
+  all.add_round(rows, r.gradient, r.weight, mean_fit(r, 2), plain);
+  all_noisy.add_round(rows, noisy.gradient, noisy.weight, mean_fit(r, 2), plain_noisy);
+  EXPECT_NE(plain_noisy, plain);
 }
 
 // A tiny denoising problem with trees for the variables and linear factors, its messages swept.

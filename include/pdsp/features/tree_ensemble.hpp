@@ -20,6 +20,11 @@ namespace pdsp {
 struct TreeSettings {
   double shrinkage = 0.25;  // the leaf values' factor (--tree-shrinkage)
   double min_leaf = 0.05;   // the least fraction of the rows a leaf holds (--tree-min-leaf)
+  // The fraction of the rows each round's trees are induced on, drawn afresh every round from
+  // `seed` and the round's number (--tree-subsample, --seed): Friedman's stochastic gradient
+  // boosting, which Domke's section 8 uses. 1 induces on every row.
+  double subsample = 1.0;
+  int seed = 1;
 };
 
 // Dense float rows (XGBoost's DMatrix) that the trees read: one per data set, built once.
@@ -59,7 +64,8 @@ class TreeEnsemble {
   // One round on `rows`: the trees fit -gradient [rows x outputs] by least squares where
   // `weight` [rows x outputs] is 1 (0: a padding output the row does not have), each leaf
   // holding at least min_leaf of the rows; `fit` sets the leaves; margins [rows x outputs] gets
-  // the new trees' values added.
+  // the new trees' values added. With a subsample below 1 the trees' splits see only the drawn
+  // rows (min_leaf of those), and `fit` still gets every row of a leaf.
   void add_round(const TreeRows& rows, std::span<const float> gradient,
                  std::span<const float> weight, const LeafFit& fit, std::span<double> margins);
   // Multiplies the leaf values of the last round's trees by `factor`.
@@ -69,6 +75,9 @@ class TreeEnsemble {
   // The largest |sum of one output's trees| can reach: per output, the sum over its trees of
   // the largest |leaf value|, the largest of those.
   double largest_term() const;
+
+  // The rows round `round`'s splits see out of `rows`: 1 for a drawn row, 0 for the others.
+  std::vector<float> drawn_rows(int64_t rows, int64_t round) const;
 
   StoredEnsemble stored(const std::string& kind, int32_t type) const;
 

@@ -62,6 +62,7 @@ struct TrainConfig {
   int tree_rounds = 1;         // domke: boosting rounds of each trees fit
   double tree_shrinkage = 0.25;
   double tree_min_leaf = 0.05;
+  double tree_subsample = 1.0;
   double inference_tol = 1e-8;
   // Non-local energies (learning/psi_fit.hpp): the data set psi is learned on after theta (empty:
   // the training set), Bethe-RDA's iterations per example, the projected steps on psi (0: the
@@ -103,7 +104,7 @@ struct TrainConfig {
     choice.unary = unary_model;
     choice.pairwise = pairwise_model;
     choice.hidden = hidden;
-    choice.trees = {tree_shrinkage, tree_min_leaf};
+    choice.trees = {tree_shrinkage, tree_min_leaf, tree_subsample, seed};
     choice.source = data;
     return choice;
   }
