@@ -29,7 +29,8 @@ from published import PUBLISHED  # noqa: E402
 
 HORSES = ["weizmann_horses/gray", "weizmann_horses/figure_ground"]
 HORSE_TREES = {"unary_model": "trees", "pairwise_model": "trees", "counting": "trw", "sweeps": 3,
-               "loss_weight": 0.0, "max_iters": 100, "tol": 0.0}
+               "loss_weight": 0.0, "max_iters": 500, "tol": 0.0, "tree_shrinkage": 0.025,
+               "tree_subsample": 0.5}
 
 
 @dataclasses.dataclass
@@ -101,8 +102,8 @@ TASKS = [
          describe="The horses above with boosted trees for both the unary and the pairwise "
                   "functions, grown by the primal-dual learner at tree-reweighted counting "
                   "numbers (`--unary-model trees --pairwise-model trees --counting trw --sweeps 3 "
-                  "--loss-weight 0 --tol 0`, 100 iterations unless `--quick`), at Domke's "
-                  "epsilon 0.1 and C 1"),
+                  "--loss-weight 0 --tol 0 --tree-shrinkage 0.025 --tree-subsample 0.5`, 500 "
+                  "iterations unless `--quick`), at Domke's epsilon 0.1 and C 1"),
 ]
 
 
