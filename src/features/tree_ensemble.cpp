@@ -123,7 +123,8 @@ std::vector<int32_t> TreeEnsemble::leaves(const TreeRows& rows, int64_t first_ro
 
 std::vector<float> TreeEnsemble::drawn_rows(int64_t rows, int64_t round) const {
   // A generator of its own per round: the draws depend on the seed and the round only, so a
-  // resumed run and any rank count (every rank holds all rows) draw the same rows.
+  // resumed run and any rank count (every rank holds all rows) draw the same rows. A run's
+  // ensembles share the stream; their rows are different regions, so that ties nothing together.
   std::mt19937_64 rng(static_cast<uint64_t>(settings_.seed) * 0x9e3779b97f4a7c15ull +
                       static_cast<uint64_t>(round));
   std::vector<float> drawn(static_cast<size_t>(rows));
