@@ -139,6 +139,23 @@ TEST(TreeEnsemble, ASubsampledRoundSplitsOnTheDrawnRowsAndFitsEveryRowOfALeaf) {
   EXPECT_EQ(fitted, 2u * 400u);  // two trees, every row in one leaf of each
   EXPECT_GT(leaf_sizes.size(), 6u);
 
+  // The leaf size counts the drawn rows: each leaf holds 5% of those, and the smallest fewer
+  // than 5% of all rows.
+  std::vector<int64_t> drawn_in_leaf;
+  TreeEnsemble counted(2, r.dim, half);
+  counted.add_round(
+      rows, r.gradient, r.weight,
+      [&](int, std::span<const int64_t> members) {
+        int64_t in = 0;
+        for (int64_t row : members) in += drawn[row] == 1.0f;
+        drawn_in_leaf.push_back(in);
+        return 0.0;
+      },
+      noisy_margin);
+  const int64_t smallest = *std::min_element(drawn_in_leaf.begin(), drawn_in_leaf.end());
+  EXPECT_GE(static_cast<double>(smallest), 0.05 * static_cast<double>(count));
+  EXPECT_LT(smallest, 20);
+
   // Without the subsample the noisy rows move the splits.
   TreeEnsemble all(2, r.dim, {0.25, 0.05}), all_noisy(2, r.dim, {0.25, 0.05});
   std::vector<double> plain(margin.size(), 0.0), plain_noisy(margin.size(), 0.0);
