@@ -11,6 +11,13 @@ int32_t state_at(const Dataset& data, const FactorGraph& graph, int64_t e, int64
   return static_cast<int32_t>(j / graph.stride_of(e) % data.card[data.factor_vars[e]]);
 }
 
+// The slot of variable v in factor a's scope.
+int64_t slot_of(const Dataset& data, int64_t a, int64_t v) {
+  int64_t slot = data.factor_var_ptr[a];
+  while (data.factor_vars[slot] != v) ++slot;
+  return slot;
+}
+
 }  // namespace
 
 void forest_map(const Dataset& data, const FactorGraph& graph, int64_t n,
@@ -50,8 +57,7 @@ void forest_map(const Dataset& data, const FactorGraph& graph, int64_t n,
                                 -std::numeric_limits<double>::infinity());
     std::vector<int64_t>& argmax = best[a - first_factor];
     argmax.assign(message.size(), 0);
-    int64_t parent_slot = data.factor_var_ptr[a];
-    while (data.factor_vars[parent_slot] != parent) ++parent_slot;
+    const int64_t parent_slot = slot_of(data, a, parent);
     for (int64_t j = 0; j < data.table_offset[a + 1] - data.table_offset[a]; ++j) {
       double value = potential[states + data.table_offset[a] + j];
       for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e)
@@ -78,9 +84,8 @@ void forest_map(const Dataset& data, const FactorGraph& graph, int64_t n,
         if (score[offset + s] > score[offset + chosen]) chosen = s;
       labels[r.var] = chosen;
     } else {
-      int64_t slot = data.factor_var_ptr[r.via];
-      while (data.factor_vars[slot] != r.var) ++slot;
-      labels[r.var] = state_at(data, graph, slot, best[r.via - first_factor][labels[r.from]]);
+      labels[r.var] = state_at(data, graph, slot_of(data, r.via, r.var),
+                               best[r.via - first_factor][labels[r.from]]);
     }
   }
 }
