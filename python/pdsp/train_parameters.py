@@ -13,6 +13,7 @@ PARAMETERS = {
     "unary_model": {"flag": "--unary-model", "default": 'linear'},
     "pairwise_model": {"flag": "--pairwise-model", "default": 'linear'},
     "hidden": {"flag": "--hidden", "default": 16},
+    "network_inputs": {"flag": "--network-inputs", "default": 'standardized'},
     "sweeps": {"flag": "--sweeps", "default": 1},
     "max_iters": {"flag": "--max-iters", "default": 200},
     "tol": {"flag": "--tol", "default": 1e-06},

@@ -54,7 +54,7 @@ FunctionClassModel::FunctionClassModel(const Dataset& data, const FunctionClasse
     const size_t first = networks_.size();
     for (int64_t k = 0; k < types.num_types(); ++k) {
       network_of[static_cast<size_t>(k)] = static_cast<int32_t>(networks_.size());
-      networks_.push_back({kind, 0, types.dim[k], 0, hidden});
+      networks_.push_back({kind, 0, types.dim[k], 0, hidden, {}, {}});
     }
     for (size_t r = 0; r < types.type.size(); ++r)
       if (types.type[r] >= 0) {
@@ -99,6 +99,7 @@ FunctionClassModel::FunctionClassModel(const Dataset& data, const FunctionClasse
     example_regions_.push_back(static_cast<int64_t>(regions_.size()));
   }
   for_each_copied_typed_factor(data, add_region);
+  if (classes.standardize_inputs) standardize_inputs();
   const auto regions = static_cast<int64_t>(regions_.size());
   block_regions_ = std::max(kMinBlockRegions, (regions + kMaxBlocks - 1) / kMaxBlocks);
   const int64_t blocks = (regions + block_regions_ - 1) / block_regions_;
@@ -115,14 +116,64 @@ std::span<const FunctionClassModel::Region> FunctionClassModel::example_regions(
       static_cast<size_t>(example_regions_[n + 1] - example_regions_[n]));
 }
 
+void FunctionClassModel::standardize_inputs() {
+  // Per network: its regions, then each column's sum and sum of squares (absent entries are 0).
+  std::vector<size_t> at;
+  size_t size = 0;
+  for (const Network& net : networks_) {
+    at.push_back(size);
+    if (net.hidden > 0) size += 1 + 2 * static_cast<size_t>(net.dim);
+  }
+  std::vector<double> sums(size, 0.0);
+  const ObservationRows& obs = data_.observations;
+  for (int64_t r = 0; r < example_regions_.back(); ++r) {
+    const Region& region = regions_[static_cast<size_t>(r)];
+    const Network& net = networks_[static_cast<size_t>(region.network)];
+    if (net.hidden == 0) continue;
+    double* sum = sums.data() + at[static_cast<size_t>(region.network)];
+    sum[0] += 1;
+    if (region.obs_row < 0) continue;
+    for (int64_t k = obs.ptr[region.obs_row]; k < obs.ptr[region.obs_row + 1]; ++k) {
+      const double x = obs.value_at(k);
+      sum[1 + obs.index[k]] += x;
+      sum[1 + net.dim + obs.index[k]] += x * x;
+    }
+  }
+  data_.communicator().allreduce(sums, {});
+  for (size_t k = 0; k < networks_.size(); ++k) {
+    Network& net = networks_[k];
+    if (net.hidden == 0) continue;
+    const double* sum = sums.data() + at[k];
+    net.input_mean.assign(static_cast<size_t>(net.dim), 0.0);
+    net.input_scale.assign(static_cast<size_t>(net.dim), 1.0);
+    const double count = std::max(sum[0], 1.0);
+    for (int j = 0; j < net.dim; ++j) {
+      const double mean = sum[1 + j] / count;
+      const double sd = std::sqrt(std::max(0.0, sum[1 + net.dim + j] / count - mean * mean));
+      // Below this the column is constant up to the round-off of its sums.
+      if (sd <= 1e-7 * std::max(1.0, std::abs(mean))) continue;
+      net.input_mean[static_cast<size_t>(j)] = mean;
+      net.input_scale[static_cast<size_t>(j)] = sd;
+    }
+  }
+}
+
 std::vector<double> FunctionClassModel::input_major(std::span<const double> theta) const {
   std::vector<double> weights(theta.begin() + data_.num_params, theta.end());
   for (const Network& net : networks_) {
     const double* U = theta.data() + net.offset;
     double* by_input = weights.data() + (net.offset - data_.num_params);
+    double* b = by_input + int64_t{net.hidden} * net.dim;
+    const bool standardized = !net.input_scale.empty();
     for (int i = 0; i < net.hidden; ++i)
-      for (int j = 0; j < net.dim; ++j)
-        by_input[int64_t{j} * net.hidden + i] = U[int64_t{i} * net.dim + j];
+      for (int j = 0; j < net.dim; ++j) {
+        double u = U[int64_t{i} * net.dim + j];
+        if (standardized) {
+          u /= net.input_scale[static_cast<size_t>(j)];
+          b[i] -= u * net.input_mean[static_cast<size_t>(j)];
+        }
+        by_input[int64_t{j} * net.hidden + i] = u;
+      }
   }
   return weights;
 }
@@ -132,11 +183,33 @@ void FunctionClassModel::add_in_file_order(const double* gradient, double* out) 
     const int64_t local = net.offset - data_.num_params;
     const int64_t inputs = int64_t{net.hidden} * net.dim;
     const int64_t end = local + inputs + net.hidden + int64_t{net.states} * net.hidden + net.states;
+    const double* db = gradient + local + inputs;
+    const bool standardized = !net.input_scale.empty();
     for (int i = 0; i < net.hidden; ++i)
-      for (int j = 0; j < net.dim; ++j)
-        out[local + int64_t{i} * net.dim + j] += gradient[local + int64_t{j} * net.hidden + i];
+      for (int j = 0; j < net.dim; ++j) {
+        double g = gradient[local + int64_t{j} * net.hidden + i];
+        if (standardized)
+          g = (g - db[i] * net.input_mean[static_cast<size_t>(j)]) /
+              net.input_scale[static_cast<size_t>(j)];
+        out[local + int64_t{i} * net.dim + j] += g;
+      }
     for (int64_t p = local + inputs; p < end; ++p) out[p] += gradient[p];
   }
+}
+
+std::vector<double> FunctionClassModel::model_file_theta(std::span<const double> theta) const {
+  std::vector<double> stored(theta.begin(), theta.end());
+  const std::vector<double> weights = input_major(theta);
+  for (const Network& net : networks_) {
+    const double* by_input = weights.data() + (net.offset - data_.num_params);
+    double* U = stored.data() + net.offset;
+    for (int i = 0; i < net.hidden; ++i)
+      for (int j = 0; j < net.dim; ++j)
+        U[int64_t{i} * net.dim + j] = by_input[int64_t{j} * net.hidden + i];
+    const int64_t inputs = int64_t{net.hidden} * net.dim;
+    std::copy(by_input + inputs, by_input + inputs + net.hidden, U + inputs);
+  }
+  return stored;
 }
 
 FunctionClassModel::Scratch FunctionClassModel::scratch() const {

@@ -63,12 +63,14 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields(
   std::vector<std::pair<std::string, std::string>> kept;
   for (const TrainParameter& row : train_parameters())
     // The L-BFGS settings change nothing for the gradient step, the smoothing nothing at
-    // eps > 0, the networks' size nothing without a network, the fits' settings nothing but
+    // eps > 0, the networks' size nothing without a network (their inputs nothing without an
+    // mlp), the fits' settings nothing but
     // Domke's alternation, the trees' nothing without trees, the CCCP steps' length nothing but
     // the latent learner's.
     if (row.trajectory && (!row.name.starts_with("lbfgs_") || theta_step == "lbfgs") &&
         (row.name != "smoothing_start" || trains_by_smoothing(epsilon)) &&
         (row.name != "hidden" || !model_choice().linear()) &&
+        (row.name != "network_inputs" || unary_model == "mlp" || pairwise_model == "mlp") &&
         (!row.name.starts_with("fit_") || learner == "domke") &&
         (!row.name.starts_with("tree_") || unary_model == "trees" || pairwise_model == "trees") &&
         learner_row_applies(row.name, learner))

@@ -141,6 +141,15 @@ std::vector<TrainParameter> make_table() {
        .member = &TrainConfig::hidden,
        .rule = between(1, 4096),
        .trajectory = true},
+      {.name = "network_inputs",
+       .flag = "--network-inputs",
+       .group = kModel,
+       .help = "how the networks read their observation rows in training: standardized (each "
+               "column less its mean over the training rows, over its standard deviation; the "
+               "model file holds the weights on the raw rows) or raw",
+       .member = &TrainConfig::network_inputs,
+       .rule = one_of({"standardized", "raw"}),
+       .trajectory = true},
       {.name = "sweeps",
        .flag = "--sweeps",
        .group = kStop,

@@ -342,6 +342,23 @@ TEST_F(Resume, ALatentCheckpointFromBeforeTheCompletionTemperatureCompletedAtEps
   EXPECT_TRUE(resume_training(auto_options(), now, f_.problem, f_.comm).has_value());
 }
 
+// An mlp run checkpointed before --network-inputs existed read raw rows: resumed with the new
+// default (standardized) it is refused, with raw it resumes.
+TEST_F(Resume, ANetworkCheckpointFromBeforeStandardizedInputsReadRawRows) {
+  write(4, {{"epsilon", "1"}, {"unary_model", "mlp"}, {"hidden", "16"}});
+  Checkpoint now = f_.checkpoint(0);
+  now.compatibility = {{"epsilon", "1"},
+                       {"unary_model", "mlp"},
+                       {"hidden", "16"},
+                       {"network_inputs", "standardized"}};
+  const std::string why = refusal(now);
+  EXPECT_NE(why.find("network_inputs was raw in the checkpoint and is standardized now"),
+            std::string::npos)
+      << "resumed raw weights as standardized ones, or refused so: " << why;
+  now.compatibility.back().second = "raw";
+  EXPECT_TRUE(resume_training(auto_options(), now, f_.problem, f_.comm).has_value());
+}
+
 TEST_F(Resume, RefusesOtherTrainingData) {
   write(4);
   Checkpoint now = f_.checkpoint(0);

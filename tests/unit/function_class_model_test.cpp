@@ -30,15 +30,27 @@ Dataset compact_data() {
       {testing::tree_shape(), testing::chain_shape(4, 3), testing::loopy_shape()}, 21);
 }
 
+// The same with columns on other scales and offsets (column j times 3 (j + 1), plus 2), as
+// real observation rows have them.
+Dataset badly_scaled_data() {
+  Dataset data = compact_data();
+  ObservationRows& obs = data.observations;
+  for (size_t k = 0; k < obs.value.size(); ++k)
+    obs.value[k] = 2.0 + 3.0 * (obs.index[k] + 1) * obs.value[k];
+  return data;
+}
+
 int64_t positions(const Dataset& data) {
   return data.num_states() + data.num_table_entries();
 }
 
-FunctionClasses both_kinds(int hidden = 5) {
+// Networks on both kinds, reading standardized rows as training does unless `raw`.
+FunctionClasses both_kinds(int hidden = 5, bool raw = false) {
   FunctionClasses settings;
   settings.unary = settings.pairwise = FunctionClass::Mlp;
   settings.hidden = hidden;
   settings.seed = 3;
+  settings.standardize_inputs = !raw;
   return settings;
 }
 
@@ -51,24 +63,54 @@ double weighted_output(const PotentialModel& model, std::span<const double> thet
 }
 
 TEST(FunctionClassModel, BackwardIsTheGradientOfTheWeightedOutput) {
-  const Dataset data = compact_data();
-  const FunctionClassModel model(data, both_kinds());
-  EXPECT_GT(model.num_params(), data.num_params);
-  std::vector<double> theta = model.initial_theta();
-  const std::vector<double> noise = testing::normal_theta(model.num_params(), 0.3, 8);
-  for (size_t r = 0; r < theta.size(); ++r) theta[r] += noise[r];
-  const std::vector<double> w = testing::normal_theta(positions(data), 1.0, 9);
-  std::vector<double> g(theta.size());
-  model.backward(theta, w, g);
-  for (size_t r = 0; r < theta.size(); ++r) {
-    const double h = 1e-6;
-    std::vector<double> up = theta, down = theta;
-    up[r] += h;
-    down[r] -= h;
-    const double numeric =
-        (weighted_output(model, up, w) - weighted_output(model, down, w)) / (2 * h);
-    EXPECT_NEAR(g[r], numeric, 1e-6 * std::max(1.0, std::abs(numeric))) << "parameter " << r;
+  const Dataset data = badly_scaled_data();
+  for (const bool raw : {false, true}) {
+    const FunctionClassModel model(data, both_kinds(5, raw));
+    EXPECT_GT(model.num_params(), data.num_params);
+    std::vector<double> theta = model.initial_theta();
+    const std::vector<double> noise = testing::normal_theta(model.num_params(), 0.3, 8);
+    for (size_t r = 0; r < theta.size(); ++r) theta[r] += noise[r];
+    const std::vector<double> w = testing::normal_theta(positions(data), 1.0, 9);
+    std::vector<double> g(theta.size());
+    model.backward(theta, w, g);
+    for (size_t r = 0; r < theta.size(); ++r) {
+      const double h = 1e-6;
+      std::vector<double> up = theta, down = theta;
+      up[r] += h;
+      down[r] -= h;
+      const double numeric =
+          (weighted_output(model, up, w) - weighted_output(model, down, w)) / (2 * h);
+      EXPECT_NEAR(g[r], numeric, 1e-6 * std::max(1.0, std::abs(numeric)))
+          << (raw ? "raw" : "standardized") << " inputs, parameter " << r;
+    }
   }
+}
+
+// Standardized inputs change the coordinates, not the function class: the model file's theta
+// on the raw rows gives the potentials theta gives on standardized ones (and other potentials
+// than theta itself on raw rows, or the check could not fail), and the data's parameters and
+// each network's W and c are stored as they are.
+TEST(FunctionClassModel, StandardizedNetworksStoreTheSameFunctionOfTheRawRows) {
+  const Dataset data = badly_scaled_data();
+  const FunctionClassModel standardized(data, both_kinds());
+  const FunctionClassModel raw(data, both_kinds(5, true));
+  const std::vector<double> theta = testing::normal_theta(standardized.num_params(), 0.5, 13);
+  const std::vector<double> stored = standardized.model_file_theta(theta);
+  const std::vector<double> loss = testing::normal_theta(data.num_states(), 1.0, 14);
+  std::vector<double> expected(static_cast<size_t>(positions(data))), folded(expected.size()),
+      unfolded(expected.size());
+  standardized.forward(theta, loss, expected);
+  raw.forward(stored, loss, folded);
+  raw.forward(theta, loss, unfolded);
+  EXPECT_LT(max_abs_difference(expected, folded), 1e-12);
+  EXPECT_GT(max_abs_difference(expected, unfolded), 1e-3);
+  EXPECT_EQ(raw.model_file_theta(theta), theta);
+  size_t changed = 0;
+  for (size_t r = 0; r < theta.size(); ++r) changed += stored[r] != theta[r];
+  // The unary network's U and b ([5 x dim] + 5) and the factors' are all that change.
+  EXPECT_EQ(std::vector<double>(stored.begin(), stored.begin() + data.num_params),
+            std::vector<double>(theta.begin(), theta.begin() + data.num_params));
+  EXPECT_GT(changed, size_t{10});
 }
 
 TEST(FunctionClassModel, ExamplePassesAddUpToTheWholeForAnyThreadCount) {

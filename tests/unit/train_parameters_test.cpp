@@ -86,7 +86,8 @@ TEST(TrainParameters, FieldsAreTheRecordedRowsInTheirOrder) {
 
 // A checkpoint resumes only with the same values of these; the L-BFGS settings count only for
 // the L-BFGS step, the smoothing's start only at eps = 0, the networks' size only with a
-// network.
+// network or trees, how networks read their rows only with a network, the trees' settings only
+// with trees.
 TEST(TrainParameters, TrajectoryFieldsDependOnTheStepTheTemperatureAndTheClasses) {
   const auto names = [](const TrainConfig& config) {
     std::vector<std::string> out;
@@ -106,9 +107,16 @@ TEST(TrainParameters, TrajectoryFieldsDependOnTheStepTheTemperatureAndTheClasses
                                       "max_step_trials", "theta_step"}));
   config.epsilon = 0.5;
   config.pairwise_model = "mlp";
-  EXPECT_EQ(names(config), (std::vector<std::string>{"epsilon", "C", "p", "counting", "loss_weight",
-                                                     "unary_model", "pairwise_model", "hidden",
-                                                     "sweeps", "max_step_trials", "theta_step"}));
+  EXPECT_EQ(names(config),
+            (std::vector<std::string>{"epsilon", "C", "p", "counting", "loss_weight", "unary_model",
+                                      "pairwise_model", "hidden", "network_inputs", "sweeps",
+                                      "max_step_trials", "theta_step"}));
+  config.pairwise_model = "trees";
+  EXPECT_EQ(names(config),
+            (std::vector<std::string>{"epsilon", "C", "p", "counting", "loss_weight", "unary_model",
+                                      "pairwise_model", "hidden", "sweeps", "max_step_trials",
+                                      "theta_step", "tree_rounds", "tree_shrinkage",
+                                      "tree_min_leaf", "tree_subsample"}));
 }
 
 }  // namespace

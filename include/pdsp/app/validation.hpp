@@ -35,6 +35,7 @@ class ValidationSet {
     double error = 0;  // % of the validation variables
     double loss = 0;   // per example
   };
+  // theta as a model file holds it (Learner::model_theta).
   Score score(std::span<const double> theta, Communicator& comm);
   int64_t examples() const { return examples_; }
 
@@ -51,8 +52,9 @@ class ValidationSet {
 // the checkpointing observer around it), with the best so far in the state a checkpoint keeps.
 class ValidatingObserver final : public TrainingObserver {
  public:
-  ValidatingObserver(TrainingObserver& inner, ValidationSet& set, const TrainConfig& config,
-                     ValidationProgress resumed, Communicator& comm);
+  // `learner` turns its theta into the model file's for the checks.
+  ValidatingObserver(TrainingObserver& inner, ValidationSet& set, const Learner& learner,
+                     const TrainConfig& config, ValidationProgress resumed, Communicator& comm);
   void on_iteration(const IterationRecord& record) override;
   bool stop_requested() const override { return inner_.stop_requested(); }
   StopReason after_iteration(const TrainingState& state, const IterationRecord& record,
@@ -64,6 +66,7 @@ class ValidatingObserver final : public TrainingObserver {
  private:
   TrainingObserver& inner_;
   ValidationSet& set_;
+  const Learner& learner_;
   int every_;
   int patience_;
   Communicator& comm_;

@@ -31,6 +31,11 @@ struct FunctionClasses {
   FunctionClass pairwise = FunctionClass::Linear;  // the factors' typed regions
   int hidden = 16;                                 // units of an mlp's hidden layer
   uint64_t seed = 1;                               // of initial_theta
+  // Networks read their inputs standardized by the type's rows in `data` (every rank's: a
+  // collective), so that theta's U and b, their L2 term and the steps are on one scale whatever
+  // the columns' units; model_file_theta folds the scaling back into U and b. Off: theta holds
+  // the weights on the raw rows (a model file's, which predict evaluates).
+  bool standardize_inputs = false;
   TreeSettings trees;
   std::vector<StoredEnsemble> stored_trees;  // grown before (a model file, a checkpoint)
   std::string source;                        // the file they came from, for errors
@@ -62,6 +67,10 @@ class FunctionClassModel final : public PotentialModel {
   // A seeded start away from zero, where every hidden unit would get the same gradient: U and W
   // drawn from N(0, 1 / fan-in), b and c and the data's parameters 0.
   std::vector<double> initial_theta() const override;
+  // With standardized inputs, each network's U_ij / s_j and b_i - sum_j U_ij m_j / s_j (m_j and
+  // s_j its column j's mean and standard deviation over the training rows): the same function
+  // of the raw rows.
+  std::vector<double> model_file_theta(std::span<const double> theta) const override;
   TreeFunctions* tree_functions() const override { return trees_.get(); }
 
  private:
@@ -72,6 +81,9 @@ class FunctionClassModel final : public PotentialModel {
     int dim = 0;
     int states = 0;  // the most states of a region of the type
     int hidden = 0;  // 0: a constant
+    // x_j is read as (x_j - input_mean[j]) / input_scale[j]; empty: as it is. A column constant
+    // over the rows keeps mean 0 and scale 1 (it is then one more bias).
+    std::vector<double> input_mean, input_scale;
   };
   // A region a network reads: its kind's network, its potentials, its observation row.
   struct Region {
@@ -86,8 +98,13 @@ class FunctionClassModel final : public PotentialModel {
   // (dim x hidden): a region's sparse inputs then read and write contiguous runs of hidden
   // units, which vectorise. Gradients are summed in this layout too; add_in_file_order adds one
   // to `out` (theta's layout, from the first network on).
+  // The weights are those applied to the raw rows (the standardization folded in, the gradient
+  // taken back through it).
   std::vector<double> input_major(std::span<const double> theta) const;
   void add_in_file_order(const double* gradient, double* out) const;
+  // Each network's column means and standard deviations over this rank's regions (copies of
+  // cut factors left out) summed over the ranks.
+  void standardize_inputs();
   // A thread's scratch: the hidden layer (padded to whole vectors) and its back-propagated
   // weights.
   struct Scratch {

@@ -40,6 +40,12 @@ class PotentialModel {
   virtual std::vector<double> initial_theta() const {
     return std::vector<double>(static_cast<size_t>(num_params()), 0.0);
   }
+  // theta as a model file holds it, which predict and outside readers evaluate as written
+  // (design.md §2): theta itself unless the model trains in other coordinates (a network on
+  // standardized inputs stores the weights it applies to the raw rows).
+  virtual std::vector<double> model_file_theta(std::span<const double> theta) const {
+    return {theta.begin(), theta.end()};
+  }
 
   // potential = base + f(theta) over every position, base empty (0) or [states] (0 on the table
   // entries); the tables of the factors a with skip_factor[a] != 0 are left as they are.

@@ -26,6 +26,7 @@ struct ModelChoice {
   TreeSettings trees;                        // how the trees grow
   std::vector<StoredEnsemble> stored_trees;  // trees grown before
   std::string source;                        // the file they came from
+  bool standardize_inputs = false;           // FunctionClasses::standardize_inputs
   bool linear() const { return unary == "linear" && pairwise == "linear"; }
 };
 

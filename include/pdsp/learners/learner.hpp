@@ -71,6 +71,11 @@ class Learner {
   virtual Fields model_attributes(const TrainConfig& config) const { return config.fields(); }
   // The boosted trees the model file stores beside theta (none unless a class is trees).
   virtual std::vector<StoredEnsemble> model_trees() const { return {}; }
+  // theta as the model file stores it (PotentialModel::model_file_theta): what predict, the
+  // validation set and the non-local terms' fit evaluate.
+  virtual std::vector<double> model_theta(std::span<const double> theta) const {
+    return {theta.begin(), theta.end()};
+  }
 };
 
 struct LearnerEntry {

@@ -28,10 +28,11 @@ struct TrainConfig {
   CountingMode counting = CountingMode::Auto;
   double loss_weight = 1.0;
   // The function classes of the variables' and the factors' typed regions
-  // (features/potential_models.hpp), and the hidden units of a network.
+  // (features/potential_models.hpp), the hidden units of a network and how it reads its rows.
   std::string unary_model = "linear";
   std::string pairwise_model = "linear";
   int hidden = 16;
+  std::string network_inputs = "standardized";
   int sweeps = 1;
   int max_iters = 200;
   double tol = 1e-6;
@@ -106,6 +107,7 @@ struct TrainConfig {
     choice.hidden = hidden;
     choice.trees = {tree_shrinkage, tree_min_leaf, tree_subsample, seed};
     choice.source = data;
+    choice.standardize_inputs = network_inputs == "standardized";
     return choice;
   }
   // The fields that change the training trajectory: a checkpoint resumes only with the same.

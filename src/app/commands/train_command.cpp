@@ -273,7 +273,7 @@ TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const D
   TrainingObserver& logging = checkpointing ? static_cast<TrainingObserver&>(*checkpointing) : *log;
   std::optional<ValidatingObserver> validating;
   if (validation)
-    validating.emplace(logging, *validation, config,
+    validating.emplace(logging, *validation, learner, config,
                        resumed ? resumed->state.validation : ValidationProgress{}, comm);
   TrainingObserver& observer = validating ? *validating : logging;
   TrainResult result = learner.run(observer, resumed ? resumed->state : TrainingState{});
@@ -289,8 +289,8 @@ TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const D
     if (comm.is_root() && !o.quiet)
       std::printf("theta after %d iterations (%s); learning the non-local weights\n",
                   result.state.iterations_done, result.stop.text.c_str());
-    const Fields fields =
-        nonlocal.fit(config, result.state.theta, learner.model_trees(), !o.quiet, comm);
+    const Fields fields = nonlocal.fit(config, learner.model_theta(result.state.theta),
+                                       learner.model_trees(), !o.quiet, comm);
     after.fields.insert(after.fields.end(), fields.begin(), fields.end());
   }
   log->finish(result, largest_peak_memory(comm),
@@ -382,8 +382,8 @@ int run_train(const Invocation& invocation, Communicator& comm) {
     Fields attributes = learner->model_attributes(config);
     attributes.emplace_back("iterations", int64_t{result.state.iterations_done});
     attributes.emplace_back("stop_reason", result.stop.text);
-    write_model(config.out, result.state.theta, attributes, o.provenance, learner->model_trees(),
-                nonlocal.psi());
+    write_model(config.out, learner->model_theta(result.state.theta), attributes, o.provenance,
+                learner->model_trees(), nonlocal.psi());
     std::printf("model written to %s (this process ran %.3f s)\n", config.out.c_str(),
                 seconds_since(started));
   });

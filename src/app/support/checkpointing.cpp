@@ -20,7 +20,7 @@ constexpr const char* kRefusal = "cannot resume: ";
 
 // The settings a checkpoint was written with, with the values that builds before a setting
 // existed implied: latent runs (inner_iters is theirs alone) completed at epsilon itself before
-// --completion-epsilon.
+// --completion-epsilon, and networks read raw rows before --network-inputs.
 std::vector<std::pair<std::string, std::string>> stored_settings(const Checkpoint& stored) {
   std::vector<std::pair<std::string, std::string>> settings = stored.compatibility;
   const auto value_of = [&](const std::string& name) -> const std::string* {
@@ -31,6 +31,12 @@ std::vector<std::pair<std::string, std::string>> stored_settings(const Checkpoin
   const std::string* epsilon = value_of("epsilon");
   if (value_of("inner_iters") && !value_of("completion_epsilon") && epsilon)
     settings.emplace_back("completion_epsilon", *epsilon);
+  const auto is_mlp = [&](const char* name) {
+    const std::string* value = value_of(name);
+    return value && *value == "mlp";
+  };
+  if ((is_mlp("unary_model") || is_mlp("pairwise_model")) && !value_of("network_inputs"))
+    settings.emplace_back("network_inputs", "raw");
   return settings;
 }
 

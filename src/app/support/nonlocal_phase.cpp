@@ -96,6 +96,7 @@ Fields NonlocalPhase::fit(const TrainConfig& config, const std::vector<double>& 
   ModelChoice choice = config.model_choice();
   choice.stored_trees = trees;
   choice.source = source_;
+  choice.standardize_inputs = false;  // theta is the model file's
   std::unique_ptr<LocalProblem> problem;
   run_collectively(comm, [&] {
     problem =

@@ -66,6 +66,7 @@ ValidationSet::ValidationSet(const TrainConfig& config, const Fields& model,
     settings.source = path;
     ModelChoice choice = config.model_choice();
     choice.source = path;
+    choice.standardize_inputs = false;  // scored at the model file's theta
     problem_ =
         std::make_unique<LocalProblem>(slice_, settings, make_potential_model(slice_, choice));
   });
@@ -101,10 +102,11 @@ ValidationSet::Score ValidationSet::score(std::span<const double> theta, Communi
 }
 
 ValidatingObserver::ValidatingObserver(TrainingObserver& inner, ValidationSet& set,
-                                       const TrainConfig& config, ValidationProgress resumed,
-                                       Communicator& comm)
+                                       const Learner& learner, const TrainConfig& config,
+                                       ValidationProgress resumed, Communicator& comm)
     : inner_(inner),
       set_(set),
+      learner_(learner),
       every_(config.validate_every),
       patience_(config.patience),
       comm_(comm),
@@ -134,7 +136,7 @@ StopReason ValidatingObserver::after_iteration(const TrainingState& state,
                    !(progress_.checks > 0 && iteration == progress_.best_iteration);
   if (due && !state.theta.empty()) {
     last_checked_ = iteration;
-    const ValidationSet::Score score = set_.score(state.theta, comm_);
+    const ValidationSet::Score score = set_.score(learner_.model_theta(state.theta), comm_);
     logged.validation_error = score.error;
     logged.validation_loss = score.loss;
     progress_.checks += 1;

@@ -30,6 +30,9 @@ class ProblemLearner : public Learner {
     const TreeFunctions* trees = problem_->model().tree_functions();
     return trees ? trees->stored() : std::vector<StoredEnsemble>{};
   }
+  std::vector<double> model_theta(std::span<const double> theta) const override {
+    return problem_->model().model_file_theta(theta);
+  }
 
  protected:
   TrainConfig* config_ = nullptr;
