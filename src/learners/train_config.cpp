@@ -63,10 +63,9 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields(
   std::vector<std::pair<std::string, std::string>> kept;
   for (const TrainParameter& row : train_parameters())
     // The L-BFGS settings change nothing for the gradient step, the smoothing nothing at
-    // eps > 0, the networks' size nothing without a network (their inputs nothing without an
-    // mlp), the fits' settings nothing but
-    // Domke's alternation, the trees' nothing without trees, the CCCP steps' length nothing but
-    // the latent learner's.
+    // eps > 0, the networks' size nothing without a network (how they read their rows nothing
+    // without an mlp), the fits' settings nothing but Domke's alternation, the trees' nothing
+    // without trees, the CCCP steps' length nothing but the latent learner's.
     if (row.trajectory && (!row.name.starts_with("lbfgs_") || theta_step == "lbfgs") &&
         (row.name != "smoothing_start" || trains_by_smoothing(epsilon)) &&
         (row.name != "hidden" || !model_choice().linear()) &&

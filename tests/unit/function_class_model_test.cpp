@@ -88,8 +88,8 @@ TEST(FunctionClassModel, BackwardIsTheGradientOfTheWeightedOutput) {
 
 // Standardized inputs change the coordinates, not the function class: the model file's theta
 // on the raw rows gives the potentials theta gives on standardized ones (and other potentials
-// than theta itself on raw rows, or the check could not fail), and the data's parameters and
-// each network's W and c are stored as they are.
+// than theta itself on raw rows, or the check could not fail); the data's parameters are
+// stored as they are, the networks' U and b folded.
 TEST(FunctionClassModel, StandardizedNetworksStoreTheSameFunctionOfTheRawRows) {
   const Dataset data = badly_scaled_data();
   const FunctionClassModel standardized(data, both_kinds());
@@ -107,7 +107,6 @@ TEST(FunctionClassModel, StandardizedNetworksStoreTheSameFunctionOfTheRawRows) {
   EXPECT_EQ(raw.model_file_theta(theta), theta);
   size_t changed = 0;
   for (size_t r = 0; r < theta.size(); ++r) changed += stored[r] != theta[r];
-  // The unary network's U and b ([5 x dim] + 5) and the factors' are all that change.
   EXPECT_EQ(std::vector<double>(stored.begin(), stored.begin() + data.num_params),
             std::vector<double>(theta.begin(), theta.begin() + data.num_params));
   EXPECT_GT(changed, size_t{10});

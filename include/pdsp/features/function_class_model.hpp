@@ -97,9 +97,9 @@ class FunctionClassModel final : public PotentialModel {
   // The networks' parameters (from theta's first network on) with each U stored input by input
   // (dim x hidden): a region's sparse inputs then read and write contiguous runs of hidden
   // units, which vectorise. Gradients are summed in this layout too; add_in_file_order adds one
-  // to `out` (theta's layout, from the first network on).
-  // The weights are those applied to the raw rows (the standardization folded in, the gradient
-  // taken back through it).
+  // to `out` (theta's layout, from the first network on). The weights are those applied to the
+  // raw rows: input_major folds the standardization in, add_in_file_order takes the gradient
+  // back through it.
   std::vector<double> input_major(std::span<const double> theta) const;
   void add_in_file_order(const double* gradient, double* out) const;
   // Each network's column means and standard deviations over this rank's regions (copies of
