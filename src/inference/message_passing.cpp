@@ -105,16 +105,14 @@ double MessagePassing::update_variable(int64_t v, const double* potential, doubl
     double* message = lambda + graph_.message_offset(e);
     // Both loops as SIMD reductions: sequential, each state waited on the last one's add or
     // max (on OCR a tenth of a sweep).
-    double mean = 0.0;
-#pragma omp simd reduction(+ : mean)
-    for (int64_t s = 0; s < card; ++s) mean += weight * total[s] - mu[s];
-    mean /= static_cast<double>(card);
-#pragma omp simd reduction(max : change)
-    for (int64_t s = 0; s < card; ++s) {
+    const double mean = sum_over(0, card, [&](int64_t s) { return weight * total[s] - mu[s]; }) /
+                        static_cast<double>(card);
+    change = max_over(0, card, change, [&](int64_t s) {
       const double updated = weight * total[s] - mu[s] - mean;
-      change = std::max(change, std::abs(updated - message[s]));
+      const double moved = std::abs(updated - message[s]);
       message[s] = updated;
-    }
+      return moved;
+    });
   }
   return change;
 }

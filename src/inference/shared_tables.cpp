@@ -15,9 +15,7 @@ namespace {
 // returns m.
 double scaled_weights(const double* l, int64_t n, double tau, double* weight) {
   const double inverse = 1.0 / tau;
-  double m = l[0] * inverse;
-#pragma omp simd reduction(max : m)
-  for (int64_t i = 1; i < n; ++i) m = std::max(m, l[i] * inverse);
+  const double m = max_over(1, n, l[0] * inverse, [&](int64_t i) { return l[i] * inverse; });
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) weight[i] = std::exp(l[i] * inverse - m);
   return m;

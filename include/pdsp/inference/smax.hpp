@@ -28,9 +28,7 @@ inline double max_of(const double* x, int64_t n) {
 inline double smax(const double* x, int64_t n, double tau) {
   if (tau == 0.0) return max_of(x, n);
   const double inverse = 1.0 / tau;
-  double m = x[0] * inverse;
-#pragma omp simd reduction(max : m)
-  for (int64_t i = 1; i < n; ++i) m = std::max(m, x[i] * inverse);
+  const double m = max_over(1, n, x[0] * inverse, [&](int64_t i) { return x[i] * inverse; });
   double sum = 0.0;
 #pragma omp simd reduction(+ : sum)
   for (int64_t i = 0; i < n; ++i) sum += std::exp(x[i] * inverse - m);
@@ -46,9 +44,7 @@ inline void soft_argmax(const double* x, int64_t n, double tau, double* out) {
     for (int64_t i = 0; i < n; ++i) sum += out[i] = (x[i] >= m - slack) ? 1.0 : 0.0;
   } else {
     const double scale = 1.0 / tau;
-    double m = x[0] * scale;
-#pragma omp simd reduction(max : m)
-    for (int64_t i = 1; i < n; ++i) m = std::max(m, x[i] * scale);
+    const double m = max_over(1, n, x[0] * scale, [&](int64_t i) { return x[i] * scale; });
 #pragma omp simd reduction(+ : sum)
     for (int64_t i = 0; i < n; ++i) sum += out[i] = std::exp(x[i] * scale - m);
   }

@@ -68,8 +68,7 @@ inline void smax_along_slot(const double* table, int64_t size, int64_t card, int
       double m = -INFINITY, total = 0.0;
       for (int64_t outer = 0; outer < size; outer += block) {
         const double* row = table + outer + s * stride;
-#pragma omp simd reduction(max : m)
-        for (int64_t inner = 0; inner < stride; ++inner) m = std::max(m, row[inner] * inverse);
+        m = max_over(0, stride, m, [&](int64_t inner) { return row[inner] * inverse; });
       }
       for (int64_t outer = 0; outer < size; outer += block) {
         const double* row = table + outer + s * stride;
@@ -96,9 +95,8 @@ inline void smax_pairwise(const double* table, int64_t card, int64_t other_card,
   if (first) {
     for (int64_t s = 0; s < card; ++s) {
       const double* row = table + s * other_card;
-      double m = -INFINITY;
-#pragma omp simd reduction(max : m)
-      for (int64_t t = 0; t < other_card; ++t) m = std::max(m, (row[t] + message[t]) * inverse);
+      const double m = max_over(0, other_card, -INFINITY,
+                                [&](int64_t t) { return (row[t] + message[t]) * inverse; });
       if (tau == 0.0) {
         out[s] = m;
         continue;
