@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pdsp/inference/table_ops.hpp"
+#include "pdsp/inference/vector_math.hpp"
 
 namespace pdsp {
 namespace {
@@ -120,6 +121,30 @@ TEST(TableOps, PairwiseSmaxEqualsAddingTheMessageAndReducingAlongTheSlot) {
         EXPECT_NEAR(fused[s], expected[s], 1e-12) << "side " << side << " tau " << tau;
     }
   }
+}
+
+// Both forms of the reductions, below and above a vector's length, over ranges that start
+// anywhere: every index visited once, the max exact and the sum to round-off.
+TEST(VectorReductions, ShortAndLongRangesGiveTheMaxAndTheSum) {
+  std::vector<double> x(3 * kVectorDoubles);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(1.7 * static_cast<double>(i)) * 10;
+  for (int64_t first : {0, 1, 3})
+    for (int64_t last = first; last <= static_cast<int64_t>(x.size()); ++last) {
+      std::vector<int> visits(x.size(), 0);
+      const double m = max_over(first, last, -5.0, [&](int64_t i) {
+        ++visits[i];
+        return x[i];
+      });
+      double expected_max = -5.0, expected_sum = 0.0;
+      for (int64_t i = first; i < last; ++i) {
+        expected_max = std::max(expected_max, x[i]);
+        expected_sum += x[i];
+        EXPECT_EQ(visits[i], 1) << "index " << i;
+      }
+      EXPECT_EQ(m, expected_max) << first << ".." << last;
+      EXPECT_NEAR(sum_over(first, last, [&](int64_t i) { return x[i]; }), expected_sum, 1e-12)
+          << first << ".." << last;
+    }
 }
 
 }  // namespace
