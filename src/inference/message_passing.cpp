@@ -103,8 +103,8 @@ double MessagePassing::update_variable(int64_t v, const double* potential, doubl
     const double weight = counting_.factor[graph_.factor_of(e)] / counting_.block[v];
     const double* mu = w.mu.data() + i * card;
     double* message = lambda + graph_.message_offset(e);
-    // Both loops as SIMD reductions: sequential, each state waited on the last one's add or
-    // max (on OCR a tenth of a sweep).
+    // Both loops as SIMD reductions where the states fill a vector (vector_math.hpp):
+    // sequential, each state waited on the last one's add or max (on OCR a tenth of a sweep).
     const double mean = sum_over(0, card, [&](int64_t s) { return weight * total[s] - mu[s]; }) /
                         static_cast<double>(card);
     change = max_over(0, card, change, [&](int64_t s) {
