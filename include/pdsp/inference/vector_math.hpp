@@ -30,8 +30,8 @@ inline int64_t round_up_to_vector(int64_t n) {
 // vector and plain loops otherwise. GCC keeps the lanes of an `omp simd` reduction in an array
 // on the stack; a range shorter than a vector (the two states of a binary variable) runs only
 // the scalar remainder, whose stores into that array the loads after the loop wait on (a failed
-// store forward): on yeast's binary pairs these waits were 40% of a max-sum sweep. A short range
-// is summed in index order.
+// store forward): on yeast's binary pairs these waits were half of a max-sum sweep. A short
+// range is summed in index order.
 template <class Value>
 inline double max_over(int64_t first, int64_t last, double start, Value&& value) {
   double m = start;  // std::max: a NaN may be dropped
