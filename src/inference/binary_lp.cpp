@@ -115,11 +115,12 @@ void add_vertex_beliefs(const Dataset& data, int64_t n, const HalfIntegralVertex
 // + (E(1,1) - E(1,0)) x_j + K (1 - x_i) x_j with K = E(0,1) + E(1,0) - E(0,0) - E(1,1); with
 // K < 0 the last term is K x_j + |K| x_i x_j, and x_i x_j = [1 - x_j = 0, x_i = 1]. The minimum
 // cut's x and x' give the LP optimum x = (x + 1 - x') / 2 (Boros & Hammer's roof duality).
-HalfIntegralVertex BinaryLpOracle::maximise(const Dataset& data, int64_t n,
-                                            std::span<const double> potential) {
+template <class Cut>
+HalfIntegralVertex BinaryLpOracle::roof_dual(const Dataset& data, int64_t n,
+                                             std::span<const double> potential, Cut& cut) {
   const ExampleView e(data, n);
   const int vars = static_cast<int>(e.vars);
-  cut_.reset(2 * vars);
+  cut.reset(2 * vars);
   linear_.assign(static_cast<size_t>(vars), 0.0);
   for (int v = 0; v < vars; ++v) {
     const double* u = e.var_potential(potential, v);
@@ -133,30 +134,30 @@ HalfIntegralVertex BinaryLpOracle::maximise(const Dataset& data, int64_t n,
     linear_[j] += E11 - E10;
     const double K = E01 + E10 - E00 - E11;
     if (K >= 0) {
-      cut_.add_arc(i, j, K / 2);                // [x_i = 0, x_j = 1]
-      cut_.add_arc(vars + j, vars + i, K / 2);  // [x'_j = 0, x'_i = 1]
+      cut.add_arc(i, j, K / 2);                // [x_i = 0, x_j = 1]
+      cut.add_arc(vars + j, vars + i, K / 2);  // [x'_j = 0, x'_i = 1]
     } else {
       linear_[j] += K;
-      cut_.add_arc(vars + j, i, -K / 2);  // [x'_j = 0, x_i = 1]
-      cut_.add_arc(vars + i, j, -K / 2);  // [x'_i = 0, x_j = 1]
+      cut.add_arc(vars + j, i, -K / 2);  // [x'_j = 0, x_i = 1]
+      cut.add_arc(vars + i, j, -K / 2);  // [x'_i = 0, x_j = 1]
     }
   }
   for (int v = 0; v < vars; ++v) {
     const double c = linear_[v] / 2;  // c x_v + c (1 - x'_v), constants dropped
     if (c > 0) {
-      cut_.add_arc(cut_.source(), v, c);
-      cut_.add_arc(vars + v, cut_.sink(), c);
+      cut.add_arc(cut.source(), v, c);
+      cut.add_arc(vars + v, cut.sink(), c);
     } else {
-      cut_.add_arc(v, cut_.sink(), -c);
-      cut_.add_arc(cut_.source(), vars + v, -c);
+      cut.add_arc(v, cut.sink(), -c);
+      cut.add_arc(cut.source(), vars + v, -c);
     }
   }
-  cut_.solve();
+  cut.solve();
   HalfIntegralVertex vertex{std::vector<uint8_t>(static_cast<size_t>(vars)),
                             std::vector<uint8_t>(static_cast<size_t>(e.factors), 0)};
   for (int v = 0; v < vars; ++v) {
-    const int x = cut_.on_source_side(v) ? 0 : 1;
-    const int complement = cut_.on_source_side(vars + v) ? 0 : 1;
+    const int x = cut.on_source_side(v) ? 0 : 1;
+    const int complement = cut.on_source_side(vars + v) ? 0 : 1;
     vertex.level[v] = static_cast<uint8_t>(x + 1 - complement);
   }
   for (int64_t a = 0; a < e.factors; ++a) {
@@ -166,6 +167,13 @@ HalfIntegralVertex BinaryLpOracle::maximise(const Dataset& data, int64_t n,
     vertex.top[a] = u[0] - u[1] - u[2] + u[3] > 0 ? 1 : 0;
   }
   return vertex;
+}
+
+HalfIntegralVertex BinaryLpOracle::maximise(const Dataset& data, int64_t n,
+                                            std::span<const double> potential) {
+  if (2 * (data.var_offset[n + 1] - data.var_offset[n]) <= SmallMinCut::kMaxNodes)
+    return roof_dual(data, n, potential, small_cut_);
+  return roof_dual(data, n, potential, cut_);
 }
 
 }  // namespace pdsp

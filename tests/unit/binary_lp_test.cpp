@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 
 #include "pdsp/inference/min_cut.hpp"
+#include "pdsp/inference/small_min_cut.hpp"
 #include "pdsp/util/errors.hpp"
 #include "support/compact_data.hpp"
 #include "support/tiny_graphs.hpp"
@@ -16,13 +19,19 @@
 namespace pdsp {
 namespace {
 
-TEST(MinCut, FlowEqualsTheCheapestOfEveryCut) {
+// Both cuts, the arc lists' and the bit masks' (small graphs), against brute force.
+template <class Cut>
+class EveryMinCut : public ::testing::Test {};
+using MinCuts = ::testing::Types<MinCut, SmallMinCut>;
+TYPED_TEST_SUITE(EveryMinCut, MinCuts);
+
+TYPED_TEST(EveryMinCut, FlowEqualsTheCheapestOfEveryCut) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> capacity(0.0, 3.0);
   for (int trial = 0; trial < 40; ++trial) {
     const int nodes = 5;
     std::vector<std::tuple<int, int, double>> arcs;
-    MinCut cut;
+    TypeParam cut;
     cut.reset(nodes);
     const int all = nodes + 2;
     for (int from = 0; from < all; ++from)
@@ -50,6 +59,37 @@ TEST(MinCut, FlowEqualsTheCheapestOfEveryCut) {
     EXPECT_NEAR(cost([&](int v) { return v != cut.sink() && cut.on_source_side(v); }), cheapest,
                 1e-12 * (1 + cheapest));
   }
+}
+
+// Graphs up to the small cut's limit, sparse and dense, with parallel arcs (which it merges):
+// the same flow and the same source side (the nodes every maximum flow leaves reachable).
+TEST(SmallMinCut, AgreesWithTheArcListCutUpToItsLimit) {
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> capacity(0.0, 2.0);
+  for (int nodes : {1, 8, 20, 40, SmallMinCut::kMaxNodes}) {
+    for (int density : {10, 50, 100}) {
+      MinCut list;
+      SmallMinCut small;
+      list.reset(nodes);
+      small.reset(nodes);
+      const int all = nodes + 2;
+      for (int from = 0; from < all; ++from)
+        for (int to = 0; to < all; ++to)
+          for (int copy = 0; copy < 2; ++copy)
+            if (from != to && static_cast<int>(rng() % 100) < density / (copy + 1)) {
+              const double c = capacity(rng);
+              list.add_arc(from, to, c);
+              small.add_arc(from, to, c);
+            }
+      const double flow = list.solve();
+      EXPECT_NEAR(small.solve(), flow, 1e-12 * (1 + flow)) << nodes << " nodes, " << density;
+      for (int v = 0; v < all; ++v)
+        EXPECT_EQ(small.on_source_side(v), list.on_source_side(v))
+            << nodes << " nodes, density " << density << ", node " << v;
+    }
+  }
+  SmallMinCut small;
+  EXPECT_THROW(small.reset(SmallMinCut::kMaxNodes + 1), std::invalid_argument);
 }
 
 // Random potentials over every position of `data` (non-submodular tables included).
@@ -144,6 +184,33 @@ TEST(BinaryLp, IsExactOnTheCompactMultiLabelForm) {
       EXPECT_NEAR(vertex_score(data, n, oracle.maximise(data, n, u), u), best,
                   1e-12 * (1 + std::abs(best)));
     }
+  }
+}
+
+// A chain of 40 variables is past the small cut (80 nodes): the arc-list cut's roof dual, which
+// is the exact maximum on a tree, against dynamic programming over the labellings.
+TEST(BinaryLp, IsExactOnAChainTooLongForTheSmallCut) {
+  const int length = 40;
+  ASSERT_GT(2 * length, SmallMinCut::kMaxNodes);
+  const Dataset data = testing::random_dataset({testing::chain_shape(length)}, 3, 17);
+  BinaryLpOracle oracle;
+  for (int trial = 0; trial < 5; ++trial) {
+    const std::vector<double> u = random_potentials(data, 1.0, 300 + trial);
+    // best[s]: the best score of the chain's first variables with the last one in state s.
+    const double* first = u.data() + data.state_offset[0];
+    std::array<double, 2> best{first[0], first[1]};
+    for (int64_t a = 0; a < data.num_factors(); ++a) {
+      const int64_t j = data.factor_vars[data.factor_var_ptr[a] + 1];
+      ASSERT_EQ(data.factor_vars[data.factor_var_ptr[a]], j - 1) << "a chain in order";
+      const double* table = u.data() + data.num_states() + data.table_offset[a];
+      const double* unary = u.data() + data.state_offset[j];
+      best = {std::max(best[0] + table[0], best[1] + table[2]) + unary[0],
+              std::max(best[0] + table[1], best[1] + table[3]) + unary[1]};
+    }
+    const double exact = std::max(best[0], best[1]);
+    const HalfIntegralVertex v = oracle.maximise(data, 0, u);
+    EXPECT_NEAR(vertex_score(data, 0, v, u), exact, 1e-12 * (1 + std::abs(exact)));
+    expect_in_local_polytope(data, 0, v, u);
   }
 }
 

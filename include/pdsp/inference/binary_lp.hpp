@@ -13,6 +13,7 @@
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/inference/min_cut.hpp"
+#include "pdsp/inference/small_min_cut.hpp"
 
 namespace pdsp {
 
@@ -51,7 +52,13 @@ class BinaryLpOracle {
   HalfIntegralVertex maximise(const Dataset& data, int64_t n, std::span<const double> potential);
 
  private:
+  // The roof dual of example n on either cut (the small one where the doubled graph fits).
+  template <class Cut>
+  HalfIntegralVertex roof_dual(const Dataset& data, int64_t n, std::span<const double> potential,
+                               Cut& cut);
+
   MinCut cut_;
+  SmallMinCut small_cut_;
   std::vector<double> linear_;  // the energy's coefficient of x_v, per variable of the example
 };
 
