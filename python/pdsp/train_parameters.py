@@ -21,7 +21,7 @@ PARAMETERS = {
     "step": {"flag": "--step", "default": 1.0},
     "max_step_trials": {"flag": "--max-step-trials", "default": 60},
     "theta_step": {"flag": "--theta-step", "default": 'lbfgs'},
-    "lbfgs_memory": {"flag": "--lbfgs-memory", "default": 10},
+    "lbfgs_memory": {"flag": "--lbfgs-memory", "default": 0},
     "lbfgs_curvature": {"flag": "--lbfgs-curvature", "default": 'auto'},
     "threads": {"flag": "--threads", "default": 0},
     "kernels": {"flag": "--kernels", "default": 'auto'},

@@ -87,7 +87,7 @@ TEST(QuasiNewton, ReachesTheGradientStepsOptimumOnALoopyGridWithUniformCounting)
     expect_monotone(lbfgs.records);
     int pairs = 0;
     for (const IterationRecord& r : lbfgs.records) pairs = std::max(pairs, r.lbfgs_pairs);
-    EXPECT_EQ(pairs, config.lbfgs_memory) << "the memory fills up to --lbfgs-memory";
+    EXPECT_EQ(pairs, config.lbfgs_pairs()) << "the memory fills up to --lbfgs-memory";
   }
 }
 
@@ -119,15 +119,17 @@ TEST(QuasiNewton, TakesFarFewerIterationsOnAnIllConditionedProblem) {
   expect_monotone(lbfgs.records);
 }
 
-// Trains 40 iterations straight and from a checkpoint after iteration 17: the same records and
-// theta, and a different theta when the resumed run forgets the L-BFGS memory.
+// Trains 40 iterations straight and from a checkpoint after iteration 6 (early: on some CPUs the
+// tiny problems are solved to the last bit by 17): the same records and theta, and other steps
+// when the resumed run forgets the L-BFGS memory.
 void expect_bitwise_resume(const Dataset& data, const TrainConfig& config) {
   const ProblemSettings settings{config.epsilon, config.counting, config.loss_weight, true, "tiny"};
   SerialCommunicator serial;
   LocalProblem whole(data, settings);
-  Snapshot uninterrupted(17, &whole);
+  const int checkpointed = 6;
+  Snapshot uninterrupted(checkpointed, &whole);
   const TrainResult straight = train(whole, config, serial, uninterrupted);
-  ASSERT_EQ(uninterrupted.state.iterations_done, 17);
+  ASSERT_EQ(uninterrupted.state.iterations_done, checkpointed);
   const auto params = static_cast<size_t>(data.num_params);
   ASSERT_GT(uninterrupted.state.lbfgs.pairs(params), 1) << "the memory must matter to this test";
   ASSERT_FALSE(uninterrupted.state.lbfgs.step.empty());
@@ -135,7 +137,7 @@ void expect_bitwise_resume(const Dataset& data, const TrainConfig& config) {
   const auto [read_state, messages] = testing::through_checkpoint(uninterrupted, params);
   const auto [continued, records] = testing::resume(data, settings, config, read_state, messages);
   EXPECT_EQ(continued.state.theta, straight.state.theta);
-  ASSERT_EQ(records.size(), 40u - 17u);
+  ASSERT_EQ(records.size(), static_cast<size_t>(40 - checkpointed));
   testing::expect_same_continuation(uninterrupted.records, records, [](const IterationRecord& r) {
     return std::tie(r.objective, r.step, r.direction);
   });
@@ -143,8 +145,13 @@ void expect_bitwise_resume(const Dataset& data, const TrainConfig& config) {
   // Without the memory the continuation differs: the test can tell.
   TrainingState forgotten = read_state;
   forgotten.lbfgs.clear();
-  EXPECT_NE(testing::resume(data, settings, config, forgotten, messages).first.state.theta,
-            straight.state.theta);
+  const auto steps = [](const std::vector<IterationRecord>& run) {
+    std::vector<double> objectives;
+    for (const IterationRecord& r : run) objectives.push_back(r.objective_after_step);
+    return objectives;
+  };
+  EXPECT_NE(steps(testing::resume(data, settings, config, forgotten, messages).second),
+            steps(records));
 }
 
 TrainConfig forty_iterations(double epsilon, CountingMode counting) {

@@ -119,5 +119,24 @@ TEST(TrainParameters, TrajectoryFieldsDependOnTheStepTheTemperatureAndTheClasses
                                       "tree_min_leaf", "tree_subsample"}));
 }
 
+// --lbfgs-memory 0 (the default) keeps 10 pairs, 100 with a network of either kind; a number
+// given is kept whatever the classes.
+TEST(TrainParameters, TheLbfgsMemoryDefaultGrowsWithANetwork) {
+  TrainConfig config;
+  EXPECT_EQ(config.lbfgs_memory, 0);
+  EXPECT_EQ(config.lbfgs_pairs(), 10);
+  config.unary_model = "trees";
+  EXPECT_EQ(config.lbfgs_pairs(), 10);
+  config.pairwise_model = "mlp";
+  EXPECT_EQ(config.lbfgs_pairs(), 100);
+  config.pairwise_model = "linear";
+  config.unary_model = "mlp";
+  EXPECT_EQ(config.lbfgs_pairs(), 100);
+  config.lbfgs_memory = 7;
+  EXPECT_EQ(config.lbfgs_pairs(), 7);
+  config.lbfgs_memory = -1;
+  EXPECT_EQ(refusal(config), "--lbfgs-memory: '-1' is not a whole number in [0, 1000]");
+}
+
 }  // namespace
 }  // namespace pdsp

@@ -156,6 +156,9 @@ void list_parameters() {
 void check_before_work(TrainOptions& o) {
   TrainConfig& config = o.config;
   config.validate();
+  // The number itself in the log, the metrics and a checkpoint's trajectory settings, so that
+  // checkpoints written when 10 was the only default resume under the automatic choice.
+  config.lbfgs_memory = config.lbfgs_pairs();
   const LearnerEntry& learner = find_learner(config.learner);
   check_learner_settings(learner, config,
                          !o.checkpoints.directory.empty() || !o.checkpoints.resume.empty());

@@ -61,7 +61,7 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
                      " potential model is nonlinear and trains at eps > 0 only");
   // Collective, so that every rank reports a failure in one line rather than aborting the job.
   // The L-BFGS memory is reserved at its full size here, so it cannot fail to grow mid-run.
-  const int memory_vectors = lbfgs_ ? 2 * config.lbfgs_memory + 2 : 0;
+  const int memory_vectors = lbfgs_ ? 2 * config.lbfgs_pairs() + 2 : 0;
   const int moment_vectors = 2;
   run_collectively(comm_, [&] {
     allocate(
@@ -78,7 +78,7 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
           reduced_.resize(moment_vectors * params_ + 5);
           d_.reserve(params_ + 1);
           if (state_.theta.empty()) state_.theta = problem.model().initial_theta();
-          if (lbfgs_) state_.lbfgs.reserve(params_, config.lbfgs_memory);
+          if (lbfgs_) state_.lbfgs.reserve(params_, config.lbfgs_pairs());
         });
   });
   if (std::isnan(state_.step)) state_.step = config.initial_step;
@@ -239,7 +239,7 @@ void Trainer::take_step(IterationRecord& record) {
   record.objective_after_step = record.objective;
   LbfgsMemory& memory = state_.lbfgs;
   // This iteration's gradient (at its own messages) completes the pair of the last step.
-  if (lbfgs_) memory.complete_pair(grad_, config_.lbfgs_memory);
+  if (lbfgs_) memory.complete_pair(grad_, config_.lbfgs_pairs());
   const bool moved = steps_on_trees(record) ? step_trees(record) : step_theta(record);
   if (!moved) {  // no step decreased F: keep the potentials, let the sweeps go on
     problem_.set_theta(state_.theta);
