@@ -69,7 +69,7 @@ std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields(
     if (row.trajectory && (!row.name.starts_with("lbfgs_") || theta_step == "lbfgs") &&
         (row.name != "smoothing_start" || trains_by_smoothing(epsilon)) &&
         (row.name != "hidden" || !model_choice().linear()) &&
-        (row.name != "network_inputs" || unary_model == "mlp" || pairwise_model == "mlp") &&
+        (row.name != "network_inputs" || has_network()) &&
         (!row.name.starts_with("fit_") || learner == "domke") &&
         (!row.name.starts_with("tree_") || unary_model == "trees" || pairwise_model == "trees") &&
         learner_row_applies(row.name, learner))

@@ -49,8 +49,10 @@ struct TrainConfig {
   // 4,283 with 100 or 200; test error 9.08%, 8.70%, 8.60%; docs/benchmarks.md).
   int lbfgs_pairs() const {
     if (lbfgs_memory > 0) return lbfgs_memory;
-    return unary_model == "mlp" || pairwise_model == "mlp" ? 100 : 10;
+    return has_network() ? 100 : 10;
   }
+  // Whether either kind's function class is a network (mlp).
+  bool has_network() const { return unary_model == "mlp" || pairwise_model == "mlp"; }
   // H_0 of L-BFGS (KroneckerCurvature): "softmax" (the soft-max curvature of typed variable
   // blocks by conjugate gradients), "kronecker" (its Kronecker model), "auto" (softmax where a
   // block has more than two states, else kronecker; all three a diagonal elsewhere) or
