@@ -41,8 +41,10 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings,
       binary_pairwise_(
           make_binary_pairwise_kernels(data, graph_, counting_, settings, temperature_)),
       kernels_(binary_pairwise_ ? binary_pairwise_.get() : &general_),
-      colouring_(colour_variables(
-          data, graph_, sweep_along_trees(data, graph_, counting_, binary_pairwise_ == nullptr))),
+      colouring_(colour_variables(data, graph_,
+                                  sweep_along_trees(data, graph_, counting_,
+                                                    binary_pairwise_ == nullptr,
+                                                    settings.shallow_trees_along))),
       sweep_plan_(plan_sweep(colouring_, graph_)),
       evaluation_plan_(plan_evaluation(data, kernels_->variables_first())),
       chunk_counted_(counted_chunks()),

@@ -63,18 +63,23 @@ bool share_examples_between_threads(const Dataset& data, const FactorGraph& grap
   return largest * 2 * threads > total;
 }
 
-// Trees at least this deep are swept along their trees. A sweep along a tree updates every
-// variable twice; colour classes carry a message one level per sweep, which with the messages
-// warm-started from one step to the next is enough on short chains: on OCR (words of at most 14
-// letters) tree sweeps took the one-core time to CRFsuite's optimum from 0.76-0.81x of
-// CRFsuite's to 0.94-1.53x for the same iterations, while on the UMass citations (median 24
-// tokens, up to 184) colour classes stopped L-BFGS far from the optimum.
+// In training, trees at least this deep are swept along their trees. A sweep along a tree
+// updates every variable twice; colour classes carry a message one level per sweep, which with
+// the messages warm-started from one step to the next is enough on short chains: on OCR (words
+// of at most 14 letters) tree sweeps took the one-core time to CRFsuite's optimum from
+// 0.76-0.81x of CRFsuite's to 0.94-1.53x for the same iterations, while on the UMass citations
+// (median 24 tokens, up to 184) colour classes stopped L-BFGS far from the optimum. Inference
+// at a fixed theta sweeps until nothing moves, which colour classes take about half the longest
+// path to reach (8 sweeps on the citations' short chains) and tree sweeps one, and a second to
+// see it.
 constexpr int64_t kTreeSweepDepth = 16;
 
 std::vector<uint8_t> sweep_along_trees(const Dataset& data, const FactorGraph& graph,
-                                       const CountingNumbers& counting, bool general_kernels) {
+                                       const CountingNumbers& counting, bool general_kernels,
+                                       bool shallow_too) {
   if (!general_kernels || data.shard) return {};
   std::vector<uint8_t> along(counting.exact);
+  if (shallow_too) return along;
   for (int64_t n = 0; n < data.num_examples(); ++n)
     if (along[n] && tree_depth(data, graph, n) < kTreeSweepDepth) along[n] = 0;
   return along;

@@ -1,10 +1,13 @@
 // Sweeps along the trees of acyclic examples with Bethe numbers (colour_variables' along_tree):
 // the order of the one class, and one sweep from zero messages giving brute force's marginals
 // and log-partition (colour classes need about half the longest path), for any thread count;
-// the depth that decides which examples are swept so.
+// the depth that decides which examples are swept so in training, and that inference at a fixed
+// theta sweeps every tree so.
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "pdsp/inference/colouring.hpp"
@@ -84,6 +87,32 @@ TEST(TreeSweep, OneSweepGivesTheExactMarginals) {
     }
     omp_set_num_threads(1);
     EXPECT_EQ(beliefs[0], beliefs[1]);
+  }
+}
+
+TEST(TreeSweep, AtAFixedThetaShallowTreesAreSweptAlongThemToo) {
+  omp_set_num_threads(1);
+  // All too shallow for training's tree sweeps: one variable, a chain of 6, the 7-variable tree.
+  const Dataset data = testing::random_dataset(
+      {testing::chain_shape(1), testing::chain_shape(6, 3), testing::tree_shape()}, 8, 7);
+  const std::vector<double> theta = testing::normal_theta(data.num_params, 1.0, 13);
+  const testing::ExactSolution exact = testing::solve_exactly(data, theta, 1.0, 1.0, 1, 2);
+  for (bool shallow_too : {false, true}) {
+    ProblemSettings settings{1.0, CountingMode::Bethe, 1.0, true, "shallow trees"};
+    settings.shallow_trees_along = shallow_too;
+    LocalProblem problem(data, settings);
+    problem.set_theta(theta);
+    problem.sweep(1);
+    const LocalEvaluation evaluation = problem.evaluate();
+    double worst = 0;
+    for (int64_t i = 0; i < data.num_states(); ++i)
+      worst = std::max(worst, std::abs(problem.beliefs()[i] - exact.marginals[i]));
+    if (shallow_too) {
+      EXPECT_LT(worst, 1e-9);
+      EXPECT_NEAR(evaluation.objective, exact.smax_sum, 1e-9);
+    } else {
+      EXPECT_GT(worst, 1e-6) << "one sweep of colour classes carries a message one level";
+    }
   }
 }
 

@@ -28,6 +28,11 @@ struct ProblemSettings {
   // Training at eps = 0: the kernels start at this positive temperature, which the trainer
   // lowers (set_temperature) as it goes; 0: they run at eps = 0 itself (prediction).
   double smoothing = 0.0;
+  // Inference to a fixed point at a fixed theta (prediction, validation, Bethe-RDA's oracle
+  // calls): every example that one sweep along its trees makes exact is swept so, however
+  // shallow, and one sweep leaves all of them at the fixed point. Training keeps shallow trees
+  // in colour classes (sweep_along_trees).
+  bool shallow_trees_along = false;
 };
 
 // The loss e_v(s) that training adds to the potentials, per state of `data`'s variables:
@@ -54,12 +59,14 @@ std::unique_ptr<Kernels> make_binary_pairwise_kernels(const Dataset& data, const
 // busy: when the largest example holds more than a (2 x threads)-th of the work.
 bool share_examples_between_threads(const Dataset& data, const FactorGraph& graph);
 
-// The examples whose sweep runs along their trees (colour_variables): deep ones whose messages
-// one such sweep makes exact (CountingNumbers::exact), where the general kernels update a
-// chunk's variables one after the other (the binary pairwise kernels update them side by side).
+// The examples whose sweep runs along their trees (colour_variables): those whose messages one
+// such sweep makes exact (CountingNumbers::exact), deep ones only unless `shallow_too`, where the
+// general kernels update a chunk's variables one after the other (the binary pairwise kernels
+// update them side by side).
 // Not on a shard, whose exchanges follow the whole example's colour classes. Independent of the
 // thread count: the plan keeps such a class in one chunk, which one thread runs in order.
 std::vector<uint8_t> sweep_along_trees(const Dataset& data, const FactorGraph& graph,
-                                       const CountingNumbers& counting, bool general_kernels);
+                                       const CountingNumbers& counting, bool general_kernels,
+                                       bool shallow_too);
 
 }  // namespace pdsp

@@ -350,6 +350,7 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
       keep_examples_whole(f.shards, "--inference " + f.inference);
     }
     settings.loss_augmented = false;
+    settings.shallow_trees_along = true;
     settings.source = f.data;
     for (const auto& [name, value] : {std::pair{"unary_model", model.unary_model},
                                       std::pair{"pairwise_model", model.pairwise_model}}) {

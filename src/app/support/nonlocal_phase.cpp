@@ -92,6 +92,7 @@ Fields NonlocalPhase::fit(const TrainConfig& config, const std::vector<double>& 
   settings.epsilon = 1.0;
   settings.counting = config.counting;
   settings.loss_augmented = false;
+  settings.shallow_trees_along = true;
   settings.source = source_;
   ModelChoice choice = config.model_choice();
   choice.stored_trees = trees;

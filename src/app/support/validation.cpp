@@ -63,6 +63,7 @@ ValidationSet::ValidationSet(const TrainConfig& config, const Fields& model,
     settings.epsilon = attribute<double>(model, "epsilon", config.epsilon);
     settings.counting = parse_counting_mode(attribute<std::string>(model, "counting", "auto"));
     settings.loss_augmented = false;
+    settings.shallow_trees_along = true;
     settings.source = path;
     ModelChoice choice = config.model_choice();
     choice.source = path;
