@@ -278,8 +278,7 @@ LocalEvaluation LocalProblem::evaluate(FiniteCheck check) {
   const std::span<const double> base = potential_base();
   const double* loss = base.empty() ? nullptr : base.data();
   const int64_t states = data_.num_states();
-  // A shard's cut factors are checked against the halo's beliefs, which arrive after the
-  // variable phase.
+  // A shard checks its cut factors against the halo's beliefs, sent after the variable phase.
   const auto after_phase = [&](int64_t phase) {
     if (halo_ && !factors_in(phase)) halo_->beliefs(belief_.data());
   };
@@ -329,9 +328,8 @@ LocalEvaluation LocalProblem::evaluate(FiniteCheck check) {
            i < data_.state_offset[data_.var_offset[n + 1]]; ++i)
         expected_loss += belief_[i] * base[i];
   }
-  // model_moments reads the folded tables written out (shared_tables.hpp) where it does not
-  // go through their sums per table: example by example, or through a nonlinear model (whose
-  // parameters are not the tables').
+  // model_moments reads the folded tables (shared_tables.hpp) where it does not sum them per
+  // table: example by example, or through a nonlinear model (its parameters are not the tables').
   if (kernels_ == &general_ && !general_.factors_with_folded_beliefs().empty()) {
     if (!selected_.empty())
       for (int64_t n : selected_)
