@@ -18,10 +18,36 @@ int64_t slot_of(const Dataset& data, int64_t a, int64_t v) {
   return slot;
 }
 
+// The up message of pairwise factor a to the variable of `parent_slot`, as the general loop of
+// forest_map computes it (the same entries in the same order per parent state, so the same
+// ties), without its divisions per entry: the OCR and citation chains' tables are 26 x 26 and
+// 76 x 76, and the divisions took most of `predict`'s decoding. `score` is indexed by state.
+void pairwise_message(const Dataset& data, const FactorGraph& graph, int64_t a, int64_t parent_slot,
+                      const double* table, const double* score, std::vector<double>& message,
+                      std::vector<int64_t>& argmax) {
+  const int64_t first = data.factor_var_ptr[a];
+  const int64_t other_slot = parent_slot == first ? first + 1 : first;
+  const int64_t other = data.factor_vars[other_slot];
+  const int64_t parent_stride = graph.stride_of(parent_slot);
+  const int64_t other_stride = graph.stride_of(other_slot);
+  const double* other_score = score + data.state_offset[other];
+  for (size_t s = 0; s < message.size(); ++s) {
+    const int64_t row = static_cast<int64_t>(s) * parent_stride;
+    for (int32_t t = 0; t < data.card[other]; ++t) {
+      const double value = table[row + t * other_stride] + other_score[t];
+      if (value > message[s]) {
+        message[s] = value;
+        argmax[s] = row + t * other_stride;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void forest_map(const Dataset& data, const FactorGraph& graph, int64_t n,
-                std::span<const double> potential, std::span<int32_t> labels) {
+                std::span<const double> potential, std::span<int32_t> labels,
+                const SharedPairwiseTables* shared) {
   struct Reached {
     int64_t var, from, via;
   };
@@ -58,16 +84,23 @@ void forest_map(const Dataset& data, const FactorGraph& graph, int64_t n,
     std::vector<int64_t>& argmax = best[a - first_factor];
     argmax.assign(message.size(), 0);
     const int64_t parent_slot = slot_of(data, a, parent);
-    for (int64_t j = 0; j < data.table_offset[a + 1] - data.table_offset[a]; ++j) {
-      double value = potential[states + data.table_offset[a] + j];
-      for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e)
-        if (e != parent_slot)
-          value += score[data.state_offset[data.factor_vars[e]] - first_state +
-                         state_at(data, graph, e, j)];
-      const int32_t s = state_at(data, graph, parent_slot, j);
-      if (value > message[s]) {
-        message[s] = value;
-        argmax[s] = j;
+    const double* table =
+        potential.data() + states + data.table_offset[shared ? shared->representative(a) : a];
+    if (data.arity(a) == 2) {
+      pairwise_message(data, graph, a, parent_slot, table, score.data() - first_state, message,
+                       argmax);
+    } else {
+      for (int64_t j = 0; j < data.table_offset[a + 1] - data.table_offset[a]; ++j) {
+        double value = table[j];
+        for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e)
+          if (e != parent_slot)
+            value += score[data.state_offset[data.factor_vars[e]] - first_state +
+                           state_at(data, graph, e, j)];
+        const int32_t s = state_at(data, graph, parent_slot, j);
+        if (value > message[s]) {
+          message[s] = value;
+          argmax[s] = j;
+        }
       }
     }
     for (int32_t s = 0; s < data.card[parent]; ++s)

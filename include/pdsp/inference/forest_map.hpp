@@ -11,6 +11,7 @@
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/inference/factor_graph.hpp"
+#include "pdsp/inference/shared_tables.hpp"
 
 namespace pdsp {
 
@@ -18,8 +19,10 @@ namespace pdsp {
 // entries] (design.md §2: u = base + f(theta)); writes the labels of example n's variables to
 // labels[v] (local ids). The labelling maximises sum_v u_v(y_v) + sum_a u_a(y_a); among equal
 // maxima the lowest state is taken at each choice. Example n must be acyclic (not checked here: the
-// caller decides per data set).
+// caller decides per data set). With `shared`, a factor that shares its type's table reads it at
+// the table's representative factor, and its own table in `potential` is never read.
 void forest_map(const Dataset& data, const FactorGraph& graph, int64_t n,
-                std::span<const double> potential, std::span<int32_t> labels);
+                std::span<const double> potential, std::span<int32_t> labels,
+                const SharedPairwiseTables* shared = nullptr);
 
 }  // namespace pdsp

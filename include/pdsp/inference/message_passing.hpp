@@ -40,6 +40,7 @@ class MessagePassing final : public Kernels {
   // The factors whose own tables these kernels never read in the potentials of set_potentials
   // (they read their shared table's representative's): FeatureIndex::potentials may skip them.
   std::span<const uint8_t> factors_without_own_table() const { return shared_.others(); }
+  const SharedPairwiseTables& shared_tables() const { return shared_; }
   // The factors whose beliefs factor_beliefs does not write into the belief array, at the
   // potentials of set_potentials: the shared-table factors keep them folded
   // (SharedPairwiseTables::folded), and the moments of those beliefs come from

@@ -55,6 +55,8 @@ class LocalProblem final : public CheckpointedMessages {
   // Which kernels run and how threads share the work, for logs.
   std::string kernel_name() const;
   bool threads_inside_examples() const { return threads_inside_examples_; }
+  // Which pairwise factors share their type's table (the general kernels').
+  const SharedPairwiseTables& shared_tables() const { return general_.shared_tables(); }
 
   // u = loss + offset + f(theta) (PotentialModel::forward); with a selection (select_examples)
   // only the selected examples' potentials, which their factors then read from their own tables

@@ -141,8 +141,8 @@ std::string primal_dual_beliefs(const Dataset& slice, const ProblemSettings& set
   std::vector<double> offset;
   if (f.clamp) offset = clamp_offset(*problem, slice.label, model.theta);
   if (settings.epsilon == 0 && examples_with_a_cycle(slice, comm) == 0) {
-    const std::vector<int32_t> labels =
-        exact_map_labels(slice, problem->graph(), problem->model(), model.theta, offset);
+    const std::vector<int32_t> labels = exact_map_labels(
+        slice, problem->graph(), problem->model(), model.theta, offset, problem->shared_tables());
     beliefs.assign(static_cast<size_t>(slice.state_offset[slice.owned_vars()]), 0.0);
     for (int64_t v = 0; v < slice.owned_vars(); ++v) beliefs[slice.state_offset[v] + labels[v]] = 1;
     return "exact MAP labels by dynamic programming (epsilon=0, no example with a cycle)";
@@ -195,7 +195,8 @@ std::string nonlocal_predictions(const Dataset& slice, ProblemSettings settings,
                    rda.marginals().begin() + slice.state_offset[slice.owned_vars()]);
     offset.assign(rda.offset().begin(), rda.offset().end());
     if (cyclic == 0)
-      labels = exact_map_labels(slice, problem->graph(), problem->model(), model.theta, offset);
+      labels = exact_map_labels(slice, problem->graph(), problem->model(), model.theta, offset,
+                                problem->shared_tables());
   }
   if (cyclic > 0) {
     settings.epsilon = 0.0;
