@@ -25,6 +25,13 @@ void LocalProblem::set_truth_moments(std::vector<double> d) {
   truth_moments_ = std::move(d);
 }
 
+void LocalProblem::keep_truth_moments() {
+  if (!engine_.model().is_linear() || !data_.has_labels()) return;
+  std::vector<double> d(static_cast<size_t>(num_params()));
+  engine_.ground_truth_moments(d);
+  set_truth_moments(std::move(d));
+}
+
 void LocalProblem::moments_less_truth(std::span<double> z) const {
   if (!truth_moments_.empty()) {
     model_moments(z);

@@ -120,6 +120,11 @@ class LocalProblem final : public CheckpointedMessages {
   // labels, such as the latent learner's clamped beliefs. Linear models only, and no selection
   // (select_examples). Empty: the labels' own d again.
   void set_truth_moments(std::vector<double> d);
+  // For a problem scored at many theta (Bethe-RDA's psi fit, a validation set): a linear model's
+  // d, the same at every theta, computed once and set (set_truth_moments), where each score
+  // would otherwise build the ground-truth indicator over every table entry (715 MB on the
+  // citations' dev set). Nothing without labels or with a nonlinear model.
+  void keep_truth_moments();
   // Its offset part alone: sum of offset_i over the labelled states (0 without an offset).
   double ground_truth_offset() const;
   // 1 at each labelled position of the regions this rank owns, 0 elsewhere, in the potential

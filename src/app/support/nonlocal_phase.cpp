@@ -102,6 +102,7 @@ Fields NonlocalPhase::fit(const TrainConfig& config, const std::vector<double>& 
   run_collectively(comm, [&] {
     problem =
         std::make_unique<LocalProblem>(*data_, settings, make_potential_model(*data_, choice));
+    problem->keep_truth_moments();
   });
   PsiFitSettings fit_settings;
   fit_settings.epochs = config.psi_epochs;

@@ -70,6 +70,7 @@ ValidationSet::ValidationSet(const TrainConfig& config, const Fields& model,
     choice.standardize_inputs = false;  // scored at the model file's theta
     problem_ =
         std::make_unique<LocalProblem>(slice_, settings, make_potential_model(slice_, choice));
+    problem_->keep_truth_moments();
   });
 }
 
