@@ -128,9 +128,10 @@ int64_t labelled_entry(const Dataset& data, const FactorGraph& graph, int64_t a)
 
 }  // namespace
 
-std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph) {
-  std::vector<double> weight(static_cast<size_t>(data.num_states() + data.num_table_entries()),
-                             0.0);
+ZeroedArray<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph) {
+  // Zeroed pages cost memory only once written: of a chain's 76 x 76 tables (the citations)
+  // one page each, 1.6 GB never written on the training set.
+  ZeroedArray<double> weight(static_cast<size_t>(data.num_states() + data.num_table_entries()));
   // Unobserved variables (-1) and the factors that touch one have no labelled position.
   for (int64_t v = 0; v < data.owned_vars(); ++v)
     if (data.label[v] >= 0) weight[data.state_offset[v] + data.label[v]] = 1.0;

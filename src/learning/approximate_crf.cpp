@@ -373,7 +373,7 @@ InferenceSummary ApproximateCrf::anneal_where(std::span<const char> wanted,
 
 std::vector<double> ApproximateCrf::truth_scores() const {
   // Kept by the engine: every evaluation of the likelihood asks for the scores.
-  const std::vector<double>& truth = engine_.truth_weight();
+  const std::span<const double> truth = engine_.truth_weight();
   std::vector<double> scores(static_cast<size_t>(data_.num_examples()), 0.0);
   for (int64_t n = 0; n < data_.num_examples(); ++n) {
     double score = 0.0;

@@ -38,7 +38,7 @@ void LocalProblem::moments_less_truth(std::span<double> z) const {
     for (size_t r = 0; r < z.size(); ++r) z[r] -= truth_moments_[r];
     return;
   }
-  const std::vector<double>& truth = engine_.truth_weight();
+  const std::span<const double> truth = engine_.truth_weight();
   if (truth.size() != belief_.size() ||
       (kernels_ == &general_ && engine_.model().is_linear() && selected_.empty())) {
     // Folded shared-table beliefs (a linear model on the general kernels over all examples;
@@ -88,7 +88,7 @@ double LocalProblem::ground_truth_score() const {
   }
   // A nonlinear model writes every table (unwritten_factors_ is empty): the score is read off
   // the potentials at the labelled positions, less the loss.
-  const std::vector<double>& weight = engine_.truth_weight();
+  const std::span<const double> weight = engine_.truth_weight();
   const ZeroedArray<double>& potential = engine_.potential_array();
   const int64_t states = data_.num_states();
   double score = 0.0;

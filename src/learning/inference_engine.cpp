@@ -69,13 +69,13 @@ void InferenceEngine::set_examples_theta(std::span<const int64_t> examples,
       potentials_bounded_ || std::all_of(examples.begin(), examples.end(), example_finite);
 }
 
-const std::vector<double>& InferenceEngine::truth_weight() const {
+std::span<const double> InferenceEngine::truth_weight() const {
   if (truth_weight_.empty()) {
     if (!data_.has_labels())
       throw InputError(source_ + ": /vars/label: the ground truth needs labels");
     truth_weight_ = ground_truth_weights(data_, graph_);
   }
-  return truth_weight_;
+  return {truth_weight_.data(), truth_weight_.size()};
 }
 
 void InferenceEngine::ground_truth_moments(std::span<double> d,

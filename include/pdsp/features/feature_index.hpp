@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "pdsp/data/allocation.hpp"
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/features/feature_encoding.hpp"
 #include "pdsp/features/potential_model.hpp"
@@ -101,7 +102,7 @@ std::vector<std::unique_ptr<FeatureEncoding>> make_feature_encodings(const Datas
 // shard's halo and copies are counted by their owners), 0 elsewhere; d of design.md §2 is the
 // model's backward pass on them (InferenceEngine::ground_truth_moments). A variable labelled -1
 // (unobserved) and every factor touching one have no labelled position.
-std::vector<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph);
+ZeroedArray<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph);
 // Potentials u = loss + Phi theta in the layout [states | table entries], row by row, then the
 // typed terms (the reference FeatureIndex::potentials is tested against).
 void compute_potentials(const Dataset& data, std::span<const double> theta,

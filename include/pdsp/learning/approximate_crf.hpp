@@ -136,7 +136,7 @@ class ApproximateCrf {
   // The score of the ground truth of each example, sum of its potentials at the labels.
   std::vector<double> truth_scores() const;
   // 1 at the labels' positions in the potential layout (InferenceEngine::truth_weight).
-  const std::vector<double>& truth_weight() const { return engine_.truth_weight(); }
+  std::span<const double> truth_weight() const { return engine_.truth_weight(); }
   std::span<const double> beliefs() const { return belief_; }
   // z = the moments of the beliefs through the model at the current theta.
   void moments(std::span<double> z) const;

@@ -65,8 +65,8 @@ class InferenceEngine {
   // 1 at each labelled position of the regions this rank owns, 0 elsewhere, in the potential
   // layout (ground_truth_weights); built at the first call and kept until release_truth_weight.
   // Needs labels.
-  const std::vector<double>& truth_weight() const;
-  void release_truth_weight() const { std::vector<double>().swap(truth_weight_); }
+  std::span<const double> truth_weight() const;
+  void release_truth_weight() const { truth_weight_ = ZeroedArray<double>(); }
   // d = J(theta)^T 1_y at the current theta, over all examples or those listed. A linear
   // model's d is the same at every theta, so its indicator is released after this pass.
   void ground_truth_moments(std::span<double> d, std::span<const int64_t> examples = {}) const;
@@ -82,7 +82,7 @@ class InferenceEngine {
   ZeroedArray<double> potential_;  // [states + table entries]
   bool potentials_bounded_ = true;
   bool potentials_finite_ = true;
-  mutable std::vector<double> truth_weight_;
+  mutable ZeroedArray<double> truth_weight_;
 };
 
 }  // namespace pdsp

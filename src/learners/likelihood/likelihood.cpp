@@ -22,7 +22,7 @@ Likelihood::Likelihood(ApproximateCrf& crf, double C, Communicator& comm)
   d_.resize(params_);
   crf_.ground_truth_moments(d_);
   comm_.allreduce_sum(std::span<double>(d_));
-  negative_truth_ = crf_.truth_weight();
+  negative_truth_.assign(crf_.truth_weight().begin(), crf_.truth_weight().end());
   for (double& w : negative_truth_) w = -w;
   int64_t variables[1] = {crf.data().num_vars()};
   comm.allreduce_sum(std::span<int64_t>(variables));
