@@ -1,5 +1,6 @@
 #include "pdsp/optim/lbfgs_memory.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "pdsp/util/vector_ops.hpp"
@@ -21,8 +22,10 @@ bool LbfgsMemory::complete_pair(std::span<const double> new_gradient, int capaci
     gradient.clear();
     return false;
   }
-  std::vector<double> change(n);
-  for (size_t r = 0; r < n; ++r) change[r] = new_gradient[r] - gradient[r];
+  // The pending gradient becomes y = g_{k+1} - g_k in place: it is cleared below anyway, and a
+  // temporary of a large model's size (40 MB on the citations) costs its pages every iteration.
+  std::vector<double>& change = gradient;
+  for (size_t r = 0; r < n; ++r) change[r] = new_gradient[r] - change[r];
   const double sy = dot(step, change);
   const bool kept =
       std::isfinite(sy) && sy > kMinCurvature * std::sqrt(dot(step, step) * dot(change, change));
@@ -51,9 +54,11 @@ void LbfgsMemory::direction(std::span<const double> g, std::span<double> d,
   const int m = pairs(n);
   auto pair_s = [&](int i) { return std::span<const double>(s).subspan(i * n, n); };
   auto pair_y = [&](int i) { return std::span<const double>(y).subspan(i * n, n); };
-  // Newest pair to oldest: q = (prod (I - rho_i y_i s_i')) g, remembering each alpha_i.
-  std::vector<double> q(g.begin(), g.end()), alpha(static_cast<size_t>(m)),
-      rho(static_cast<size_t>(m));
+  // Newest pair to oldest: q = (prod (I - rho_i y_i s_i')) g, remembering each alpha_i. q lives
+  // in d, which needs no pages of its own.
+  const std::span<double> q = d;
+  std::copy(g.begin(), g.end(), q.begin());
+  std::vector<double> alpha(static_cast<size_t>(m)), rho(static_cast<size_t>(m));
   for (int i = m - 1; i >= 0; --i) {
     rho[i] = 1.0 / dot(pair_s(i), pair_y(i));
     alpha[i] = rho[i] * dot(pair_s(i), q);

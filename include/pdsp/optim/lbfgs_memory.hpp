@@ -29,7 +29,7 @@ struct LbfgsMemory {
   // d = -H g by the two-loop recursion, H_0 = gamma I with gamma = s'y / y'y of the newest pair,
   // or with a curvature model H_0 = gamma P^{-1}, gamma = s'y / y'P^{-1}y (H_0 = P^{-1} when
   // `rescale_inverse` is false: a model of the curvature's size, not only its shape); without
-  // pairs d = -g, or -P^{-1} g.
+  // pairs d = -g, or -P^{-1} g. d must not overlap g.
   void direction(std::span<const double> g, std::span<double> d,
                  const InverseCurvature& inverse = {}, bool rescale_inverse = true) const;
   void clear();
