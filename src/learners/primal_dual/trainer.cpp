@@ -339,7 +339,7 @@ TrainResult Trainer::run() {
       break;
     }
   }
-  result.state = state_;
+  result.state = std::move(state_);
   result.state.seconds_trained += seconds_since(started_);
   return result;
 }

@@ -23,6 +23,7 @@ class Trainer {
  public:
   Trainer(LocalProblem& problem, const TrainConfig& config, Communicator& comm,
           TrainingObserver& observer, TrainingState start);
+  // Once: the result takes the state over (its L-BFGS memory can be most of a rank's memory).
   TrainResult run();
 
  private:
