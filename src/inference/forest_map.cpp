@@ -18,27 +18,20 @@ int64_t slot_of(const Dataset& data, int64_t a, int64_t v) {
   return slot;
 }
 
-// The slot of pairwise factor a that is not `slot`, and its variable.
-int64_t other_slot_of(const Dataset& data, int64_t a, int64_t slot) {
-  const int64_t first = data.factor_var_ptr[a];
-  return slot == first ? first + 1 : first;
-}
-int64_t other_var(const Dataset& data, int64_t a, int64_t slot) {
-  return data.factor_vars[other_slot_of(data, a, slot)];
-}
-
 // The up message of pairwise factor a to the variable of `parent_slot`, as the general loop of
 // forest_map computes it (the same entries in the same order per parent state, so the same
 // ties), without its divisions per entry: the OCR and citation chains' tables are 26 x 26 and
-// 76 x 76, and the divisions took most of `predict`'s decoding. `other_score`: the other
-// variable's scores, by state.
+// 76 x 76, and the divisions took most of `predict`'s decoding. `score` is forest_map's, whose
+// first entry is state `first_state`.
 void pairwise_message(const Dataset& data, const FactorGraph& graph, int64_t a, int64_t parent_slot,
-                      const double* table, const double* other_score, std::vector<double>& message,
-                      std::vector<int64_t>& argmax) {
-  const int64_t other_slot = other_slot_of(data, a, parent_slot);
+                      const double* table, const std::vector<double>& score, int64_t first_state,
+                      std::vector<double>& message, std::vector<int64_t>& argmax) {
+  const int64_t first = data.factor_var_ptr[a];
+  const int64_t other_slot = parent_slot == first ? first + 1 : first;
   const int64_t other = data.factor_vars[other_slot];
   const int64_t parent_stride = graph.stride_of(parent_slot);
   const int64_t other_stride = graph.stride_of(other_slot);
+  const double* other_score = score.data() + (data.state_offset[other] - first_state);
   for (size_t s = 0; s < message.size(); ++s) {
     const int64_t row = static_cast<int64_t>(s) * parent_stride;
     for (int32_t t = 0; t < data.card[other]; ++t) {
@@ -95,10 +88,7 @@ void forest_map(const Dataset& data, const FactorGraph& graph, int64_t n,
     const double* table =
         potential.data() + states + data.table_offset[shared ? shared->representative(a) : a];
     if (data.arity(a) == 2) {
-      pairwise_message(
-          data, graph, a, parent_slot, table,
-          score.data() + (data.state_offset[other_var(data, a, parent_slot)] - first_state),
-          message, argmax);
+      pairwise_message(data, graph, a, parent_slot, table, score, first_state, message, argmax);
     } else {
       for (int64_t j = 0; j < data.table_offset[a + 1] - data.table_offset[a]; ++j) {
         double value = table[j];
