@@ -10,6 +10,7 @@
 #include "pdsp/data/collective_output.hpp"
 #include "pdsp/data/hdf5_file.hpp"
 #include "pdsp/data/provenance.hpp"
+#include "pdsp/learning/checkpoint_lbfgs.hpp"
 #include "pdsp/learning/checkpoint_validation.hpp"
 #include "pdsp/util/errors.hpp"
 
@@ -19,20 +20,9 @@ namespace {
 constexpr uint64_t kThetaTag = 101;
 constexpr uint64_t kMessageTag = 102;
 constexpr uint64_t kConfigTag = 103;
-constexpr uint64_t kLbfgsTags[4] = {104, 105, 106, 107};
 constexpr uint64_t kDualTags[3] = {108, 109, 110};
 constexpr uint64_t kTreeTag = 111;
 constexpr uint64_t kIterateTag = 112;
-
-// The L-BFGS memory's datasets, in the order of kLbfgsTags.
-constexpr const char* kLbfgsDatasets[4] = {"/lbfgs/s", "/lbfgs/y", "/lbfgs/step",
-                                           "/lbfgs/gradient"};
-
-// The memory's vector i (const or not, as the memory).
-template <class Memory>
-auto& lbfgs_vector(Memory& m, int i) {
-  return i == 0 ? m.s : i == 1 ? m.y : i == 2 ? m.step : m.gradient;
-}
 
 // Each rank's `count`, summed over the ranks before it and over all.
 std::pair<int64_t, int64_t> prefix_and_total(int64_t count, Communicator& comm) {
@@ -62,12 +52,6 @@ std::string hex_checksum(uint64_t tag, int64_t first, std::span<const double> va
   Checksum sum;
   sum.add<double>(tag, first, values);
   if (combine_over != nullptr) sum.combine(*combine_over);
-  return sum.hex();
-}
-
-std::string lbfgs_checksum(const LbfgsMemory& memory) {
-  Checksum sum;
-  for (int i = 0; i < 4; ++i) sum.add<double>(kLbfgsTags[i], 0, lbfgs_vector(memory, i));
   return sum.hex();
 }
 
@@ -151,28 +135,6 @@ std::string header_text(const Checkpoint& c, int64_t version, int64_t num_params
          (c.state.validation.checks == 0
               ? ""
               : "\nvalidation=" + validation_checksum(c.state.validation));
-}
-
-// The four datasets of the memory, checked against the parameter count before any is read
-// whole: pairs of `params` values (as many s as y), a pending step of 0 or `params` values.
-void read_lbfgs_memory(const h5::File& file, const std::string& path, int64_t params,
-                       LbfgsMemory& memory) {
-  int64_t lengths[4];
-  for (int i = 0; i < 4; ++i) lengths[i] = file.length(kLbfgsDatasets[i]);
-  const bool pairs_fit =
-      lengths[0] == lengths[1] && (params == 0 ? lengths[0] == 0 : lengths[0] % params == 0);
-  if (!pairs_fit)
-    throw_file_error(path, "/lbfgs/y",
-                     "holds " + std::to_string(lengths[1]) + " values for " +
-                         std::to_string(lengths[0]) + " in /lbfgs/s; both must be whole pairs of " +
-                         std::to_string(params) + " parameters");
-  for (int i = 2; i < 4; ++i)
-    if (lengths[i] != 0 && lengths[i] != params)
-      throw_file_error(
-          path, kLbfgsDatasets[i],
-          "holds " + std::to_string(lengths[i]) + " values, not 0 or " + std::to_string(params));
-  for (int i = 0; i < 4; ++i)
-    lbfgs_vector(memory, i) = file.read<double>(kLbfgsDatasets[i], 0, lengths[i]);
 }
 
 // The eps = 0 dual bundle: up to dual_bundle_capacity losses, a block of `params` moments for
@@ -282,7 +244,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write_attribute("written_by_ranks", int64_t{comm.size()});
     file.write_attribute("checksum_theta", theta_checksum);
     file.write_attribute("checksum_messages", messages_checksum);
-    const std::string memory_checksum = lbfgs_checksum(c.state.lbfgs);
+    const std::string memory_checksum = lbfgs_checksum(c.state.lbfgs, params);
     file.write_attribute("checksum_lbfgs", memory_checksum);
     if (!c.state.trees.empty())
       file.write_attribute("checksum_trees", trees_checksum(c.state.trees));
@@ -299,7 +261,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     write_ensembles(file, c.state.trees);
     if (!c.state.iterate.empty()) file.write("/stochastic/iterate", c.state.iterate);
     write_validation(file, c.state.validation);
-    for (int i = 0; i < 4; ++i) file.write(kLbfgsDatasets[i], lbfgs_vector(c.state.lbfgs, i));
+    write_lbfgs_memory(file, c.state.lbfgs, params);
     file.write("/dual/moments", c.state.dual_bundle.moments);
     file.write("/dual/losses", c.state.dual_bundle.losses);
     // A bundle without weights (none of the trainer's) is written as before the weights were.
@@ -387,7 +349,7 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
     c.compatibility.emplace_back("theta_step", "gradient");
   } else {
     read_lbfgs_memory(file, path, params, c.state.lbfgs);
-    if (lbfgs_checksum(c.state.lbfgs) != memory_checksum)
+    if (lbfgs_checksum(c.state.lbfgs, params) != memory_checksum)
       throw_file_error(path, "/lbfgs", "checksum mismatch (the file is corrupt)");
   }
 

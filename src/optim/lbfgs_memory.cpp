@@ -30,12 +30,19 @@ bool LbfgsMemory::complete_pair(std::span<const double> new_gradient, int capaci
   const bool kept =
       std::isfinite(sy) && sy > kMinCurvature * std::sqrt(dot(step, step) * dot(change, change));
   if (kept) {
-    while (pairs(n) >= capacity) {
-      s.erase(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n));
-      y.erase(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(n));
+    capacity = std::max(capacity, 1);
+    // A memory read with more pairs than this run keeps, or not yet full but wrapped (neither
+    // happens within one run), is first put in order.
+    if (pairs(n) > capacity || (oldest != 0 && pairs(n) < capacity)) keep_newest(capacity, n);
+    if (pairs(n) < capacity) {
+      s.insert(s.end(), step.begin(), step.end());
+      y.insert(y.end(), change.begin(), change.end());
+    } else {
+      const auto at = static_cast<std::ptrdiff_t>(static_cast<size_t>(oldest) * n);
+      std::copy(step.begin(), step.end(), s.begin() + at);
+      std::copy(change.begin(), change.end(), y.begin() + at);
+      oldest = (oldest + 1) % capacity;
     }
-    s.insert(s.end(), step.begin(), step.end());
-    y.insert(y.end(), change.begin(), change.end());
   }
   step.clear();
   gradient.clear();
@@ -52,17 +59,15 @@ void LbfgsMemory::direction(std::span<const double> g, std::span<double> d,
                             const InverseCurvature& inverse, bool rescale_inverse) const {
   const size_t n = g.size();
   const int m = pairs(n);
-  auto pair_s = [&](int i) { return std::span<const double>(s).subspan(i * n, n); };
-  auto pair_y = [&](int i) { return std::span<const double>(y).subspan(i * n, n); };
   // Newest pair to oldest: q = (prod (I - rho_i y_i s_i')) g, remembering each alpha_i. q lives
   // in d, which needs no pages of its own.
   const std::span<double> q = d;
   std::copy(g.begin(), g.end(), q.begin());
   std::vector<double> alpha(static_cast<size_t>(m)), rho(static_cast<size_t>(m));
   for (int i = m - 1; i >= 0; --i) {
-    rho[i] = 1.0 / dot(pair_s(i), pair_y(i));
-    alpha[i] = rho[i] * dot(pair_s(i), q);
-    const auto yi = pair_y(i);
+    rho[i] = 1.0 / dot(pair_s(i, n), pair_y(i, n));
+    alpha[i] = rho[i] * dot(pair_s(i, n), q);
+    const auto yi = pair_y(i, n);
     for (size_t r = 0; r < n; ++r) q[r] -= alpha[i] * yi[r];
   }
   // H_0 = gamma I (or gamma P^{-1}) scales the step to the curvature along the newest pair, so
@@ -71,28 +76,41 @@ void LbfgsMemory::direction(std::span<const double> g, std::span<double> d,
     std::vector<double> scaled(n);
     double gamma = 1.0;
     if (m > 0 && rescale_inverse) {
-      inverse(pair_y(m - 1), scaled);
-      gamma = dot(pair_s(m - 1), pair_y(m - 1)) / dot(pair_y(m - 1), scaled);
+      inverse(pair_y(m - 1, n), scaled);
+      gamma = dot(pair_s(m - 1, n), pair_y(m - 1, n)) / dot(pair_y(m - 1, n), scaled);
     }
     inverse(q, scaled);
     for (size_t r = 0; r < n; ++r) q[r] = gamma * scaled[r];
   } else {
     const double gamma =
-        m == 0 ? 1.0 : dot(pair_s(m - 1), pair_y(m - 1)) / dot(pair_y(m - 1), pair_y(m - 1));
+        m == 0 ? 1.0
+               : dot(pair_s(m - 1, n), pair_y(m - 1, n)) / dot(pair_y(m - 1, n), pair_y(m - 1, n));
     for (size_t r = 0; r < n; ++r) q[r] *= gamma;
   }
   // Oldest to newest: apply the rank-two corrections.
   for (int i = 0; i < m; ++i) {
-    const double beta = rho[i] * dot(pair_y(i), q);
-    const auto si = pair_s(i);
+    const double beta = rho[i] * dot(pair_y(i, n), q);
+    const auto si = pair_s(i, n);
     for (size_t r = 0; r < n; ++r) q[r] += (alpha[i] - beta) * si[r];
   }
   for (size_t r = 0; r < n; ++r) d[r] = -q[r];
 }
 
+void LbfgsMemory::keep_newest(int kept, size_t params) {
+  const auto shift = static_cast<std::ptrdiff_t>(static_cast<size_t>(oldest) * params);
+  std::rotate(s.begin(), s.begin() + shift, s.end());
+  std::rotate(y.begin(), y.begin() + shift, y.end());
+  oldest = 0;
+  const auto dropped =
+      static_cast<std::ptrdiff_t>(static_cast<size_t>(std::max(pairs(params) - kept, 0)) * params);
+  s.erase(s.begin(), s.begin() + dropped);
+  y.erase(y.begin(), y.begin() + dropped);
+}
+
 void LbfgsMemory::clear() {
   s.clear();
   y.clear();
+  oldest = 0;
   step.clear();
   gradient.clear();
 }

@@ -164,6 +164,25 @@ TEST(Checkpoint, RoundTripRestoresEveryField) {
   EXPECT_FALSE(fs::exists(dir / "c.h5.tmp." + std::to_string(::getpid())));
 }
 
+// A full L-BFGS memory is a ring whose oldest pair may sit in any slot; the file holds the pairs
+// oldest first all the same, so that a resumed run finds the same pairs in the same order.
+TEST(Checkpoint, AWrappedLbfgsMemoryIsWrittenOldestFirst) {
+  Fixture f;
+  TempDir dir;
+  Checkpoint written = f.checkpoint(7);
+  written.state.lbfgs.oldest = 1;  // the second slot holds the oldest pair
+  write_checkpoint(dir / "c.h5", written, f.problem.messages(), f.comm);
+  std::vector<double> messages(static_cast<size_t>(f.problem.num_message_entries()));
+  const Checkpoint read = load(dir / "c.h5", messages, f.comm);
+  EXPECT_EQ(read.state.lbfgs.oldest, 0);
+  EXPECT_EQ(read.state.lbfgs.s, (std::vector<double>{-1, -2, -3, -4, -5, -6, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(read.state.lbfgs.y, (std::vector<double>{6, 5, 4, 3, 2, 1, 0.5, 0.25, 1, 2, 3, 4}));
+  std::vector<double> before(6), after(6);
+  written.state.lbfgs.direction(written.state.lbfgs.gradient, before);
+  read.state.lbfgs.direction(read.state.lbfgs.gradient, after);
+  EXPECT_EQ(after, before);
+}
+
 // Files written before the bundle had weights hold a ring of points and no /dual/weights; they
 // are read with all weight on the newest point (the ring starts at @dual_next, 0 here).
 TEST(Checkpoint, ABundleWithoutWeightsIsReadWithItsNewestPointWeighted) {

@@ -138,6 +138,39 @@ TEST(LbfgsMemory, ACurvatureModelGivesH0ScaledOrAsItIs) {
   }
 }
 
+// A memory read with more pairs than the run keeps drops its oldest; a full one overwrites the
+// slot of its oldest pair, and the pairs stay in order, oldest first.
+TEST(LbfgsMemory, KeepsTheNewestPairsInOrderWhateverSlotTheyAreIn) {
+  const size_t n = 2;
+  LbfgsMemory memory;
+  memory.s = {1, 0, 2, 0, 3, 0};  // three pairs, s_k = (k, 0), y_k = (k, 1)
+  memory.y = {1, 1, 2, 1, 3, 1};
+  auto add_pair = [&](double k) {
+    memory.remember_step(std::vector<double>{k, 0.0}, std::vector<double>{0.0, 0.0});
+    return memory.complete_pair(std::vector<double>{k, 1.0}, 2);
+  };
+  auto firsts = [&] {
+    std::vector<double> out;
+    for (int i = 0; i < memory.pairs(n); ++i) {
+      EXPECT_EQ(memory.pair_y(i, n)[0], memory.pair_s(i, n)[0]);
+      out.push_back(memory.pair_s(i, n)[0]);
+    }
+    return out;
+  };
+  ASSERT_TRUE(add_pair(4));  // down to 2 and 3, then 4 over 2
+  EXPECT_EQ(firsts(), (std::vector<double>{3, 4}));
+  EXPECT_EQ(memory.s, (std::vector<double>{4, 0, 3, 0})) << "the oldest slot overwritten";
+  EXPECT_EQ(memory.oldest, 1);
+  ASSERT_TRUE(add_pair(5));
+  EXPECT_EQ(firsts(), (std::vector<double>{4, 5}));
+  EXPECT_EQ(memory.oldest, 0);
+  ASSERT_TRUE(add_pair(6));
+  EXPECT_EQ(firsts(), (std::vector<double>{5, 6}));
+  EXPECT_EQ(memory.s, (std::vector<double>{6, 0, 5, 0}));
+  memory.clear();
+  EXPECT_EQ(memory.oldest, 0);
+}
+
 TEST(LbfgsMemory, WithoutPairsTheDirectionIsMinusTheGradient) {
   const std::vector<double> g = {1.5, -2.0, 0.25};
   std::vector<double> d(3);
