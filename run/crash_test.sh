@@ -16,10 +16,11 @@ trap 'pkill -9 -f "$work" 2> /dev/null; rm -rf "$work"' EXIT
 launch=()
 [ "$ranks" -gt 1 ] && launch=("${MPIRUN[@]}" -np "$ranks")
 # --tol 0: the run always goes to --max-iters, long enough for every kill to land mid-training:
-# 1000 iterations of 10-35 ms, where each run before a kill gets at most a second, of which
-# start-up and resume take most (20 kills on one rank got through 23 iterations here); few step
+# 2500 iterations of 6-35 ms, where each run before a kill gets at most a second, of which
+# start-up and resume take most (20 kills on one rank got through 23 iterations here; on an AMD
+# EPYC at 6 ms, 1000 iterations ran out before the 20th kill on two ranks in 1 of 3 runs); few step
 # trials keep the iterations short once the objective stops moving (each trial re-runs a sweep).
-train=(train --data "$work/train.h5" --max-iters 1000 --tol 0 --max-step-trials 8 --threads 1)
+train=(train --data "$work/train.h5" --max-iters 2500 --tol 0 --max-step-trials 8 --threads 1)
 "${launch[@]}" "$pdsp" "${train[@]}" --out "$work/reference.h5" --metrics "$work/reference.jsonl" > /dev/null
 
 resumable=("${train[@]}" --out "$work/model.h5" --metrics "$work/metrics.jsonl"
@@ -49,7 +50,7 @@ done
 # The last resume runs to the end; it checkpoints rarely (how often is no setting a resume must
 # match), since a checkpoint of every one of its remaining iterations would take most of the
 # test's time and check nothing the kills did not.
-"${launch[@]}" "$pdsp" "${resumable[@]}" --checkpoint-every 1000 > "$work/run.log" 2>&1 ||
+"${launch[@]}" "$pdsp" "${resumable[@]}" --checkpoint-every 2500 > "$work/run.log" 2>&1 ||
   { echo "FAIL: the last resume failed"; cat "$work/run.log"; exit 1; }
 
 failures=0
