@@ -322,9 +322,13 @@ TEST_F(Resume, SkipsADamagedNewestCheckpointForThePreviousOne) {
   write(4);
   write(8);
   flip_byte_of(CheckpointStore(dir_.str(), 5).path_for(8), "/messages", 0);
-  const auto loaded = resume_training(auto_options(), f_.checkpoint(0), f_.problem, f_.comm);
+  CheckpointView view = look_at_checkpoints(auto_options());
+  ASSERT_EQ(view.headers.size(), 2u);
+  const auto loaded = resume_training(auto_options(), view, f_.checkpoint(0), f_.problem, f_.comm);
   ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(loaded->state.iterations_done, 4);
+  EXPECT_EQ(loaded->state.lbfgs.s, f_.checkpoint(4).state.lbfgs.s);
+  EXPECT_TRUE(view.headers.empty()) << "the candidates' headers (theta, L-BFGS) are released";
 }
 
 TEST_F(Resume, FailsClearlyWhenNoCheckpointIsValid) {

@@ -243,9 +243,9 @@ void choose_validated_model(const ValidationProgress& progress, TrainResult& res
 // Sets up the learner on this rank's slice and trains it: with checkpoints (resuming from one
 // when asked) where the learner keeps them. Sets `requeue` when it stopped to be run again.
 TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const Dataset& slice,
-                          const DatasetLayout& layout, TrainOptions& o,
-                          const CheckpointView& checkpoints, NonlocalPhase& nonlocal,
-                          ValidationSet* validation, Communicator& comm, bool& requeue) {
+                          const DatasetLayout& layout, TrainOptions& o, CheckpointView& checkpoints,
+                          NonlocalPhase& nonlocal, ValidationSet* validation, Communicator& comm,
+                          bool& requeue) {
   TrainConfig& config = o.config;
   const auto setup_start = Clock::now();
   learner.set_up(slice, config, comm);
@@ -279,7 +279,8 @@ TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const D
     validating.emplace(logging, *validation, learner, config,
                        resumed ? resumed->state.validation : ValidationProgress{}, comm);
   TrainingObserver& observer = validating ? *validating : logging;
-  TrainResult result = learner.run(observer, resumed ? resumed->state : TrainingState{});
+  // Moved: a copy of a large model's state (theta and the L-BFGS pairs) would stay for the run.
+  TrainResult result = learner.run(observer, resumed ? std::move(resumed->state) : TrainingState{});
   if (validating) {
     validating->flush();
     choose_validated_model(validating->progress(), result, o.quiet, comm);
@@ -319,7 +320,7 @@ int run_train(const Invocation& invocation, Communicator& comm) {
   // Rank 0 reads the config file, checks the settings and the outputs, and looks at the
   // checkpoint directory; every rank receives that one view, then checks the same on its own
   // (outputs on every node), all before the data set is opened.
-  const RunView view = share_from_root<RunView>(comm, [&](RunView& v) {
+  RunView view = share_from_root<RunView>(comm, [&](RunView& v) {
     v.config = command_line.read_config(invocation.args);
     if (!command_line.parse(invocation.args, v.config, /*root=*/false)) return;
     check_before_work(o);

@@ -73,6 +73,69 @@ void reopen_if_settings_changed(Checkpoint& loaded, const Checkpoint& current) {
     reason = no_stop();
 }
 
+// resume_training's choice: the first of the view's candidates that loads, its header moved out
+// of the view.
+std::optional<Checkpoint> choose_checkpoint(const CheckpointOptions& options, CheckpointView& view,
+                                            const Checkpoint& current,
+                                            CheckpointedMessages& problem, Communicator& comm) {
+  if (options.resume.empty()) {
+    // A fresh run would prune the checkpoints already in the directory: refuse to lose them.
+    run_collectively(comm, [&] {
+      if (!view.iterations.empty())
+        throw InputError(options.directory +
+                         ": holds checkpoints of an earlier run; pass --resume auto to continue "
+                         "it, or choose another --checkpoint-dir");
+    });
+    return std::nullopt;
+  }
+  const bool automatic = options.resume == "auto";
+  if (automatic && view.candidates.empty()) {
+    if (comm.is_root())
+      std::printf("no checkpoint in %s: starting afresh\n", options.directory.c_str());
+    return std::nullopt;
+  }
+
+  // A damaged file is skipped for an older one (with --resume auto); a file of other data or
+  // other settings is refused.
+  for (size_t i = 0; i < view.candidates.size(); ++i) {
+    const std::string& path = view.candidates[i];
+    const bool last_chance = !automatic || i + 1 == view.candidates.size();
+    Checkpoint loaded;
+    try {
+      run_collectively(comm, [&] {
+        if (!view.damage[i].empty()) throw InputError(view.damage[i]);
+        loaded = std::move(view.headers[i]);
+        check_checkpoint_params(path, loaded, problem.num_params());
+      });
+      run_collectively(comm, [&] { check_compatible(path, loaded, current); });
+      std::vector<double> messages(static_cast<size_t>(problem.num_message_entries()));
+      read_checkpoint_messages(path, messages, comm,
+                               message_runs(problem.data(), problem.num_message_entries(), comm));
+      problem.set_messages(messages);
+    } catch (const CollectiveError& error) {
+      const bool refused = std::string(error.what()).find(kRefusal) != std::string::npos;
+      if (refused || last_chance) throw;
+      if (error.reporter()) std::fprintf(stderr, "pdsp: skipping checkpoint: %s\n", error.what());
+      continue;
+    }
+    // Continuing an older checkpoint in a directory that holds later ones would interleave two
+    // runs' files (and pruning would remove the new ones): refuse, as for a fresh start.
+    run_collectively(comm, [&] {
+      for (const int iteration : view.iterations)
+        if (!automatic && iteration > loaded.state.iterations_done)
+          throw InputError(options.directory + ": holds checkpoints after iteration " +
+                           std::to_string(loaded.state.iterations_done) + " of " + path +
+                           "; resume into an empty --checkpoint-dir");
+    });
+    reopen_if_settings_changed(loaded, current);
+    if (comm.is_root())
+      std::printf("resuming from %s after iteration %d\n", path.c_str(),
+                  loaded.state.iterations_done);
+    return loaded;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void CheckpointOptions::validate() const {
@@ -115,71 +178,18 @@ CheckpointView look_at_checkpoints(const CheckpointOptions& options) {
   return view;
 }
 
-std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
-                                          const CheckpointView& view, const Checkpoint& current,
-                                          CheckpointedMessages& problem, Communicator& comm) {
-  if (options.resume.empty()) {
-    // A fresh run would prune the checkpoints already in the directory: refuse to lose them.
-    run_collectively(comm, [&] {
-      if (!view.iterations.empty())
-        throw InputError(options.directory +
-                         ": holds checkpoints of an earlier run; pass --resume auto to continue "
-                         "it, or choose another --checkpoint-dir");
-    });
-    return std::nullopt;
-  }
-  const bool automatic = options.resume == "auto";
-  if (automatic && view.candidates.empty()) {
-    if (comm.is_root())
-      std::printf("no checkpoint in %s: starting afresh\n", options.directory.c_str());
-    return std::nullopt;
-  }
-
-  // A damaged file is skipped for an older one (with --resume auto); a file of other data or
-  // other settings is refused.
-  for (size_t i = 0; i < view.candidates.size(); ++i) {
-    const std::string& path = view.candidates[i];
-    const bool last_chance = !automatic || i + 1 == view.candidates.size();
-    Checkpoint loaded;
-    try {
-      run_collectively(comm, [&] {
-        if (!view.damage[i].empty()) throw InputError(view.damage[i]);
-        loaded = view.headers[i];
-        check_checkpoint_params(path, loaded, problem.num_params());
-      });
-      run_collectively(comm, [&] { check_compatible(path, loaded, current); });
-      std::vector<double> messages(static_cast<size_t>(problem.num_message_entries()));
-      read_checkpoint_messages(path, messages, comm,
-                               message_runs(problem.data(), problem.num_message_entries(), comm));
-      problem.set_messages(messages);
-    } catch (const CollectiveError& error) {
-      const bool refused = std::string(error.what()).find(kRefusal) != std::string::npos;
-      if (refused || last_chance) throw;
-      if (error.reporter()) std::fprintf(stderr, "pdsp: skipping checkpoint: %s\n", error.what());
-      continue;
-    }
-    // Continuing an older checkpoint in a directory that holds later ones would interleave two
-    // runs' files (and pruning would remove the new ones): refuse, as for a fresh start.
-    run_collectively(comm, [&] {
-      for (const int iteration : view.iterations)
-        if (!automatic && iteration > loaded.state.iterations_done)
-          throw InputError(options.directory + ": holds checkpoints after iteration " +
-                           std::to_string(loaded.state.iterations_done) + " of " + path +
-                           "; resume into an empty --checkpoint-dir");
-    });
-    reopen_if_settings_changed(loaded, current);
-    if (comm.is_root())
-      std::printf("resuming from %s after iteration %d\n", path.c_str(),
-                  loaded.state.iterations_done);
-    return loaded;
-  }
-  return std::nullopt;
+std::optional<Checkpoint> resume_training(const CheckpointOptions& options, CheckpointView& view,
+                                          const Checkpoint& current, CheckpointedMessages& problem,
+                                          Communicator& comm) {
+  std::optional<Checkpoint> resumed = choose_checkpoint(options, view, current, problem, comm);
+  view.headers.clear();
+  return resumed;
 }
 
 std::optional<Checkpoint> resume_training(const CheckpointOptions& options,
                                           const Checkpoint& current, CheckpointedMessages& problem,
                                           Communicator& comm) {
-  const CheckpointView view = share_from_root<CheckpointView>(
+  CheckpointView view = share_from_root<CheckpointView>(
       comm, [&](CheckpointView& v) { v = look_at_checkpoints(options); });
   return resume_training(options, view, current, problem, comm);
 }
