@@ -36,6 +36,40 @@ TEST(Smax, StaysFiniteForHugeScores) {
   EXPECT_NEAR(smax(x.data(), 3, 1.0), 1e6 + std::log(1 + std::exp(-1.0)), 1e-6);
 }
 
+// Exponents far below the largest (scores of -1e4 at a trial theta, -inf) are raised to a floor
+// before exp (vector_math.hpp's exp_floor), which must leave the sums bitwise as exact zeros
+// would: with k other terms of exp(0) = 1 the sum is exactly k in any order. NaN stays NaN.
+TEST(Smax, ExponentsFarBelowTheLargestLeaveTheSumBitwiseAsItWas) {
+  const double far[] = {-1e4, -800.0, -709.0, -INFINITY, -60.0};
+  for (int64_t n : {3, 8, 19}) {
+    std::vector<double> x(static_cast<size_t>(n));
+    double ones = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const bool low = i % 3 == 1;
+      x[i] = low ? far[i % 5] : 0.0;
+      ones += low ? 0 : 1;
+    }
+    for (double tau : {1.0, 0.5}) {
+      const double expected = tau * std::log(ones);
+      EXPECT_EQ(smax(x.data(), n, tau), expected) << n << " " << tau;
+      // The table as one state's row against n (either variable first), or along a slot of
+      // stride 1 or n: every loop of the soft-max kernels.
+      std::vector<double> out(1), scratch(1);
+      const std::vector<double> zero(static_cast<size_t>(n), 0.0);
+      for (const bool first : {true, false}) {
+        smax_pairwise(x.data(), 1, n, first, zero.data(), tau, out.data(), scratch.data());
+        EXPECT_EQ(out[0], expected) << n << " " << tau << " " << first;
+      }
+      for (const int64_t stride : {int64_t{1}, n}) {
+        smax_along_slot(x.data(), n, 1, stride, tau, out.data(), scratch.data());
+        EXPECT_EQ(out[0], expected) << n << " " << tau << " stride " << stride;
+      }
+    }
+    x[0] = NAN;
+    EXPECT_TRUE(std::isnan(smax(x.data(), n, 1.0)));
+  }
+}
+
 TEST(SoftArgmax, IsTheGradientOfSmax) {
   const std::vector<double> x = {0.3, -1.2, 2.5, 0.0};
   for (double tau : {1.0, 0.3, -0.8}) {

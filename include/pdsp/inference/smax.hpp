@@ -30,8 +30,9 @@ inline double smax(const double* x, int64_t n, double tau) {
   const double inverse = 1.0 / tau;
   const double m = max_over(1, n, x[0] * inverse, [&](int64_t i) { return x[i] * inverse; });
   double sum = 0.0;
+  const double lowest = exp_floor();
 #pragma omp simd reduction(+ : sum)
-  for (int64_t i = 0; i < n; ++i) sum += std::exp(x[i] * inverse - m);
+  for (int64_t i = 0; i < n; ++i) sum += std::exp(floored(x[i] * inverse - m, lowest));
   return tau * (m + std::log(sum));
 }
 

@@ -48,6 +48,7 @@ inline void smax_along_slot(const double* table, int64_t size, int64_t card, int
   }
   // out[s] holds the largest scaled score of state s first, so that every exponent is <= 0.
   const double inverse = 1.0 / tau;
+  const double lowest = exp_floor();
   for (int64_t s = 0; s < card; ++s) {
     out[s] = -INFINITY;
     sum[s] = 0.0;
@@ -61,7 +62,8 @@ inline void smax_along_slot(const double* table, int64_t size, int64_t card, int
     for (int64_t outer = 0; outer < size; outer += block) {
       const double* row = table + outer;
 #pragma omp simd
-      for (int64_t s = 0; s < card; ++s) sum[s] += std::exp(row[s] * inverse - out[s]);
+      for (int64_t s = 0; s < card; ++s)
+        sum[s] += std::exp(floored(row[s] * inverse - out[s], lowest));
     }
   } else {
     for (int64_t s = 0; s < card; ++s) {
@@ -74,7 +76,7 @@ inline void smax_along_slot(const double* table, int64_t size, int64_t card, int
         const double* row = table + outer + s * stride;
 #pragma omp simd reduction(+ : total)
         for (int64_t inner = 0; inner < stride; ++inner)
-          total += std::exp(row[inner] * inverse - m);
+          total += std::exp(floored(row[inner] * inverse - m, lowest));
       }
       out[s] = m;
       sum[s] = total;
@@ -92,6 +94,7 @@ inline void smax_along_slot(const double* table, int64_t size, int64_t card, int
 inline void smax_pairwise(const double* table, int64_t card, int64_t other_card, bool first,
                           const double* message, double tau, double* out, double* sum) {
   const double inverse = tau == 0.0 ? 1.0 : 1.0 / tau;
+  const double lowest = exp_floor();
   if (first) {
     for (int64_t s = 0; s < card; ++s) {
       const double* row = table + s * other_card;
@@ -104,7 +107,7 @@ inline void smax_pairwise(const double* table, int64_t card, int64_t other_card,
       double total = 0.0;
 #pragma omp simd reduction(+ : total)
       for (int64_t t = 0; t < other_card; ++t)
-        total += std::exp((row[t] + message[t]) * inverse - m);
+        total += std::exp(floored((row[t] + message[t]) * inverse - m, lowest));
       out[s] = tau * (m + std::log(total));
     }
     return;
@@ -124,7 +127,8 @@ inline void smax_pairwise(const double* table, int64_t card, int64_t other_card,
     const double* row = table + t * card;
     const double shift = message[t];
 #pragma omp simd
-    for (int64_t s = 0; s < card; ++s) sum[s] += std::exp((row[s] + shift) * inverse - out[s]);
+    for (int64_t s = 0; s < card; ++s)
+      sum[s] += std::exp(floored((row[s] + shift) * inverse - out[s], lowest));
   }
   for (int64_t s = 0; s < card; ++s) out[s] = tau * (out[s] + std::log(sum[s]));
 }
