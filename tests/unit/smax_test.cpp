@@ -70,6 +70,12 @@ TEST(Smax, ExponentsFarBelowTheLargestLeaveTheSumBitwiseAsItWas) {
   }
 }
 
+// The binary kernels' 1 + exp(-|z|) is as unchanged by the floor as the soft-max sums.
+TEST(Smax, OnePlusTheExpOfTheFloorIsOne) {
+  EXPECT_EQ(1.0 + std::exp(exp_floor()), 1.0);
+  EXPECT_TRUE(std::isnormal(std::exp(exp_floor()))) << "out of libmvec's fallback range";
+}
+
 TEST(SoftArgmax, IsTheGradientOfSmax) {
   const std::vector<double> x = {0.3, -1.2, 2.5, 0.0};
   for (double tau : {1.0, 0.3, -0.8}) {
