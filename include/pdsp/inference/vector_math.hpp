@@ -28,14 +28,13 @@ inline int64_t round_up_to_vector(int64_t n) {
 
 // The exponent below which a term cannot change a log-sum-exp sum. The soft-max kernels subtract
 // the largest exponent first, so one term is exp(0) = 1 and every sum is at least 1 (as is the
-// binary kernels' 1 + exp(-|z|)); exp(-700),
-// about 1e-304, is far below half an ulp of such a sum, so raising lower exponents to this floor
-// leaves each sum bitwise as it was. It keeps them out of libmvec's scalar fallback for exponents
-// below about -708 (subnormal or zero results), at some 25x a vector lane's cost: the first,
-// backtracking step of the citations chain (scores of -1e4 at the trial thetas) spent three
-// quarters of its 22 s there. Read through a volatile, because GCC folds a constant floor into
-// a blend after the call, exp(x < c ? c : x) -> x < c ? exp(c) : exp(x), which calls exp on the
-// very exponents the floor is for.
+// binary kernels' 1 + exp(-|z|)); exp(-700), about 1e-304, is far below half an ulp of such a sum,
+// so raising lower exponents to this floor leaves each sum bitwise as it was. It keeps them out of
+// libmvec's scalar fallback for exponents below about -708 (subnormal or zero results), at some 25x
+// a vector lane's cost: the first, backtracking step of the citations chain (scores of -1e4 at the
+// trial thetas) spent three quarters of its 22 s there. Read through a volatile, because GCC folds
+// a constant floor into a blend after the call, exp(x < c ? c : x) -> x < c ? exp(c) : exp(x),
+// which calls exp on the very exponents the floor is for.
 inline double exp_floor() {
   static volatile double floor = -700.0;
   return floor;
