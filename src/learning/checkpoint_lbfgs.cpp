@@ -67,6 +67,7 @@ void read_lbfgs_memory(const h5::File& file, const std::string& path, int64_t pa
   for (int i = 0; i < 4; ++i)
     lbfgs_vector(memory, i) = file.read<double>(kLbfgsDatasets[i], 0, lengths[i]);
   memory.oldest = 0;
+  memory.recompute_curvatures(static_cast<size_t>(params));
 }
 
 }  // namespace pdsp

@@ -31,16 +31,19 @@ bool LbfgsMemory::complete_pair(std::span<const double> new_gradient, int capaci
       std::isfinite(sy) && sy > kMinCurvature * std::sqrt(dot(step, step) * dot(change, change));
   if (kept) {
     capacity = std::max(capacity, 1);
+    if (curvatures.size() != static_cast<size_t>(pairs(n))) recompute_curvatures(n);
     // A memory read with more pairs than this run keeps, or not yet full but wrapped (neither
     // happens within one run), is first put in order.
     if (pairs(n) > capacity || (oldest != 0 && pairs(n) < capacity)) keep_newest(capacity, n);
     if (pairs(n) < capacity) {
       s.insert(s.end(), step.begin(), step.end());
       y.insert(y.end(), change.begin(), change.end());
+      curvatures.push_back(sy);
     } else {
       const auto at = static_cast<std::ptrdiff_t>(static_cast<size_t>(oldest) * n);
       std::copy(step.begin(), step.end(), s.begin() + at);
       std::copy(change.begin(), change.end(), y.begin() + at);
+      curvatures[static_cast<size_t>(oldest)] = sy;
       oldest = (oldest + 1) % capacity;
     }
   }
@@ -64,8 +67,14 @@ void LbfgsMemory::direction(std::span<const double> g, std::span<double> d,
   const std::span<double> q = d;
   std::copy(g.begin(), g.end(), q.begin());
   std::vector<double> alpha(static_cast<size_t>(m)), rho(static_cast<size_t>(m));
+  // s'y of pair i: cached, or for pairs set by hand without recompute_curvatures, computed here.
+  const bool cached = curvatures.size() == static_cast<size_t>(m);
+  auto curvature = [&](int i) {
+    return cached ? curvatures[static_cast<size_t>((oldest + i) % m)]
+                  : dot(pair_s(i, n), pair_y(i, n));
+  };
   for (int i = m - 1; i >= 0; --i) {
-    rho[i] = 1.0 / dot(pair_s(i, n), pair_y(i, n));
+    rho[i] = 1.0 / curvature(i);
     alpha[i] = rho[i] * dot(pair_s(i, n), q);
     const auto yi = pair_y(i, n);
     for (size_t r = 0; r < n; ++r) q[r] -= alpha[i] * yi[r];
@@ -77,14 +86,12 @@ void LbfgsMemory::direction(std::span<const double> g, std::span<double> d,
     double gamma = 1.0;
     if (m > 0 && rescale_inverse) {
       inverse(pair_y(m - 1, n), scaled);
-      gamma = dot(pair_s(m - 1, n), pair_y(m - 1, n)) / dot(pair_y(m - 1, n), scaled);
+      gamma = curvature(m - 1) / dot(pair_y(m - 1, n), scaled);
     }
     inverse(q, scaled);
     for (size_t r = 0; r < n; ++r) q[r] = gamma * scaled[r];
   } else {
-    const double gamma =
-        m == 0 ? 1.0
-               : dot(pair_s(m - 1, n), pair_y(m - 1, n)) / dot(pair_y(m - 1, n), pair_y(m - 1, n));
+    const double gamma = m == 0 ? 1.0 : curvature(m - 1) / dot(pair_y(m - 1, n), pair_y(m - 1, n));
     for (size_t r = 0; r < n; ++r) q[r] *= gamma;
   }
   // Oldest to newest: apply the rank-two corrections.
@@ -100,16 +107,27 @@ void LbfgsMemory::keep_newest(int kept, size_t params) {
   const auto shift = static_cast<std::ptrdiff_t>(static_cast<size_t>(oldest) * params);
   std::rotate(s.begin(), s.begin() + shift, s.end());
   std::rotate(y.begin(), y.begin() + shift, y.end());
+  std::rotate(curvatures.begin(), curvatures.begin() + oldest, curvatures.end());
   oldest = 0;
-  const auto dropped =
-      static_cast<std::ptrdiff_t>(static_cast<size_t>(std::max(pairs(params) - kept, 0)) * params);
-  s.erase(s.begin(), s.begin() + dropped);
-  y.erase(y.begin(), y.begin() + dropped);
+  const int dropped = std::max(pairs(params) - kept, 0);
+  const auto values = static_cast<std::ptrdiff_t>(static_cast<size_t>(dropped) * params);
+  s.erase(s.begin(), s.begin() + values);
+  y.erase(y.begin(), y.begin() + values);
+  curvatures.erase(curvatures.begin(), curvatures.begin() + dropped);
+}
+
+void LbfgsMemory::recompute_curvatures(size_t params) {
+  // Slot by slot, as the ring holds them.
+  curvatures.resize(static_cast<size_t>(pairs(params)));
+  for (size_t k = 0; k < curvatures.size(); ++k)
+    curvatures[k] = dot(std::span<const double>(s).subspan(k * params, params),
+                        std::span<const double>(y).subspan(k * params, params));
 }
 
 void LbfgsMemory::clear() {
   s.clear();
   y.clear();
+  curvatures.clear();
   oldest = 0;
   step.clear();
   gradient.clear();

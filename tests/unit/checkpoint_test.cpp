@@ -171,6 +171,7 @@ TEST(Checkpoint, AWrappedLbfgsMemoryIsWrittenOldestFirst) {
   TempDir dir;
   Checkpoint written = f.checkpoint(7);
   written.state.lbfgs.oldest = 1;  // the second slot holds the oldest pair
+  written.state.lbfgs.recompute_curvatures(6);
   write_checkpoint(dir / "c.h5", written, f.problem.messages(), f.comm);
   std::vector<double> messages(static_cast<size_t>(f.problem.num_message_entries()));
   const Checkpoint read = load(dir / "c.h5", messages, f.comm);

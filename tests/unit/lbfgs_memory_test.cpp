@@ -145,6 +145,7 @@ TEST(LbfgsMemory, KeepsTheNewestPairsInOrderWhateverSlotTheyAreIn) {
   LbfgsMemory memory;
   memory.s = {1, 0, 2, 0, 3, 0};  // three pairs, s_k = (k, 0), y_k = (k, 1)
   memory.y = {1, 1, 2, 1, 3, 1};
+  memory.recompute_curvatures(n);
   auto add_pair = [&](double k) {
     memory.remember_step(std::vector<double>{k, 0.0}, std::vector<double>{0.0, 0.0});
     return memory.complete_pair(std::vector<double>{k, 1.0}, 2);
@@ -167,6 +168,21 @@ TEST(LbfgsMemory, KeepsTheNewestPairsInOrderWhateverSlotTheyAreIn) {
   ASSERT_TRUE(add_pair(6));
   EXPECT_EQ(firsts(), (std::vector<double>{5, 6}));
   EXPECT_EQ(memory.s, (std::vector<double>{6, 0, 5, 0}));
+  // The cached s'y of each slot is what a reader recomputes.
+  LbfgsMemory recomputed = memory;
+  recomputed.recompute_curvatures(n);
+  EXPECT_EQ(recomputed.curvatures, memory.curvatures);
+  EXPECT_EQ(memory.curvatures, (std::vector<double>{36, 25}));  // k^2, slot by slot
+  // Pairs set by hand, without the cache, give the same direction bitwise.
+  LbfgsMemory by_hand;
+  by_hand.s = memory.s;
+  by_hand.y = memory.y;
+  by_hand.oldest = memory.oldest;
+  const std::vector<double> g = {0.5, -2.0};
+  std::vector<double> cached_direction(n), by_hand_direction(n);
+  memory.direction(g, cached_direction);
+  by_hand.direction(g, by_hand_direction);
+  EXPECT_EQ(by_hand_direction, cached_direction);
   memory.clear();
   EXPECT_EQ(memory.oldest, 0);
 }

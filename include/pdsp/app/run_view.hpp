@@ -43,7 +43,7 @@ namespace boost::serialization {
 
 template <class Archive>
 void serialize(Archive& archive, pdsp::LbfgsMemory& m, unsigned) {
-  archive& m.s& m.y& m.oldest& m.step& m.gradient;
+  archive& m.s& m.y& m.oldest& m.curvatures& m.step& m.gradient;
 }
 
 template <class Archive>

@@ -19,6 +19,11 @@ struct LbfgsMemory {
   // iteration). Checkpoints hold the pairs oldest first (pair_s, pair_y).
   std::vector<double> s, y;
   int oldest = 0;
+  // s'y of each slot's pair, in the same ring (complete_pair keeps it): the two-loop recursion
+  // needs it for every pair each time (on the citations' 5 million parameters a direction takes a
+  // fifth less time with the cache). Not in checkpoints: a reader recomputes it
+  // (recompute_curvatures), the same value bitwise; direction() computes what is not cached.
+  std::vector<double> curvatures;
   // The last accepted step and the gradient it was taken from: the next outer iteration's
   // gradient completes the pair. Empty after an iteration that took no step.
   std::vector<double> step, gradient;
@@ -39,6 +44,8 @@ struct LbfgsMemory {
   // pairs d = -g, or -P^{-1} g. d must not overlap g.
   void direction(std::span<const double> g, std::span<double> d,
                  const InverseCurvature& inverse = {}, bool rescale_inverse = true) const;
+  // Fills `curvatures` from the pairs (after they were read or set by hand).
+  void recompute_curvatures(size_t params);
   void clear();
   // Reserves the memory's full size (`capacity` pairs of `params`), so it never reallocates.
   void reserve(size_t params, int capacity);
