@@ -98,6 +98,32 @@ TEST(LocalPolytope, ArbitraryTablesBecomeConsistent) {
   }
 }
 
+// Pairs of binary variables take an unrolled path: the same tables bitwise as the general one,
+// from arbitrary tables, from joint distributions' marginals (nothing lacking) and with
+// deterministic variables (one of the variables lacking nothing).
+TEST(LocalPolytope, BinaryPairsGiveTheGeneralPathsTablesBitwise) {
+  const Dataset data = testing::random_dataset({testing::grid_shape(4, 4)}, 1, 3);
+  const FactorGraph graph(data);
+  Workspace w(graph);
+  std::mt19937_64 random(5);
+  for (int trial = 0; trial < 30; ++trial) {
+    std::vector<double> belief = random_beliefs(data, random);
+    for (int64_t v = trial % 3; trial % 2 == 1 && v < data.num_vars(); v += 3) {
+      belief[data.state_offset[v]] = 1.0;  // deterministic variables
+      belief[data.state_offset[v] + 1] = 0.0;
+    }
+    std::vector<double> general = belief;
+    for (int64_t a = 0; a < data.num_factors(); ++a)
+      make_table_consistent(data, graph, a, general.data(), w);
+    make_factor_beliefs_consistent(data, graph, 0, data.num_factors(), belief.data(), w);
+    EXPECT_EQ(belief, general) << "trial " << trial;
+    make_factor_beliefs_consistent(data, graph, 0, data.num_factors(), belief.data(), w);
+    for (int64_t a = 0; a < data.num_factors(); ++a)
+      make_table_consistent(data, graph, a, general.data(), w);
+    EXPECT_EQ(belief, general) << "trial " << trial << ", consistent already";
+  }
+}
+
 TEST(LocalPolytope, MarginalsOfAJointDistributionStay) {
   // One example, one random distribution over its labellings; every belief is its marginal.
   const Dataset data = testing::random_dataset({testing::loopy_shape()}, 2, 3);

@@ -21,7 +21,16 @@ namespace pdsp {
 // added: non-negative, and with marginal r_k on each variable. A consistent table stays as it
 // is, and a nearly consistent one changes by about its inconsistency, however close to a vertex
 // it is (low temperatures); a mixture with the product of the b_k would not.
+// Pairs of binary variables go to make_binary_pair_consistent, every other factor to
+// make_table_consistent.
 void make_factor_beliefs_consistent(const Dataset& data, const FactorGraph& graph, int64_t first,
                                     int64_t last, double* belief, Workspace& w);
+// Factor a, whatever its arity and cardinalities.
+void make_table_consistent(const Dataset& data, const FactorGraph& graph, int64_t a, double* belief,
+                           Workspace& w);
+// A 2 x 2 table t (t[2 i + j] for the first variable's state i, the second's j) with the beliefs
+// x and y of its variables: make_table_consistent's arithmetic in the same order, unrolled (the
+// general loops over slots were a quarter of an eps = 0 run on a binary grid).
+void make_binary_pair_consistent(double* t, const double* x, const double* y);
 
 }  // namespace pdsp
