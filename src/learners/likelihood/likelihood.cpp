@@ -19,11 +19,14 @@ Likelihood::Likelihood(ApproximateCrf& crf, double C, Communicator& comm)
       regularizer_{C, 2.0},
       comm_(comm),
       params_(static_cast<size_t>(crf.data().num_params)) {
+  // The indicator first: ground_truth_moments releases it after its pass (for a linear model),
+  // and it would be built again here.
+  const std::span<const double> truth = crf_.truth_weight();
+  negative_truth_.assign(truth.begin(), truth.end());
+  for (double& w : negative_truth_) w = -w;
   d_.resize(params_);
   crf_.ground_truth_moments(d_);
   comm_.allreduce_sum(std::span<double>(d_));
-  negative_truth_.assign(crf_.truth_weight().begin(), crf_.truth_weight().end());
-  for (double& w : negative_truth_) w = -w;
   int64_t variables[1] = {crf.data().num_vars()};
   comm.allreduce_sum(std::span<int64_t>(variables));
   variables_ = static_cast<double>(std::max<int64_t>(variables[0], 1));
