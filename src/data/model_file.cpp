@@ -1,6 +1,7 @@
 #include "pdsp/data/model_file.hpp"
 
 #include <cmath>
+#include <utility>
 
 #include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/hdf5_file.hpp"
@@ -56,8 +57,17 @@ ModelFile read_model(const std::string& path) {
   if (model.hidden < 1 || model.hidden > 4096)
     throw_file_error(path, "@hidden", "is " + std::to_string(model.hidden) + ", not in [1, 4096]");
   model.trees = read_ensembles(file);
+  // Training writes the ensembles of every trees class; without them predict would use none.
+  for (const auto& [name, value] : {std::pair{"@unary_model", &model.unary_model},
+                                    std::pair{"@pairwise_model", &model.pairwise_model}})
+    if (*value == "trees" && model.trees.empty())
+      throw_file_error(path, name, "is trees, but the file has no /trees/index of ensembles");
   if (file.exists("/nonlocal/psi")) {
     model.psi = file.read_all<double>("/nonlocal/psi");
+    // An empty array would read as "no weights" and predict without the terms unannounced.
+    if (model.psi.empty())
+      throw_file_error(path, "/nonlocal/psi",
+                       "is empty; a model without non-local weights has no /nonlocal/psi");
     for (size_t w = 0; w < model.psi.size(); ++w)
       if (!std::isfinite(model.psi[w]) || model.psi[w] < 0)
         throw_file_error(path, "/nonlocal/psi", static_cast<int64_t>(w),

@@ -45,6 +45,10 @@ std::vector<StoredEnsemble> read_ensembles(const h5::File& file) {
       throw_file_error(file.path(), "/trees/index", static_cast<int64_t>(i + 1),
                        "type " + std::to_string(index[i + 1]) + " or outputs " +
                            std::to_string(index[i + 2]) + " out of range");
+    for (const StoredEnsemble& earlier : ensembles)
+      if (earlier.kind == e.kind && earlier.type == e.type)
+        throw_file_error(file.path(), "/trees/index", static_cast<int64_t>(i),
+                         "names /trees/" + e.kind + "_" + std::to_string(e.type) + " twice");
     const std::string group = group_of(e);
     const std::vector<uint8_t> bytes = file.read_all<uint8_t>(group + "/booster");
     e.booster.assign(bytes.begin(), bytes.end());

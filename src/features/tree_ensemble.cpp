@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -24,6 +25,17 @@ BoosterHandle new_booster() {
   BoosterHandle booster = nullptr;
   check(XGBoosterCreate(nullptr, 0, &booster), "XGBoosterCreate");
   return booster;
+}
+
+// The whole number XGBoost's configuration gives `key` (e.g. "num_class":"4"), or -1.
+int64_t configured_number(BoosterHandle booster, const std::string& key) {
+  bst_ulong length = 0;
+  const char* json = nullptr;
+  check(XGBoosterSaveJsonConfig(booster, &length, &json), "XGBoosterSaveJsonConfig");
+  const std::string config(json, length);
+  const size_t at = config.find("\"" + key + "\":\"");
+  if (at == std::string::npos) return -1;
+  return std::strtoll(config.c_str() + at + key.size() + 4, nullptr, 10);
 }
 
 }  // namespace
@@ -57,6 +69,21 @@ TreeEnsemble::TreeEnsemble(const StoredEnsemble& stored, int dim, const TreeSett
     XGBoosterFree(booster_);
     throw InputError(source + ": /trees/" + stored.kind + "_" + std::to_string(stored.type) +
                      "/booster is not a model XGBoost reads: " + why.substr(0, why.find('\n')));
+  }
+  // The leaf values are read by the booster's node ids, so its trees must be the ones
+  // tree_offset describes: as many, of as many outputs, on the data's features.
+  int rounds = 0;
+  check(XGBoosterBoostedRounds(booster_, &rounds), "XGBoosterBoostedRounds");
+  const int64_t classes = configured_number(booster_, "num_class");
+  const int64_t features = configured_number(booster_, "num_feature");
+  if (int64_t{rounds} * outputs_ != stored.trees() || classes != outputs_ || features != dim) {
+    XGBoosterFree(booster_);
+    throw InputError(source + ": /trees/" + stored.kind + "_" + std::to_string(stored.type) +
+                     "/booster holds " + std::to_string(rounds) + " rounds of " +
+                     std::to_string(classes) + " outputs on " + std::to_string(features) +
+                     " features, but tree_offset has " + std::to_string(stored.trees()) +
+                     " trees of " + std::to_string(outputs_) + " outputs and the data's rows " +
+                     std::to_string(dim) + " features");
   }
 }
 

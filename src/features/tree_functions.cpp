@@ -86,6 +86,10 @@ void TreeFunctions::set_trees(Ensemble& ens, int outputs, const std::vector<Stor
     return s.kind == kind && s.type == ens.type;
   });
   if (found == stored.end()) {
+    // A file holds every ensemble a run grows, so one without this type's is damaged.
+    if (!stored.empty())
+      throw InputError(source + ": /trees/" + kind + "_" + std::to_string(ens.type) +
+                       " is missing, but the file holds other ensembles of the trees classes");
     ens.trees = std::make_unique<TreeEnsemble>(outputs, ens.dim, settings_);
   } else {
     if (found->outputs != outputs)

@@ -89,19 +89,37 @@ grep -q "trees: variables type 0, 6 rounds of 2 trees" "$work/info" &&
 echo "ok: the model file holds 6 rounds of trees per type and predicts" \
   "($(grep -o 'per-variable error: [0-9.]*%' "$work/log"))"
 
-# A damaged leaf value or booster is one line naming the file and dataset, exit code 2.
-cp "$work/trees.h5" "$work/nan.h5"
-cp "$work/trees.h5" "$work/garbled.h5"
-/usr/bin/python3 - "$work/nan.h5" "$work/garbled.h5" <<'PY'
+# A damaged leaf value, booster or index is one line naming the file and dataset, exit code 2:
+# a booster of other trees than tree_offset's (the factors' under the variables'), an index
+# naming one ensemble twice (the factors' then unread), or no trees at all for a trees class.
+for file in nan garbled swapped twice none; do cp "$work/trees.h5" "$work/$file.h5"; done
+/usr/bin/python3 - "$work" <<'PY'
 import sys, h5py, numpy as np
-with h5py.File(sys.argv[1], "a") as f:
-    f["/trees/variables_0/leaf_value"][3] = np.nan
-with h5py.File(sys.argv[2], "a") as f:
+def edit(name, change):
+    with h5py.File(f"{sys.argv[1]}/{name}.h5", "a") as f:
+        change(f)
+def garble(f):
     del f["/trees/factors_0/booster"]
     f["/trees/factors_0/booster"] = np.frombuffer(b"{garbage", dtype=np.uint8)
+def swap(f):
+    factors = f["/trees/factors_0/booster"][:]
+    del f["/trees/variables_0/booster"]
+    f["/trees/variables_0/booster"] = factors
+def twice(f):
+    index = f["/trees/index"][:]
+    index[3:] = index[:3]
+    f["/trees/index"][...] = index
+edit("nan", lambda f: f["/trees/variables_0/leaf_value"].__setitem__(3, np.nan))
+edit("garbled", garble)
+edit("swapped", swap)
+edit("twice", twice)
+edit("none", lambda f: f.__delitem__("/trees"))
 PY
 for case in "nan.h5:/trees/variables_0/leaf_value\[3\]: value is not finite" \
-            "garbled.h5:/trees/factors_0/booster is not a model XGBoost reads"; do
+            "garbled.h5:/trees/factors_0/booster is not a model XGBoost reads" \
+            "swapped.h5:/trees/variables_0/booster holds 6 rounds of 4 outputs" \
+            "twice.h5:/trees/index\[3\]: names /trees/variables_0 twice" \
+            "none.h5:@unary_model: is trees, but the file has no /trees/index"; do
   file=${case%%:*}
   set +e
   "$pdsp" predict --data "$work/test.h5" --model "$work/$file" --out "$work/p.h5" \

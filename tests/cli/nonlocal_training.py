@@ -159,7 +159,11 @@ class NonlocalTrainingTest(unittest.TestCase):
              other + ": /nonlocal: its non-local terms (states, templates or dictionary) differ "
              "from those of the training set " + self.train),
             (["--data", plain, "--dev-data", self.train],
-             "--dev-data: " + plain + " has no non-local terms whose weights it could learn"),
+             "--dev-data " + self.train + ": the training set " + plain +
+             " has no non-local terms whose weights it could learn"),
+            (["--data", self.train, "--dev-data", self.path("missing.h5"), "--psi-epochs", "0"],
+             "--dev-data " + self.path("missing.h5") + ": --psi-epochs 0 learns no non-local "
+             "weights; drop one of the two"),
             (["--data", self.train, "--learner", "mf-lbfgs"],
              "--learner mf-lbfgs: " + self.train + " has non-local terms, whose weights are "
              "learned after the primal-dual and domke learners only; use --psi-epochs 0"),
@@ -180,6 +184,33 @@ class NonlocalTrainingTest(unittest.TestCase):
                 self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
                 self.assertNotIn(" iter ", result.stdout)
                 self.assertFalse(os.path.exists(self.path("m.h5")))
+
+    def test_predict_says_when_the_model_and_the_data_disagree_on_terms(self):
+        self.fit(self.path("m.h5"))
+        self.fit(self.path("plain_model.h5"), "--psi-epochs", "0")
+        plain = self.path("plain.h5")
+        write_dataset(plain, examples(2, 0.3), 18)
+        for model, data, said in [
+                ("plain_model.h5", self.train, "; the non-local terms of " + self.train +
+                 " left out (the model has no /nonlocal/psi)"),
+                ("m.h5", plain, "; the model's non-local weights unused (" + plain +
+                 " has no non-local terms)")]:
+            with self.subTest(model=model):
+                result = self.run_pdsp("predict", "--data", data, "--model", self.path(model),
+                                       "--out", self.path("p.h5"))
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertIn(said, result.stdout)
+        # An empty weight array is damage, not "no weights".
+        with h5py.File(self.path("m.h5"), "a") as file:
+            del file["nonlocal/psi"]
+            file["nonlocal/psi"] = np.zeros(0)
+        result = self.run_pdsp("predict", "--data", self.train, "--model", self.path("m.h5"),
+                               "--out", self.path("empty.h5"))
+        self.assertEqual(result.returncode, 2, result.stdout)
+        self.assertEqual(result.stderr.strip().splitlines(),
+                         ["pdsp: error: " + self.path("m.h5") + ": /nonlocal/psi: is empty; a "
+                          "model without non-local weights has no /nonlocal/psi"])
+        self.assertFalse(os.path.exists(self.path("empty.h5")))
 
     def test_two_ranks_agree_with_one(self):
         _, one, theta = self.fit(self.path("one.h5"))

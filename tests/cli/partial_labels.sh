@@ -49,6 +49,26 @@ for ranks in 1 2; do
 done
 echo "ok: primal-dual refuses /vars/label[$first] = -1 in one line on 1 and 2 ranks"
 
+# With no label observed latent has nothing to complete from (D came out NaN): refused.
+/usr/bin/python3 - "$work" <<'PY'
+import shutil, sys, h5py
+shutil.copy(f"{sys.argv[1]}/full.h5", f"{sys.argv[1]}/unlabelled.h5")
+with h5py.File(f"{sys.argv[1]}/unlabelled.h5", "r+") as f:
+    f["/vars/label"][...] = -1
+PY
+for ranks in 1 2; do
+  launcher=(); [ "$ranks" = 2 ] && launcher=("${two[@]}")
+  set +e
+  "${launcher[@]}" "$pdsp" train --data "$work/unlabelled.h5" --learner latent \
+    --out "$work/refused.h5" --quiet > "$work/out" 2> "$work/err"
+  code=$?
+  set -e
+  [ "$code" = 2 ] && [ "$(grep -c error "$work/err")" = 1 ] && [ ! -e "$work/refused.h5" ] &&
+    grep -q "unlabelled.h5: /vars/label: every label is -1 (unobserved); --learner latent needs some observed" "$work/err" ||
+    { echo "FAIL: latent on $ranks rank(s) did not refuse all-unobserved labels in one line (exit $code)"; cat "$work/err"; exit 1; }
+done
+echo "ok: latent refuses a training set without an observed label on 1 and 2 ranks"
+
 common=(train --data "$work/partial.h5" --learner latent --C 0.5 --inner-iters 30 --threads 1)
 "$pdsp" "${common[@]}" --max-iters 8 --out "$work/one.h5" --metrics "$work/one.jsonl" > "$work/log1"
 "${two[@]}" "$pdsp" "${common[@]}" --max-iters 8 --out "$work/two.h5" > /dev/null

@@ -343,6 +343,11 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
     settings.counting = parse_counting_mode(f.counting.empty() ? model.counting : f.counting);
     if (settings.counting == CountingMode::TreeReweighted)
       keep_examples_whole(f.shards, "--counting trw");
+    if (!model.inference.empty()) try {
+        parse_inference(model.inference);
+      } catch (const InputError& bad) {
+        throw InputError(f.model + ": @" + bad.what());
+      }
     if (f.inference == "auto")
       f.inference = model.inference.empty() ? "message-passing" : model.inference;
     if (f.inference != "message-passing") {
@@ -407,11 +412,16 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
   std::vector<double> beliefs;
   std::vector<int32_t> labels;
   const bool nonlocal = !model.psi.empty() && slice.nonlocal.num_states > 0 && f.rda_iters > 0;
-  const std::string how =
+  std::string how =
       nonlocal ? nonlocal_predictions(slice, settings, model, f, comm, beliefs, labels)
       : f.inference == "message-passing"
           ? primal_dual_beliefs(slice, settings, model, f, comm, progress, beliefs)
           : approximate_beliefs(slice, parse_inference(f.inference), model, f, beliefs, comm);
+  // Say when a model and data disagree about non-local terms: the prediction is still valid.
+  if (model.psi.empty() && layout.nonlocal.num_states > 0)
+    how += "; the non-local terms of " + f.data + " left out (the model has no /nonlocal/psi)";
+  if (!model.psi.empty() && layout.nonlocal.num_states == 0)
+    how += "; the model's non-local weights unused (" + f.data + " has no non-local terms)";
   PredictionSlice predictions = read_off_predictions(slice, beliefs);
   if (nonlocal) predictions.label = labels;
   if (f.clamp) hold_clamped(slice, predictions);

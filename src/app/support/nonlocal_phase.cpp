@@ -45,8 +45,12 @@ NonlocalPhase::NonlocalPhase(const TrainConfig& config, const LearnerEntry& lear
   // The same on every rank (the file's), but thrown collectively so that no rank aborts.
   run_collectively(comm, [&] {
     if (terms.num_states == 0 && !config.dev_data.empty())
-      throw InputError("--dev-data: " + config.data +
+      throw InputError("--dev-data " + config.dev_data + ": the training set " + config.data +
                        " has no non-local terms whose weights it could learn");
+    // Else the dev set would go unread, and a wrong path unnoticed.
+    if (config.psi_epochs == 0 && !config.dev_data.empty())
+      throw InputError("--dev-data " + config.dev_data +
+                       ": --psi-epochs 0 learns no non-local weights; drop one of the two");
     if (terms.num_states > 0 && config.psi_epochs > 0 && !learner.traits.nonlocal_terms)
       throw InputError("--learner " + config.learner + ": " + config.data +
                        " has non-local terms, whose weights are learned after the primal-dual "

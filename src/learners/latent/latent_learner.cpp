@@ -54,6 +54,16 @@ class LatentLearner final : public ProblemLearner {
         throw InputError(slice.source() +
                          ": /vars/label: --learner latent needs labels (-1 where unobserved)");
     });
+    // With no label observed, every completion is the model's own guess and D is NaN.
+    double own = 0;
+    for (int64_t v = 0; v < slice.owned_vars(); ++v) own += slice.label[v] >= 0 ? 1 : 0;
+    const double observed = comm.allreduce_sum(own);
+    run_collectively(comm, [&] {
+      if (observed == 0)
+        throw InputError(slice.source() +
+                         ": /vars/label: every label is -1 (unobserved); --learner latent needs "
+                         "some observed");
+    });
     ProblemLearner::set_up(slice, config, comm);  // resolves config.counting
     ProblemSettings settings = training_problem_settings(config);
     settings.loss_augmented = false;
