@@ -56,3 +56,20 @@ for pair in 1:2 2:1 2:3 2:2; do
     { echo "FAIL: split example $before -> $after ranks differs from the uninterrupted run"; exit 1; }
   echo "ok: one example checkpointed on $before rank(s), resumed on $after: theta within 1e-9"
 done
+
+# Other settings than the checkpoints' are refused at the newest one, by name, in one line:
+# not skipped for older checkpoints, which hold the same settings.
+for case in "2:--C 2:C was 1 in the checkpoint and is 2 now" \
+            "1:--epsilon 0.5:epsilon was 1 in the checkpoint and is 0.5 now"; do
+  IFS=: read -r n flags said <<< "$case"
+  set +e
+  # shellcheck disable=SC2086
+  ranks "$n" "$pdsp" "${split[@]}" $flags --max-iters 40 --out "$work/refused.h5" \
+    --checkpoint-dir "$work/ck" --resume auto > /dev/null 2> "$work/err"
+  code=$?
+  set -e
+  { [ $code -eq 2 ] && [ "$(grep -c "pdsp" "$work/err")" -eq 1 ] &&
+    grep -q "ckpt-[0-9]*\.h5: cannot resume: $said" "$work/err" && [ ! -e "$work/refused.h5" ]; } ||
+    { echo "FAIL: resuming with $flags (exit $code)"; cat "$work/err"; exit 1; }
+done
+echo "ok: resuming with other settings is one line naming the setting, on 1 and 2 ranks"

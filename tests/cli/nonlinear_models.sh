@@ -176,3 +176,16 @@ for learner in domke primal-dual; do
     { echo "FAIL: $learner: resumed at the limit: $(stopped "$work/log-again")"; exit 1; }
   echo "ok: $learner: resumed at its limit, the run reports its last F"
 done
+
+# Another function class than the checkpoints' is refused by name in one line (it had been
+# reported as a parameter count, after a line skipping the newest checkpoint).
+set +e
+"$pdsp" train --data "$work/train.h5" --epsilon 0.5 --unary-model mlp --hidden 4 --tol 0 \
+  --max-iters 150 --counting trw --threads 1 --out "$work/refused.h5" --checkpoint-dir "$work/tck" \
+  --resume auto > /dev/null 2> "$work/err"
+code=$?
+set -e
+{ [ $code -eq 2 ] && [ "$(wc -l < "$work/err")" -eq 1 ] && [ ! -e "$work/refused.h5" ] &&
+  grep -q "cannot resume: unary_model was trees in the checkpoint and is mlp now" "$work/err"; } ||
+  { echo "FAIL: resuming trees as mlp (exit $code)"; cat "$work/err"; exit 1; }
+echo "ok: resuming with another function class is one line naming it"

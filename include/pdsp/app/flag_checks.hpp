@@ -37,6 +37,19 @@ inline CLI::Validator finite_at_least(double low) {
       "NUMBER >= " + CLI::detail::to_string(low));
 }
 
+// A whole number >= low that fits an int (CLI11's own ranges print the largest double in full).
+inline CLI::Validator whole_at_least(int low) {
+  const std::string rule = "a whole number >= " + std::to_string(low) + " (at most 2147483647)";
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        int value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || value < low)
+          return "'" + text + "' is not " + rule;
+        return "";
+      },
+      "INT >= " + std::to_string(low));
+}
+
 // --shards: "auto" or a whole number >= 1.
 inline CLI::Validator shard_count() {
   return CLI::Validator(

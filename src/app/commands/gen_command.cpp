@@ -27,21 +27,19 @@ void declare_flags(CLI::App& app, GenFlags& f) {
   app.add_option("--test", f.test, "test file to write (optional)")->group(output);
   app.add_flag("--quiet", f.quiet, "no progress lines")->group(output);
   app.add_option("--height", f.options.height, "image height")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_at_least(1))
       ->group(data);
-  app.add_option("--width", f.options.width, "image width")
-      ->check(CLI::PositiveNumber)
-      ->group(data);
+  app.add_option("--width", f.options.width, "image width")->check(whole_at_least(1))->group(data);
   app.add_option("--sizes", f.sizes,
                  "HxW list, e.g. 16x16,256x256: copy i gets size i mod k (overrides "
                  "--height/--width)")
       ->group(data);
   app.add_option("--images", f.images, "base images, comma-separated from 1..4")->group(data);
   app.add_option("--train-copies", f.train_copies, "noisy training copies per base image")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_at_least(1))
       ->group(data);
   app.add_option("--test-copies", f.test_copies, "noisy test copies per base image")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_at_least(1))
       ->group(data);
   app.add_option("--noise", f.noise, "Hazan & Urtasun's bimodal mixture, Gaussian or flips")
       ->check(CLI::IsMember({"gaussian", "bimodal", "flip"}))

@@ -25,16 +25,16 @@ int run_gen_domke(const Invocation& invocation, Communicator& comm) {
   app.add_option("--train", train, "training file to write")->required()->group(output);
   app.add_option("--test", test, "test file to write (optional)")->group(output);
   app.add_option("--height", options.height, "image height (the paper: 100)")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_at_least(1))
       ->group(data);
   app.add_option("--width", options.width, "image width (the paper: 100)")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_at_least(1))
       ->group(data);
   app.add_option("--train-images", train_images, "training images (the paper: 16)")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_at_least(1))
       ->group(data);
   app.add_option("--test-images", test_images, "test images (the paper: 16)")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_at_least(1))
       ->group(data);
   app.add_option("--blur", options.blur,
                  "standard deviation of the Gaussian that blurs the noise into labels (the "

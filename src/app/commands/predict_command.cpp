@@ -56,7 +56,7 @@ void declare_flags(CLI::App& app, PredictFlags& f) {
       ->check(CLI::IsMember({"auto", "message-passing", "lbp", "mean-field"}))
       ->group(inference);
   app.add_option("--max-sweeps", f.max_sweeps, "upper bound on message sweeps")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_at_least(1))
       ->group(inference);
   app.add_option("--tol", f.tol, "stop when no message entry changes by more than this")
       ->check(finite_at_least(0))
@@ -69,10 +69,10 @@ void declare_flags(CLI::App& app, PredictFlags& f) {
                  "Bethe-RDA iterations with a model's non-local weights on data with non-local "
                  "terms, at epsilon 1 whatever --epsilon says, labels by MAP (0: leave the terms "
                  "out)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_at_least(0))
       ->group(inference);
   app.add_option("--threads", f.threads, "OpenMP threads per rank (0: OMP_NUM_THREADS)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_at_least(0))
       ->group(run);
   add_shards_option(app, f.shards, run);
   app.add_flag("--quiet", f.quiet, "no progress lines")->group(run);

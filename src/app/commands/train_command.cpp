@@ -110,14 +110,14 @@ void declare_flags(CLI::App& app, TrainOptions& o) {
   CheckpointOptions& k = o.checkpoints;
   app.add_option("--checkpoint-dir", k.directory, "directory for checkpoints")->group(checkpoints);
   app.add_option("--checkpoint-every", k.every, "checkpoint every N iterations (0: off)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_at_least(0))
       ->group(checkpoints);
   app.add_option("--checkpoint-seconds", k.seconds,
                  "checkpoint every S seconds (default 300 when no interval is given)")
       ->check(finite_at_least(0))
       ->group(checkpoints);
   app.add_option("--keep-checkpoints", k.keep, "checkpoints kept in the directory")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_at_least(1))
       ->group(checkpoints);
   app.add_option("--resume", k.resume,
                  "auto (newest valid checkpoint of --checkpoint-dir, or a fresh start) or a file")

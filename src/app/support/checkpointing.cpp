@@ -50,7 +50,7 @@ void check_compatible(const std::string& path, const Checkpoint& stored, const C
   for (const auto& [name, value] : now.compatibility)
     for (const auto& [stored_name, stored_value] : settings)
       if (name == stored_name && value != stored_value)
-        throw InputError(path + ": " + name + " was " + stored_value +
+        throw InputError(path + ": " + kRefusal + name + " was " + stored_value +
                          " in the checkpoint and is " + value + " now; resume with the same " +
                          name + " or start afresh");
 }
@@ -96,7 +96,8 @@ std::optional<Checkpoint> choose_checkpoint(const CheckpointOptions& options, Ch
   }
 
   // A damaged file is skipped for an older one (with --resume auto); a file of other data or
-  // other settings is refused.
+  // other settings is refused at once, by the setting's name (before the parameter count, which
+  // a changed function class also changes).
   for (size_t i = 0; i < view.candidates.size(); ++i) {
     const std::string& path = view.candidates[i];
     const bool last_chance = !automatic || i + 1 == view.candidates.size();
@@ -105,9 +106,11 @@ std::optional<Checkpoint> choose_checkpoint(const CheckpointOptions& options, Ch
       run_collectively(comm, [&] {
         if (!view.damage[i].empty()) throw InputError(view.damage[i]);
         loaded = std::move(view.headers[i]);
+      });
+      run_collectively(comm, [&] {
+        check_compatible(path, loaded, current);
         check_checkpoint_params(path, loaded, problem.num_params());
       });
-      run_collectively(comm, [&] { check_compatible(path, loaded, current); });
       std::vector<double> messages(static_cast<size_t>(problem.num_message_entries()));
       read_checkpoint_messages(path, messages, comm,
                                message_runs(problem.data(), problem.num_message_entries(), comm));
