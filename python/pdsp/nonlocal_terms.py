@@ -130,10 +130,10 @@ def _part_present(problem, arrays, names):
     present = [name in arrays for name in names]
     if not any(present):
         return False
+    first = names[present.index(True)]
     for name, there in zip(names, present):
         if not there:
-            problem.whole(name, f"is missing, but {names[0]} and the other arrays of its part "
-                                "are there")
+            problem.whole(name, f"is missing, but {first} of the same part is there")
     return True
 
 
@@ -148,8 +148,10 @@ def _dictionary_kinds(problem, arrays):
     value = arrays["@nonlocal_dictionary"].reshape(-1)[0]
     text = value.decode() if isinstance(value, bytes) else str(value)
     kinds = text.split(",") if text else []
-    for kind in kinds:
+    for i, kind in enumerate(kinds):
         if kind not in DICTIONARY_KINDS:
             problem.whole("@nonlocal_dictionary",
                           f"'{kind}' is not a dictionary term (unigram, position)")
+        if kind in kinds[:i]:
+            problem.whole("@nonlocal_dictionary", f"names '{kind}' twice")
     return kinds

@@ -1,5 +1,6 @@
 #include "pdsp/data/nonlocal_terms_io.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -19,11 +20,12 @@ bool part_present(const h5::File& file, std::span<const char* const> names) {
   int present = 0;
   for (const char* name : names) present += file.exists(name) ? 1 : 0;
   if (present == 0) return false;
+  const char* there = *std::find_if(names.begin(), names.end(),
+                                    [&](const char* name) { return file.exists(name); });
   for (const char* name : names)
     if (!file.exists(name))
       throw_file_error(file.path(), name,
-                       std::string("is missing, but ") + names[0] +
-                           " and the other arrays of its part are there");
+                       std::string("is missing, but ") + there + " of the same part is there");
   return true;
 }
 
@@ -55,13 +57,14 @@ void read_dictionary_kinds(const h5::File& file, NonlocalTerms& terms) {
     const size_t comma = kinds.find(',', start);
     const std::string kind =
         kinds.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (kind == "unigram")
-      terms.unigram = true;
-    else if (kind == "position")
-      terms.position = true;
-    else
+    bool* named = kind == "unigram"    ? &terms.unigram
+                  : kind == "position" ? &terms.position
+                                       : nullptr;
+    if (named == nullptr)
       throw_file_error(file.path(), "@nonlocal_dictionary",
                        "'" + kind + "' is not a dictionary term (unigram, position)");
+    if (*named) throw_file_error(file.path(), "@nonlocal_dictionary", "names '" + kind + "' twice");
+    *named = true;
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
