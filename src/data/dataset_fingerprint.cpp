@@ -182,9 +182,11 @@ void fingerprint_part(const Dataset& d, bool root, Checksum& sum, std::array<int
            d.var_features.nnz() + d.factor_features.nnz()};
 }
 
-std::string dataset_fingerprint(const Dataset& d, Communicator& comm) {
+namespace {
+
+// The checksum of every rank's slice and the summed sizes (collective).
+Checksum combined_sum(const Dataset& d, Communicator& comm, std::array<int64_t, 5>& sizes) {
   Checksum sum;
-  std::array<int64_t, 5> sizes{};
   if (d.shard) {
     sum = d.shard->fingerprint;
     sizes = d.shard->fingerprint_sizes;
@@ -193,6 +195,19 @@ std::string dataset_fingerprint(const Dataset& d, Communicator& comm) {
   }
   sum.combine(comm);
   comm.allreduce_sum(std::span<int64_t>(sizes));
+  return sum;
+}
+
+}  // namespace
+
+std::string dataset_checksum(const Dataset& d, Communicator& comm) {
+  std::array<int64_t, 5> sizes{};
+  return combined_sum(d, comm, sizes).hex();
+}
+
+std::string dataset_fingerprint(const Dataset& d, Communicator& comm) {
+  std::array<int64_t, 5> sizes{};
+  const Checksum sum = combined_sum(d, comm, sizes);
   return "examples=" + std::to_string(d.file_examples) + " variables=" + std::to_string(sizes[0]) +
          " factors=" + std::to_string(sizes[1]) + " states=" + std::to_string(sizes[2]) +
          " table_entries=" + std::to_string(sizes[3]) + " nnz=" + std::to_string(sizes[4]) +

@@ -93,6 +93,22 @@ best_long=$(grep -o "the model is theta after iteration [0-9]*" "$work/whole.log
   { echo "FAIL: the continued run lost the best before its checkpoint"; grep "the model is" "$work/whole.log" "$work/continued.log"; exit 1; }
 echo "ok: continued from after iteration $((best_long + 2)): $(grep -o 'the model is theta after iteration [0-9]*' "$work/continued.log")"
 
+# The best so far was checked on the checkpoint's validation set: another one is refused.
+/usr/bin/python3 -c "
+import h5py, shutil
+shutil.copy('$work/val.h5', '$work/val2.h5')
+with h5py.File('$work/val2.h5', 'r+') as f:
+    label = f['/vars/label'][:]; label[0] = 1 - label[0]; f['/vars/label'][...] = label"
+set +e
+"$pdsp" "${common[@]}" --validation "$work/val2.h5" --validate-every 2 --max-iters 60 \
+  --out "$work/refused.h5" --checkpoint-dir "$work/ck2" --resume auto > /dev/null 2> "$work/err"
+code=$?
+set -e
+{ [ "$code" = 2 ] && [ "$(wc -l < "$work/err")" = 1 ] && [ ! -e "$work/refused.h5" ] &&
+  grep -q "cannot resume: validation_data was [0-9a-f]* in the checkpoint and is [0-9a-f]* now" "$work/err"; } ||
+  { echo "FAIL: resumed with another validation set (exit $code)"; cat "$work/err"; exit 1; }
+echo "ok: resuming with another validation set is refused in one line"
+
 # Bad validation sets: one line, exit 2, before training.
 "$pdsp" gen denoise --train "$work/other.h5" --height 10 --width 10 --train-copies 1 --params per-site --quiet
 /usr/bin/python3 -c "

@@ -38,9 +38,13 @@ class ValidationSet {
   // theta as a model file holds it (Learner::model_theta).
   Score score(std::span<const double> theta, Communicator& comm);
   int64_t examples() const { return examples_; }
+  // dataset_fingerprint.hpp's checksum of the data (one word, as a checkpoint's settings hold
+  // it): ties a checkpoint's checks to the file.
+  const std::string& checksum() const { return checksum_; }
 
  private:
   Dataset slice_;
+  std::string checksum_;
   int64_t examples_ = 0;
   int64_t variables_ = 0;
   std::string inference_;  // "message-passing", else the likelihood baselines' own

@@ -14,6 +14,8 @@ namespace pdsp {
 
 // Collective. A shard contributes its whole example's part (ExampleShard::fingerprint).
 std::string dataset_fingerprint(const Dataset& slice, Communicator& comm);
+// Its checksum alone (one word of hex digits). Collective.
+std::string dataset_checksum(const Dataset& slice, Communicator& comm);
 
 // Part `part` of `parts` of the contribution of examples [first, last), read from the file a
 // block at a time: each array's positions of the examples split into `parts` ranges (part 0 also

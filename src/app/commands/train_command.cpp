@@ -259,6 +259,8 @@ TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const D
   if (traits.checkpoints) {
     identity.config_line = config.to_line();
     identity.compatibility = config.trajectory_fields();
+    // The best check so far, which the checkpoint keeps, is only comparable on the same data.
+    if (validation) identity.compatibility.emplace_back("validation_data", validation->checksum());
     identity.data_fingerprint = o.provenance.data_fingerprint;
     identity.provenance = o.provenance;
     resumed = resume_training(o.checkpoints, checkpoints, identity, *learner.checkpointed(), comm);

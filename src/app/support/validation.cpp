@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/prediction_file.hpp"
 #include "pdsp/features/potential_models.hpp"
 #include "pdsp/inference/counting.hpp"
@@ -46,6 +47,7 @@ ValidationSet::ValidationSet(const TrainConfig& config, const Fields& model,
   slice_ = load_rank_slice(path, comm, &layout);
   examples_ = layout.num_examples();
   variables_ = layout.num_vars();
+  checksum_ = dataset_checksum(slice_, comm);
   inference_ = attribute<std::string>(model, "inference", "message-passing");
   run_collectively(comm, [&] {
     if (layout.num_params != train_layout.num_params)
