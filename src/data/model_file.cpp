@@ -39,6 +39,11 @@ ModelFile read_model(const std::string& path) {
   for (size_t r = 0; r < model.theta.size(); ++r)
     if (!std::isfinite(model.theta[r]))
       throw_file_error(path, "/theta", static_cast<int64_t>(r), "value is not finite");
+  if (file.has_attribute("num_params") &&
+      file.read_int_attribute("num_params") != static_cast<int64_t>(model.theta.size()))
+    throw_file_error(path, "@num_params",
+                     "is " + std::to_string(file.read_int_attribute("num_params")) +
+                         ", but /theta has " + std::to_string(model.theta.size()) + " values");
   model.epsilon = file.read_double_attribute("epsilon");
   if (!is_valid_epsilon(model.epsilon))
     throw_file_error(
@@ -62,6 +67,13 @@ ModelFile read_model(const std::string& path) {
                                     std::pair{"@pairwise_model", &model.pairwise_model}})
     if (*value == "trees" && model.trees.empty())
       throw_file_error(path, name, "is trees, but the file has no /trees/index of ensembles");
+  for (size_t e = 0; e < model.trees.size(); ++e) {
+    const bool unary = model.trees[e].kind == "variables";
+    if ((unary ? model.unary_model : model.pairwise_model) != "trees")
+      throw_file_error(path, "/trees/index", static_cast<int64_t>(3 * e),
+                       "an ensemble of " + model.trees[e].kind + ", but @" +
+                           (unary ? "unary_model" : "pairwise_model") + " is not trees");
+  }
   if (file.exists("/nonlocal/psi")) {
     model.psi = file.read_all<double>("/nonlocal/psi");
     // An empty array would read as "no weights" and predict without the terms unannounced.

@@ -10,6 +10,7 @@
 #include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/hdf5_file.hpp"
+#include "pdsp/data/model_file.hpp"
 #include "pdsp/data/output_checks.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/data/provenance.hpp"
@@ -206,6 +207,13 @@ void describe_output(const h5::File& file, const std::string& format,
   std::printf("%s: %s (format_version %lld)\n", file.path().c_str(), format.c_str(),
               static_cast<long long>(file.read_int_attribute("format_version")));
   print_provenance(provenance, file.path());
+  // A model is checked as predict reads it; its non-local weights are what theta does not hold.
+  if (format == "pdsp-model") {
+    const ModelFile model = read_model(file.path());
+    if (!model.psi.empty())
+      std::printf("non-local weights: %zu (largest %.4g)\n", model.psi.size(),
+                  *std::max_element(model.psi.begin(), model.psi.end()));
+  }
   // The trees of a boosted class (what theta does not hold), checked as predict reads them.
   for (const StoredEnsemble& e : read_ensembles(file))
     std::printf(
