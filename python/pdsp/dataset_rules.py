@@ -73,7 +73,9 @@ def check_graph(arrays, file):
 def _check_offsets(problem, name, offsets, end, nonempty=None):
     """Offsets from 0 to `end`, never decreasing; with `nonempty` (the reason, "every x needs a
     y"), every range must hold an element."""
-    if offsets.size == 0 or offsets[0] != 0:
+    if offsets.size == 0:
+        problem.whole(name, "is empty: offsets start with a 0")
+    if offsets[0] != 0:
         problem.at(name, 0, "must start at 0")
     # Index i names the later offset of a bad pair, as the reader does.
     steps = np.concatenate(([1], np.diff(offsets)))

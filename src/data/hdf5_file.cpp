@@ -281,6 +281,9 @@ int64_t File::read_int_attribute(const std::string& name) const {
 
 double File::read_double_attribute(const std::string& name) const {
   Handle attribute = open_attribute(name);
+  Handle type(H5Aget_type(attribute.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_FLOAT && H5Tget_class(type.get()) != H5T_INTEGER)
+    throw_file_error(path_, "@" + name, "expected a number attribute");
   double value = 0;
   if (H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, &value) < 0)
     throw_file_error(path_, "@" + name, "cannot read attribute");

@@ -7,7 +7,8 @@ namespace pdsp {
 // Offsets must start at 0, never decrease (or strictly increase), and end at `end`.
 void check_offsets(const std::string& path, const std::string& name,
                    const std::vector<int64_t>& offsets, bool strictly, int64_t end) {
-  if (offsets.empty() || offsets[0] != 0) throw_file_error(path, name, 0, "must start at 0");
+  if (offsets.empty()) throw_file_error(path, name, "is empty: offsets start with a 0");
+  if (offsets[0] != 0) throw_file_error(path, name, 0, "must start at 0");
   for (size_t i = 1; i < offsets.size(); ++i) {
     const bool bad = strictly ? offsets[i] <= offsets[i - 1] : offsets[i] < offsets[i - 1];
     if (bad)

@@ -173,6 +173,8 @@ class NonlocalTermsTest(unittest.TestCase):
             ("/nonlocal/word_state[4]: 3 is not a state (0..2)",
              changed("/nonlocal/word_state", [0, 1, 2, 2, 3])),
             ("/nonlocal/word_ptr[2]: must increase", changed("/nonlocal/word_ptr", [0, 3, 3, 5])),
+            ("/nonlocal/word_ptr: is empty: offsets start with a 0",
+             changed("/nonlocal/word_ptr", np.zeros(0, dtype=np.int64))),
             ("@nonlocal_dictionary: 'letters' is not a dictionary term (unigram, position)",
              changed("@nonlocal_dictionary", b"unigram,letters")),
             ("@nonlocal_dictionary: names 'position' twice",

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "pdsp/app/command_line.hpp"
@@ -203,17 +204,17 @@ void describe_dataset(const std::string& path, bool quiet, int shards, Communica
 // `config_out` writes its effective settings as a config file that re-runs it.
 void describe_output(const h5::File& file, const std::string& format,
                      const std::string& config_out) {
+  // A model is checked as predict reads it, before anything is printed.
+  std::optional<ModelFile> model;
+  if (format == "pdsp-model") model = read_model(file.path());
   const Provenance provenance = read_provenance(file);
   std::printf("%s: %s (format_version %lld)\n", file.path().c_str(), format.c_str(),
               static_cast<long long>(file.read_int_attribute("format_version")));
   print_provenance(provenance, file.path());
-  // A model is checked as predict reads it; its non-local weights are what theta does not hold.
-  if (format == "pdsp-model") {
-    const ModelFile model = read_model(file.path());
-    if (!model.psi.empty())
-      std::printf("non-local weights: %zu (largest %.4g)\n", model.psi.size(),
-                  *std::max_element(model.psi.begin(), model.psi.end()));
-  }
+  // A model's non-local weights are what theta does not hold.
+  if (model && !model->psi.empty())
+    std::printf("non-local weights: %zu (largest %.4g)\n", model->psi.size(),
+                *std::max_element(model->psi.begin(), model->psi.end()));
   // The trees of a boosted class (what theta does not hold), checked as predict reads them.
   for (const StoredEnsemble& e : read_ensembles(file))
     std::printf(
