@@ -110,6 +110,7 @@ damaged_model("infepsilon", infinite_epsilon)
 damaged_model("badcounting", unknown_counting)
 damaged_model("badinference", lambda f: f.attrs.__setitem__("inference", "bogus"))
 damaged_model("badnumparams", lambda f: f.attrs.__setitem__("num_params", 5))
+damaged_model("textepsilon", lambda f: f.attrs.__setitem__("epsilon", "one"))
 # Two chains of three ternary variables: data that --learner ssvm-fw (binary pairwise) refuses.
 sys.path.insert(0, sys.argv[2])
 import numpy as np
@@ -168,6 +169,7 @@ for ranks in 1 2; do
   expect_error 2 "badinference.h5: @inference 'bogus' is not one of lbp, mean-field" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/badinference.h5" --out "$work/p.h5"
   expect_error 2 "badnumparams.h5: @num_params: is 5, but /theta has [0-9]* values" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/badnumparams.h5" --out "$work/p.h5"
   expect_error 2 "badnumparams.h5: @num_params: is 5, but /theta has [0-9]* values" $ranks -- "$pdsp" info "$work/badnumparams.h5"
+  expect_error 2 "textepsilon.h5: @epsilon: expected a number attribute" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/textepsilon.h5" --out "$work/p.h5"
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting bethe
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0 (trw" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting trw
   expect_error 2 "\-\-message-precision: half not in {double,single}" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --message-precision half
