@@ -77,7 +77,9 @@ TASKS = [
          describe="UMass citations (1,448 / 362 citations with tags), chain per citation, "
                   "hashed lexical features, a B and an I state per leaf tag (`--bio`); token "
                   "accuracy over those states, segment F1 (a segment starts at a B state or "
-                  "where the tag changes)"),
+                  "where the tag changes); each token takes its largest marginal's state (the "
+                  "constraints row below decodes by MAP, which `pdsp predict --epsilon 0` gives "
+                  "this chain too)"),
     Task("citations-constraints", "citations", ["umass_citation/training.docs",
                                                 "umass_citation/testing.docs"], "accuracy",
          dev_input="umass_citation/dev.docs", convert_args=("--bio", "--constraints"),
