@@ -23,10 +23,12 @@ bool obeys_rule(const TrainParameter& p, const TrainConfig& config) {
 }
 
 // False for the rows of other learners than `learner`: the stochastic learners' steps, the seed
-// of the learners that draw examples, and the latent learner's CCCP settings.
+// of the learners that draw examples, the rounds of Domke's fits, and the latent learner's CCCP
+// settings.
 bool learner_row_applies(const std::string& name, const std::string& learner) {
   const bool stochastic = learner == "dlpw" || learner == "pegasos";
   if (name == "seed") return stochastic || learner == "ssvm-fw";
+  if (name == "tree_rounds") return learner == "domke";
   if (name == "inner_sweeps" || name == "batch") return stochastic;
   if (name == "inner_iters" || name == "completion_epsilon") return learner == "latent";
   return true;
@@ -59,21 +61,26 @@ Fields TrainConfig::fields() const {
   return fields;
 }
 
+bool TrainConfig::applies(const TrainParameter& row) const {
+  // The L-BFGS settings change nothing for the gradient step, the smoothing nothing at eps > 0,
+  // the networks' size nothing without a network (how they read their rows nothing without an
+  // mlp), the fits' settings nothing but Domke's alternation, the trees' nothing without trees,
+  // the CCCP steps' length nothing but the latent learner's. The seed also draws the rows a
+  // subsampled tree round splits on.
+  return (!row.name.starts_with("lbfgs_") || theta_step == "lbfgs") &&
+         (row.name != "smoothing_start" || trains_by_smoothing(epsilon)) &&
+         (row.name != "hidden" || !model_choice().linear()) &&
+         (row.name != "network_inputs" || has_network()) &&
+         (!row.name.starts_with("fit_") || learner == "domke") &&
+         (!row.name.starts_with("tree_") || grows_trees()) &&
+         (learner_row_applies(row.name, learner) ||
+          (row.name == "seed" && grows_trees() && tree_subsample < 1));  // draws the rows
+}
+
 std::vector<std::pair<std::string, std::string>> TrainConfig::trajectory_fields() const {
   std::vector<std::pair<std::string, std::string>> kept;
   for (const TrainParameter& row : train_parameters())
-    // The L-BFGS settings change nothing for the gradient step, the smoothing nothing at
-    // eps > 0, the networks' size nothing without a network (how they read their rows nothing
-    // without an mlp), the fits' settings nothing but Domke's alternation, the trees' nothing
-    // without trees, the CCCP steps' length nothing but the latent learner's.
-    if (row.trajectory && (!row.name.starts_with("lbfgs_") || theta_step == "lbfgs") &&
-        (row.name != "smoothing_start" || trains_by_smoothing(epsilon)) &&
-        (row.name != "hidden" || !model_choice().linear()) &&
-        (row.name != "network_inputs" || has_network()) &&
-        (!row.name.starts_with("fit_") || learner == "domke") &&
-        (!row.name.starts_with("tree_") || unary_model == "trees" || pairwise_model == "trees") &&
-        learner_row_applies(row.name, learner))
-      kept.emplace_back(row.name, row.value_text(*this));
+    if (row.trajectory && applies(row)) kept.emplace_back(row.name, row.value_text(*this));
   return kept;
 }
 

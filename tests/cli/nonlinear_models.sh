@@ -196,3 +196,14 @@ set -e
   grep -q "cannot resume: unary_model was trees in the checkpoint and is mlp now" "$work/err"; } ||
   { echo "FAIL: resuming trees as mlp (exit $code)"; cat "$work/err"; exit 1; }
 echo "ok: resuming with another function class is one line naming it"
+
+# A flag that changes nothing in the run is named in a note (here the networks' size without a
+# network); with a network it is not.
+"$pdsp" train --data "$work/train.h5" --epsilon 0.5 --hidden 4 --max-iters 1 --threads 1 \
+  --out "$work/noted.h5" > "$work/log"
+grep -q "^note: --hidden is set but changes nothing with --learner primal-dual, --unary-model linear" "$work/log" ||
+  { echo "FAIL: no note on --hidden without a network"; cat "$work/log"; exit 1; }
+"$pdsp" train --data "$work/train.h5" --epsilon 0.5 --hidden 4 --unary-model mlp --max-iters 1 \
+  --threads 1 --out "$work/noted.h5" > "$work/log"
+! grep -q "^note:" "$work/log" || { echo "FAIL: a note on --hidden with a network"; cat "$work/log"; exit 1; }
+echo "ok: a flag that changes nothing is named in a note"

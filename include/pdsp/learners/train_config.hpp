@@ -14,6 +14,8 @@
 
 namespace pdsp {
 
+struct TrainParameter;  // train_parameters.hpp
+
 struct TrainConfig {
   std::string data;
   std::string out;
@@ -120,6 +122,9 @@ struct TrainConfig {
     choice.standardize_inputs = network_inputs == "standardized";
     return choice;
   }
+  bool grows_trees() const { return unary_model == "trees" || pairwise_model == "trees"; }
+  // Whether `row` of the parameter table can change this run (e.g. --hidden only with an mlp).
+  bool applies(const TrainParameter& row) const;
   // The fields that change the training trajectory: a checkpoint resumes only with the same.
   std::vector<std::pair<std::string, std::string>> trajectory_fields() const;
 };

@@ -336,8 +336,18 @@ int run_train(const Invocation& invocation, Communicator& comm) {
   if (!proceed) return 0;
   use_threads(config.threads);
   install_stop_signals(comm.is_root());
-  if (comm.is_root() && !o.quiet)
+  if (comm.is_root() && !o.quiet) {
     std::printf("settings:\n%s", command_line.effective_config().c_str());
+    // A flag the user set that this run ignores is likely a mistake in the command.
+    for (const TrainParameter& row : train_parameters())
+      if (command_line.given(row.flag) && !config.applies(row))
+        std::printf(
+            "note: %s is set but changes nothing with --learner %s, --unary-model %s, "
+            "--pairwise-model %s, --theta-step %s and --epsilon %s\n",
+            row.flag.c_str(), config.learner.c_str(), config.unary_model.c_str(),
+            config.pairwise_model.c_str(), config.theta_step.c_str(),
+            field_text(config.epsilon).c_str());
+  }
 
   const auto started = Clock::now();
   DatasetLayout layout;
