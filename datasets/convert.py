@@ -23,10 +23,10 @@ import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 
 from converters import FORMATS  # noqa: E402
-from converters.source import ConversionError  # noqa: E402
+from converters.source import ConversionError, seed  # noqa: E402
 from pdsp.dataset import checked_arrays, write_checked_arrays  # noqa: E402
 from pdsp.dataset_rules import DatasetError  # noqa: E402
-from pdsp.output_file import OutputError, atomic_output, check_output  # noqa: E402
+from pdsp.output_file import OutputError, atomic_output, check_output, output_set  # noqa: E402
 
 PROGRAM = "convert.py"
 
@@ -66,7 +66,7 @@ def parse_arguments(argv):
                          help="validation set output, taken from the training examples")
         sub.add_argument("--validation-fraction", type=float, metavar="F",
                          help="the share of the training examples it takes, in (0, 1)")
-        sub.add_argument("--seed", type=int, metavar="S",
+        sub.add_argument("--seed", type=seed, metavar="S",
                          help="take a random choice (fixed by S), not the last ones")
         if getattr(module, "DEV_INPUT", False):
             sub.add_argument("--dev", metavar="DEV.h5", help="dev set output (see above)")
@@ -115,49 +115,55 @@ def split_validation(examples, fraction, seed):
             [e for e, c in zip(examples, chosen) if c])
 
 
-def write(path, examples, arrays, num_params, inputs, seconds):
-    """Writes arrays checked_arrays returned and prints the file's summary line; `seconds`: what
-    building and checking them took."""
+def write(path, examples, arrays, num_params, inputs, seconds, outputs):
+    """Writes arrays checked_arrays returned into the OutputSet `outputs`; returns the file's
+    summary line. `seconds`: what building and checking them took."""
     started = time.perf_counter() - seconds
-    write_checked_arrays(path, arrays, num_params, inputs)
-    print(f"{path}: {len(examples)} examples, {arrays['/vars/card'].size} variables, "
-          f"{arrays['/factors/var_ptr'].size - 1} factors, {num_params} parameters, "
-          f"{os.path.getsize(path) / 1e6:.2f} MB, {time.perf_counter() - started:.2f} s",
-          flush=True)
+    write_checked_arrays(path, arrays, num_params, inputs, outputs)
+    return (f"{path}: {len(examples)} examples, {arrays['/vars/card'].size} variables, "
+            f"{arrays['/factors/var_ptr'].size - 1} factors, {num_params} parameters, "
+            f"{os.path.getsize(outputs.written(path)) / 1e6:.2f} MB, "
+            f"{time.perf_counter() - started:.2f} s")
 
 
-def write_model(path, theta, inputs, command_line):
+def write_model(path, theta, inputs, command_line, outputs):
     """A model file (docs/file-format.md) holding `theta`, for prediction at epsilon 1 with Bethe
-    numbers; written atomically."""
-    with atomic_output(path, inputs) as temporary, h5py.File(temporary, "w") as file:
+    numbers, into the OutputSet `outputs`; returns its summary line."""
+    with atomic_output(path, inputs, outputs) as temporary, h5py.File(temporary, "w") as file:
         file.attrs["format"] = np.bytes_("pdsp-model")
         file.attrs["format_version"] = np.int64(1)
         file.attrs["epsilon"] = np.float64(1.0)
         file.attrs["counting"] = np.bytes_("bethe")
         file.attrs["command_line"] = np.bytes_(command_line.encode("utf-8"))
         file.create_dataset("/theta", data=np.asarray(theta, dtype=np.float64))
-    print(f"{path}: model of {len(theta)} parameters (epsilon 1, Bethe numbers)", flush=True)
+    return f"{path}: model of {len(theta)} parameters (epsilon 1, Bethe numbers)"
 
 
 def convert(argv):
     options = parse_arguments(argv)
     check_files(options)
     converted = FORMATS[options.format].convert(options.input, options)
-    if writes_model(FORMATS[options.format]):
-        started = time.perf_counter()
-        arrays = checked_arrays(options.out, [converted.example], converted.num_params)
-        write(options.out, [converted.example], arrays, converted.num_params, options.input,
-              time.perf_counter() - started)
-        try:
-            write_model(options.model, converted.theta, options.input,
-                        " ".join([PROGRAM] + list(argv)))
-        except BaseException:
-            os.remove(options.out)  # both outputs or neither
-            raise
-        if converted.dropped_variables:
-            print(f"{options.out}: observed variables {converted.dropped_variables} conditioned "
-                  f"out; the others keep their order", flush=True)
-        return
+    lines = []
+    # Every output or none: a file already at an output path stays as it was when one fails.
+    with output_set() as outputs:
+        if writes_model(FORMATS[options.format]):
+            started = time.perf_counter()
+            arrays = checked_arrays(options.out, [converted.example], converted.num_params)
+            lines.append(write(options.out, [converted.example], arrays, converted.num_params,
+                               options.input, time.perf_counter() - started, outputs))
+            lines.append(write_model(options.model, converted.theta, options.input,
+                                     " ".join([PROGRAM] + list(argv)), outputs))
+            if converted.dropped_variables:
+                lines.append(f"{options.out}: observed variables {converted.dropped_variables} "
+                             f"conditioned out; the others keep their order")
+        else:
+            lines = write_splits(options, converted, outputs)
+    for line in lines:
+        print(line, flush=True)
+
+
+def write_splits(options, converted, outputs):
+    """The training, test, validation and dev files of a converter that splits; their lines."""
     files = [(options.train, converted.train), (options.test, converted.test)]
     if options.validation:
         kept, validation = split_validation(converted.train, options.validation_fraction,
@@ -176,8 +182,8 @@ def convert(argv):
         arrays = checked_arrays(path, examples, converted.num_params, converted.var_types,
                                 converted.factor_types, converted.nonlocal_terms)
         checked.append((path, examples, arrays, time.perf_counter() - started))
-    for path, examples, arrays, seconds in checked:
-        write(path, examples, arrays, converted.num_params, options.input, seconds)
+    return [write(path, examples, arrays, converted.num_params, options.input, seconds, outputs)
+            for path, examples, arrays, seconds in checked]
 
 
 def main(argv):

@@ -16,7 +16,7 @@ import numpy as np
 from pdsp import Example, RegionType, SparseRows
 
 from . import libsvm_files, mulan_files
-from .source import ConversionError, Converted
+from .source import MAX_PARAMS, ConversionError, Converted
 
 
 def add_arguments(parser):
@@ -37,6 +37,11 @@ def convert(inputs, options):
         train, test = libsvm_files.read(inputs, options.num_features, options.num_labels)
     dim = train.num_features + 1
     labels = train.num_labels
+    # Refused before the pairs are built: 100,000 labels would take 5e9 of them.
+    params = labels * 2 * dim + 4 * labels * (labels - 1) // 2
+    if params > MAX_PARAMS:
+        raise ConversionError(f"{inputs[0]}: {labels} labels of {dim - 1} features take {params} "
+                              f"parameters, more than pdsp's {MAX_PARAMS}")
     pairs = np.array(list(itertools.combinations(range(labels), 2)), dtype=np.int64).reshape(-1, 2)
     var_types = [RegionType(param_offset=l * 2 * dim, dim=dim) for l in range(labels)]
     unaries = labels * 2 * dim

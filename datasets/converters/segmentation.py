@@ -27,7 +27,7 @@ import numpy as np
 from pdsp import Example, RegionType, SparseRows
 
 from .segmentation_features import DEFAULT_EDGES, EDGE_FEATURES, PIXEL_FEATURES, palette_of
-from .source import ConversionError, Converted
+from .source import ConversionError, Converted, seed
 
 
 def add_arguments(parser):
@@ -44,7 +44,7 @@ def add_arguments(parser):
     parser.add_argument("--unobserved", type=float, default=0.0, metavar="F",
                         help="training set: a random F of each image's pixels get label -1 "
                              "(unobserved; --learner latent learns with them)")
-    parser.add_argument("--unobserved-seed", type=int, default=1, metavar="S",
+    parser.add_argument("--unobserved-seed", type=seed, default=1, metavar="S",
                         help="seed of the pixels --unobserved chooses")
     parser.add_argument("--drop-unobserved", action="store_true",
                         help="leave the pixels --unobserved chooses, and their edges, out of the "
@@ -53,6 +53,8 @@ def add_arguments(parser):
 
 def convert(inputs, options):
     if len(inputs) == 2:
+        if os.path.samefile(*inputs):  # the images would be thresholded into their own masks
+            raise ConversionError(f"{inputs[1]}: the masks' folder is the images' folder")
         train, test, classes = read_folders(inputs, options)
     elif len(inputs) == 1:
         train, test, classes = read_hdf5(inputs[0])

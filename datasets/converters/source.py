@@ -1,5 +1,6 @@
 """What every converter shares: the error a bad source raises (one line naming the file and the
 line or row), the result a converter returns, and reading a text file line by line."""
+import argparse
 import dataclasses
 import gzip
 from typing import List, Optional
@@ -9,6 +10,21 @@ from pdsp import Example, NonlocalTerms, RegionType
 
 class ConversionError(Exception):
     """A source that cannot be converted; the message is one line naming the file and where."""
+
+
+# The largest parameter count pdsp takes (its parameter indices are int32).
+MAX_PARAMS = 2**31 - 1
+
+
+def seed(text):
+    """An argparse type: a seed, a whole number >= 0 (numpy refuses negative ones)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a seed (a whole number >= 0)")
+    return value
 
 
 @dataclasses.dataclass

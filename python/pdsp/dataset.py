@@ -102,13 +102,15 @@ class Dataset:
 
 
 def write_dataset(path, examples, num_params, var_types=None, factor_types=None, inputs=(),
-                  nonlocal_terms=None):
+                  nonlocal_terms=None, into=None):
     """Writes `examples` (in order) to `path`; `var_types`/`factor_types` are lists of RegionType
     (None: the file has no typed regions of that kind); `nonlocal_terms` a NonlocalTerms (None:
-    none). Raises DatasetError (a ValueError, one line) for anything pdsp would refuse, and
-    ValueError when `path` is one of `inputs`. Returns the arrays written."""
+    none); `into` an OutputSet (output_file.py) that lands it with the set's other files. Raises
+    DatasetError (a ValueError, one line) for anything pdsp would refuse, and OutputError when
+    `path` cannot be written or is one of `inputs`. Returns the arrays written."""
     arrays = dataset_arrays(path, examples, var_types, factor_types, nonlocal_terms)
-    return write_arrays(path, arrays, num_params, inputs)
+    return write_checked_arrays(path, _checked(path, arrays, num_params), num_params, inputs,
+                                into)
 
 
 def checked_arrays(path, examples, num_params, var_types=None, factor_types=None,
@@ -132,9 +134,10 @@ def _checked(path, arrays, num_params):
     return arrays
 
 
-def write_checked_arrays(path, arrays, num_params, inputs=()):
-    """Writes arrays that checked_arrays returned (atomically, never over an input)."""
-    with atomic_output(path, inputs) as temporary, h5py.File(temporary, "w") as file:
+def write_checked_arrays(path, arrays, num_params, inputs=(), into=None):
+    """Writes arrays that checked_arrays returned (atomically, never over an input; with `into`,
+    an OutputSet, when the set commits)."""
+    with atomic_output(path, inputs, into) as temporary, h5py.File(temporary, "w") as file:
         # Fixed-length strings, as pdsp writes every string attribute.
         file.attrs["format"] = np.bytes_(FORMAT)
         file.attrs["format_version"] = np.int64(2 if uses_compact_parts(arrays) else 1)

@@ -367,6 +367,21 @@ class BadInputTest(unittest.TestCase):
         finally:
             del FORMATS["broken"]
 
+    def test_a_negative_seed_is_one_line(self):
+        self.refused(["multilabel", "--input", self.svm, self.svm, "--validation", work("v.h5"),
+                      "--validation-fraction", "0.5", "--seed", "-1"],
+                     "'-1' is not a seed (a whole number >= 0)")
+
+    def test_too_many_labels_are_refused_before_the_pairs_are_built(self):
+        self.refused(["multilabel", "--input", self.svm, self.svm, "--num-labels", "100000"],
+                     f"{self.svm}: 100000 labels of 103 features take 20020600000 parameters, "
+                     "more than pdsp's 2147483647")
+
+    def test_a_folder_that_takes_no_file_is_named(self):
+        self.refused(["multilabel", "--input", self.svm, self.svm, "--validation",
+                      "/proc/v.h5", "--validation-fraction", "0.5"],
+                     "/proc/v.h5: cannot write in /proc:")
+
     def test_usage(self):
         self.refused(["nosuch", "--input", self.svm], "invalid choice: 'nosuch'")
         self.refused(["multilabel", "--input", self.svm, self.svm, "--validation",

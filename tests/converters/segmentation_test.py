@@ -209,6 +209,22 @@ class SegmentationTest(unittest.TestCase):
         assert_refused(self, ["segmentation", "--input", self.images, masks],
                        f"{os.path.join(masks, self.names[0])}: mask is 5 x 4 but its image")
 
+    def test_the_masks_folder_must_not_be_the_images(self):
+        assert_refused(self, ["segmentation", "--input", self.images, self.images],
+                       f"{self.images}: the masks' folder is the images' folder")
+
+    def test_an_output_inside_an_input_folder_is_refused(self):
+        inside = os.path.join(self.masks, self.names[0])
+        assert_refused(self, ["segmentation", "--input", self.images, self.masks, "--train",
+                              inside], f"{inside}: refusing to write inside the input folder",
+                       output_flags=("--test",))
+        self.assertFalse(h5py.is_hdf5(inside))
+
+    def test_a_negative_seed_is_one_line(self):
+        assert_refused(self, ["segmentation", "--input", self.images, self.masks,
+                              "--unobserved", "0.5", "--unobserved-seed", "-5"],
+                       "'-5' is not a seed (a whole number >= 0)")
+
 
 if __name__ == "__main__":
     conversion.main()

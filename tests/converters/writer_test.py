@@ -134,6 +134,25 @@ class WriterTest(unittest.TestCase):
         with self.assertRaises(OutputError):
             write_dataset(os.path.join(self.folder.name, "no", "x.h5"), [chain()], 7)
 
+    def test_a_set_of_outputs_lands_whole_or_not_at_all(self):
+        from pdsp.output_file import output_set
+        with open(self.path, "w") as old:
+            old.write("old")
+        second = os.path.join(self.folder.name, "second.h5")
+        with self.assertRaises(RuntimeError):
+            with output_set() as outputs:
+                write_dataset(self.path, [chain()], 7, into=outputs)
+                write_dataset(second, [chain()], 7, into=outputs)
+                raise RuntimeError("a third output failed")
+        with open(self.path) as kept:
+            self.assertEqual(kept.read(), "old")
+        self.assertEqual(sorted(os.listdir(self.folder.name)), ["data.h5"])
+        with output_set() as outputs:
+            write_dataset(self.path, [chain()], 7, into=outputs)
+            write_dataset(second, [chain()], 7, into=outputs)
+            self.assertFalse(os.path.exists(second))
+        self.assertTrue(h5py.is_hdf5(self.path) and h5py.is_hdf5(second))
+
     # Each malformed description: the dataset and index the message must name.
     def test_refuses_bad_graphs(self):
         cases = {
