@@ -1,7 +1,6 @@
 #include "pdsp/data/model_file.hpp"
 
 #include <cmath>
-#include <utility>
 
 #include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/hdf5_file.hpp"
@@ -62,11 +61,6 @@ ModelFile read_model(const std::string& path) {
   if (model.hidden < 1 || model.hidden > 4096)
     throw_file_error(path, "@hidden", "is " + std::to_string(model.hidden) + ", not in [1, 4096]");
   model.trees = read_ensembles(file);
-  // Training writes the ensembles of every trees class; without them predict would use none.
-  for (const auto& [name, value] : {std::pair{"@unary_model", &model.unary_model},
-                                    std::pair{"@pairwise_model", &model.pairwise_model}})
-    if (*value == "trees" && model.trees.empty())
-      throw_file_error(path, name, "is trees, but the file has no /trees/index of ensembles");
   for (size_t e = 0; e < model.trees.size(); ++e) {
     const bool unary = model.trees[e].kind == "variables";
     if ((unary ? model.unary_model : model.pairwise_model) != "trees")

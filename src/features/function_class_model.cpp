@@ -84,7 +84,7 @@ FunctionClassModel::FunctionClassModel(const Dataset& data, const FunctionClasse
     trees_ = std::make_unique<TreeFunctions>(
         data,
         TypedKinds{classes.unary == FunctionClass::Trees, classes.pairwise == FunctionClass::Trees},
-        classes.trees, classes.stored_trees, classes.source);
+        classes.trees, classes.stored_trees, classes.trees_from_file, classes.source);
 
   const auto add_region = [&](const TypedRegion& r) {
     const int32_t network = (r.factor ? factor_network : var_network)[r.type];

@@ -50,6 +50,7 @@ std::unique_ptr<const PotentialModel> make_potential_model(const Dataset& data,
   classes.seed = choice.seed;
   classes.trees = choice.trees;
   classes.stored_trees = choice.stored_trees;
+  classes.trees_from_file = choice.trees_from_file;
   classes.source = choice.source;
   classes.standardize_inputs = choice.standardize_inputs;
   return std::make_unique<FunctionClassModel>(data, classes);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -63,28 +64,31 @@ TreeEnsemble::TreeEnsemble(const StoredEnsemble& stored, int dim, const TreeSett
       tree_offset_(stored.tree_offset),
       leaf_value_(stored.leaf_value) {
   if (stored.trees() == 0) return;  // XGBoost writes no model before its first round
+  // The destructor does not run when a constructor throws: free the booster on every exit.
+  std::unique_ptr<void, int (*)(BoosterHandle)> guard(booster_, XGBoosterFree);
+  const std::string booster =
+      source + ": /trees/" + stored.kind + "_" + std::to_string(stored.type) + "/booster";
   if (XGBoosterLoadModelFromBuffer(booster_, stored.booster.data(),
                                    static_cast<bst_ulong>(stored.booster.size())) != 0) {
     const std::string why = XGBGetLastError();
-    XGBoosterFree(booster_);
-    throw InputError(source + ": /trees/" + stored.kind + "_" + std::to_string(stored.type) +
-                     "/booster is not a model XGBoost reads: " + why.substr(0, why.find('\n')));
+    throw InputError(booster + " is not a model XGBoost reads: " + why.substr(0, why.find('\n')));
   }
   // The leaf values are read by the booster's node ids, so its trees must be the ones
   // tree_offset describes: as many, of as many outputs, on the data's features.
   int rounds = 0;
+  bst_ulong features = 0;
   check(XGBoosterBoostedRounds(booster_, &rounds), "XGBoosterBoostedRounds");
-  const int64_t classes = configured_number(booster_, "num_class");
-  const int64_t features = configured_number(booster_, "num_feature");
-  if (int64_t{rounds} * outputs_ != stored.trees() || classes != outputs_ || features != dim) {
-    XGBoosterFree(booster_);
-    throw InputError(source + ": /trees/" + stored.kind + "_" + std::to_string(stored.type) +
-                     "/booster holds " + std::to_string(rounds) + " rounds of " +
+  check(XGBoosterGetNumFeature(booster_, &features), "XGBoosterGetNumFeature");
+  // XGBoost records num_class 0 for a single output.
+  const int64_t classes = std::max<int64_t>(configured_number(booster_, "num_class"), 1);
+  if (int64_t{rounds} * outputs_ != stored.trees() || classes != outputs_ ||
+      features != static_cast<bst_ulong>(dim))
+    throw InputError(booster + " holds " + std::to_string(rounds) + " rounds of " +
                      std::to_string(classes) + " outputs on " + std::to_string(features) +
                      " features, but tree_offset has " + std::to_string(stored.trees()) +
                      " trees of " + std::to_string(outputs_) + " outputs and the data's rows " +
                      std::to_string(dim) + " features");
-  }
+  guard.release();
 }
 
 TreeEnsemble::~TreeEnsemble() {

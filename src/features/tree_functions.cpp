@@ -16,7 +16,8 @@ const char* kind_name(uint8_t kind) {
 }  // namespace
 
 TreeFunctions::TreeFunctions(const Dataset& data, TypedKinds boosted, const TreeSettings& settings,
-                             const std::vector<StoredEnsemble>& stored, const std::string& source)
+                             const std::vector<StoredEnsemble>& stored, bool from_file,
+                             const std::string& source)
     : settings_(settings) {
   std::vector<int32_t> var_ensemble, factor_ensemble;
   std::vector<double> outputs;  // per ensemble, agreed over the ranks below
@@ -75,21 +76,22 @@ TreeFunctions::TreeFunctions(const Dataset& data, TypedKinds boosted, const Tree
     Ensemble& ens = ensembles_[e];
     ens.rows =
         std::make_unique<TreeRows>(ens.features, static_cast<int64_t>(ens.regions.size()), ens.dim);
-    set_trees(ens, std::max(1, static_cast<int>(outputs[e])), stored, source);
+    set_trees(ens, std::max(1, static_cast<int>(outputs[e])), stored, from_file, source);
   }
 }
 
 void TreeFunctions::set_trees(Ensemble& ens, int outputs, const std::vector<StoredEnsemble>& stored,
-                              const std::string& source) {
+                              bool from_file, const std::string& source) {
   const std::string kind = kind_name(ens.kind);
   const auto found = std::find_if(stored.begin(), stored.end(), [&](const StoredEnsemble& s) {
     return s.kind == kind && s.type == ens.type;
   });
   if (found == stored.end()) {
     // A file holds every ensemble a run grows, so one without this type's is damaged.
-    if (!stored.empty())
+    if (from_file)
       throw InputError(source + ": /trees/" + kind + "_" + std::to_string(ens.type) +
-                       " is missing, but the file holds other ensembles of the trees classes");
+                       " is missing: the data's " + kind + " of type " + std::to_string(ens.type) +
+                       " need its trees");
     ens.trees = std::make_unique<TreeEnsemble>(outputs, ens.dim, settings_);
   } else {
     if (found->outputs != outputs)
@@ -104,7 +106,7 @@ void TreeFunctions::set_trees(Ensemble& ens, int outputs, const std::vector<Stor
 }
 
 void TreeFunctions::load(const std::vector<StoredEnsemble>& stored, const std::string& source) {
-  for (Ensemble& ens : ensembles_) set_trees(ens, ens.trees->outputs(), stored, source);
+  for (Ensemble& ens : ensembles_) set_trees(ens, ens.trees->outputs(), stored, true, source);
 }
 
 void TreeFunctions::add_to(std::span<double> potential,

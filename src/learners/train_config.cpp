@@ -69,7 +69,7 @@ bool TrainConfig::applies(const TrainParameter& row) const {
   // subsampled tree round splits on.
   return (!row.name.starts_with("lbfgs_") || theta_step == "lbfgs") &&
          (row.name != "smoothing_start" || trains_by_smoothing(epsilon)) &&
-         (row.name != "hidden" || !model_choice().linear()) &&
+         (row.name != "hidden" || has_network()) &&
          (row.name != "network_inputs" || has_network()) &&
          (!row.name.starts_with("fit_") || learner == "domke") &&
          (!row.name.starts_with("tree_") || grows_trees()) &&

@@ -166,9 +166,11 @@ for ranks in 1 2; do
   expect_error 2 "test.h5: the message between factor [0-9]* and variable [0-9]* is -*[a-z]* after the sweeps" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/hugetheta.h5" --out "$work/p.h5" --inference lbp
   expect_error 2 "infepsilon.h5: @epsilon: is inf, not a temperature" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/infepsilon.h5" --out "$work/p.h5"
   expect_error 2 "badcounting.h5: @counting: is 'text', not one of auto, file, uniform, bethe, trw" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/badcounting.h5" --out "$work/p.h5"
-  expect_error 2 "badinference.h5: @inference 'bogus' is not one of lbp, mean-field" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/badinference.h5" --out "$work/p.h5"
+  expect_error 2 "badinference.h5: @inference: is 'bogus', not one of lbp, mean-field" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/badinference.h5" --out "$work/p.h5"
   expect_error 2 "badnumparams.h5: @num_params: is 5, but /theta has [0-9]* values" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/badnumparams.h5" --out "$work/p.h5"
   expect_error 2 "badnumparams.h5: @num_params: is 5, but /theta has [0-9]* values" $ranks -- "$pdsp" info "$work/badnumparams.h5"
+  expect_error 2 "\-\-height: '0' is not a whole number >= 1" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --height 0
+  expect_error 2 "\-\-max-sweeps: '1.5' is not a whole number >= 1" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/model.h5" --out "$work/p.h5" --max-sweeps 1.5
   expect_error 2 "textepsilon.h5: @epsilon: expected a number attribute" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/textepsilon.h5" --out "$work/p.h5"
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting bethe
   expect_error 2 "\-\-epsilon 0 needs every c_v >= 0 (trw" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --epsilon 0 --counting trw

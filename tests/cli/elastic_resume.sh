@@ -58,7 +58,8 @@ for pair in 1:2 2:1 2:3 2:2; do
 done
 
 # Other settings than the checkpoints' are refused at the newest one, by name, in one line:
-# not skipped for older checkpoints, which hold the same settings.
+# not skipped for older checkpoints, which hold the same settings (a class that changes the
+# parameter count: nonlinear_models.sh).
 for case in "2:--C 2:C was 1 in the checkpoint and is 2 now" \
             "1:--epsilon 0.5:epsilon was 1 in the checkpoint and is 0.5 now"; do
   IFS=: read -r n flags said <<< "$case"

@@ -92,7 +92,7 @@ echo "ok: the model file holds 6 rounds of trees per type and predicts" \
 # A damaged leaf value, booster or index is one line naming the file and dataset, exit code 2:
 # a booster of other trees than tree_offset's (the factors' under the variables'), an index
 # naming one ensemble twice (the factors' then unread), or no trees at all for a trees class.
-for file in nan garbled swapped twice none linear; do cp "$work/trees.h5" "$work/$file.h5"; done
+for file in nan garbled swapped twice none half linear; do cp "$work/trees.h5" "$work/$file.h5"; done
 /usr/bin/python3 - "$work" <<'PY'
 import sys, h5py, numpy as np
 def edit(name, change):
@@ -114,18 +114,25 @@ edit("garbled", garble)
 edit("swapped", swap)
 edit("twice", twice)
 edit("none", lambda f: f.__delitem__("/trees"))
+def half(f):
+    index = f["/trees/index"][:3]
+    del f["/trees/index"]
+    f["/trees/index"] = index
+edit("half", half)
 edit("linear", lambda f: f.attrs.__setitem__("unary_model", "linear"))
 PY
 for case in "nan.h5:/trees/variables_0/leaf_value\[3\]: value is not finite" \
             "garbled.h5:/trees/factors_0/booster is not a model XGBoost reads" \
             "swapped.h5:/trees/variables_0/booster holds 6 rounds of 4 outputs" \
             "twice.h5:/trees/index\[3\]: names /trees/variables_0 twice" \
-            "none.h5:@unary_model: is trees, but the file has no /trees/index" \
+            "none.h5:/trees/variables_0 is missing: the data's variables of type 0 need its trees" \
+            "half.h5:/trees/factors_0 is missing: the data's factors of type 0 need its trees" \
             "linear.h5:/trees/index\[0\]: an ensemble of variables, but @unary_model is not trees"; do
   file=${case%%:*}
   commands=("predict --data $work/test.h5 --model $work/$file --out $work/p.h5")
-  # XGBoost reads a booster against the data's features, which info does not have.
-  case $file in garbled.h5 | swapped.h5) ;; *) commands+=("info $work/$file") ;; esac
+  # XGBoost reads a booster, and the trees are matched to the types, against the data, which
+  # info does not have.
+  case $file in garbled.h5 | swapped.h5 | none.h5 | half.h5) ;; *) commands+=("info $work/$file") ;; esac
   for command in "${commands[@]}"; do
     set +e
     # shellcheck disable=SC2086

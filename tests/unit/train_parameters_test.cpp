@@ -114,17 +114,16 @@ TEST(TrainParameters, TrajectoryFieldsDependOnTheStepTheTemperatureAndTheClasses
   config.pairwise_model = "trees";
   EXPECT_EQ(names(config),
             (std::vector<std::string>{"epsilon", "C", "p", "counting", "loss_weight", "unary_model",
-                                      "pairwise_model", "hidden", "sweeps", "max_step_trials",
-                                      "theta_step", "tree_shrinkage", "tree_min_leaf",
-                                      "tree_subsample"}));
+                                      "pairwise_model", "sweeps", "max_step_trials", "theta_step",
+                                      "tree_shrinkage", "tree_min_leaf", "tree_subsample"}));
   // The seed draws the rows of a subsampled round; the rounds per fit are Domke's alone.
   config.tree_subsample = 0.5;
   config.learner = "domke";
   EXPECT_EQ(names(config),
             (std::vector<std::string>{"epsilon", "C", "p", "counting", "loss_weight", "unary_model",
-                                      "pairwise_model", "hidden", "sweeps", "max_step_trials",
-                                      "theta_step", "fit_sweeps", "fit_iters", "tree_rounds",
-                                      "tree_shrinkage", "tree_min_leaf", "tree_subsample", "seed"}));
+                                      "pairwise_model", "sweeps", "max_step_trials", "theta_step",
+                                      "fit_sweeps", "fit_iters", "tree_rounds", "tree_shrinkage",
+                                      "tree_min_leaf", "tree_subsample", "seed"}));
 }
 
 // --lbfgs-memory 0 (the default) keeps 10 pairs, 100 with a network of either kind; a number

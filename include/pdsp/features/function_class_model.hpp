@@ -38,6 +38,7 @@ struct FunctionClasses {
   bool standardize_inputs = false;
   TreeSettings trees;
   std::vector<StoredEnsemble> stored_trees;  // grown before (a model file, a checkpoint)
+  bool trees_from_file = false;              // then every ensemble the data needs is there
   std::string source;                        // the file they came from, for errors
 };
 

@@ -25,6 +25,7 @@ struct ModelChoice {
   uint64_t seed = 1;                         // of a network's start
   TreeSettings trees;                        // how the trees grow
   std::vector<StoredEnsemble> stored_trees;  // trees grown before
+  bool trees_from_file = false;              // stored_trees hold every ensemble the data needs
   std::string source;                        // the file they came from
   bool standardize_inputs = false;           // FunctionClasses::standardize_inputs
   bool linear() const { return unary == "linear" && pairwise == "linear"; }

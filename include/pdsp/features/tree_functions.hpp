@@ -41,10 +41,12 @@ class TreeFunctions {
     std::vector<double> margin;  // [rows x outputs] the sum of the trees at each row
   };
 
-  // `boosted` names the kinds whose typed regions the trees write; `stored` the trees of a model
-  // file or checkpoint (empty: none grown yet), `source` the file they came from.
+  // `boosted` names the kinds whose typed regions the trees write; `stored` the trees grown
+  // before (none yet: empty), `from_file` whether they are a model file's or checkpoint's, which
+  // holds every ensemble the data needs; `source` the file, for errors.
   TreeFunctions(const Dataset& data, TypedKinds boosted, const TreeSettings& settings,
-                const std::vector<StoredEnsemble>& stored, const std::string& source);
+                const std::vector<StoredEnsemble>& stored, bool from_file,
+                const std::string& source);
 
   // potential += the margins of every region (the skipped factors' tables left as they are).
   void add_to(std::span<double> potential, std::span<const uint8_t> skip_factor) const;
@@ -58,9 +60,10 @@ class TreeFunctions {
   void load(const std::vector<StoredEnsemble>& stored, const std::string& source);
 
  private:
-  // Sets ensemble e's trees: `stored`'s entry of its kind and type, or none grown.
+  // Sets ensemble e's trees: `stored`'s entry of its kind and type, or (unless `from_file`)
+  // none grown.
   void set_trees(Ensemble& ens, int outputs, const std::vector<StoredEnsemble>& stored,
-                 const std::string& source);
+                 bool from_file, const std::string& source);
 
   TreeSettings settings_;
   std::vector<Ensemble> ensembles_;

@@ -7,6 +7,7 @@
 
 #include "pdsp/app/command_line.hpp"
 #include "pdsp/app/commands.hpp"
+#include "pdsp/app/model_checks.hpp"
 #include "pdsp/app/progress.hpp"
 #include "pdsp/data/atomic_file.hpp"
 #include "pdsp/data/dataset_io.hpp"
@@ -206,7 +207,10 @@ void describe_output(const h5::File& file, const std::string& format,
                      const std::string& config_out) {
   // A model is checked as predict reads it, before anything is printed.
   std::optional<ModelFile> model;
-  if (format == "pdsp-model") model = read_model(file.path());
+  if (format == kModelFormat) {
+    model = read_model(file.path());
+    check_model_names(*model, file.path());
+  }
   const Provenance provenance = read_provenance(file);
   std::printf("%s: %s (format_version %lld)\n", file.path().c_str(), format.c_str(),
               static_cast<long long>(file.read_int_attribute("format_version")));
@@ -215,8 +219,8 @@ void describe_output(const h5::File& file, const std::string& format,
   if (model && !model->psi.empty())
     std::printf("non-local weights: %zu (largest %.4g)\n", model->psi.size(),
                 *std::max_element(model->psi.begin(), model->psi.end()));
-  // The trees of a boosted class (what theta does not hold), checked as predict reads them.
-  for (const StoredEnsemble& e : read_ensembles(file))
+  // The trees of a boosted class (what theta does not hold), checked as read_model checks them.
+  for (const StoredEnsemble& e : model ? model->trees : read_ensembles(file))
     std::printf(
         "trees: %s type %d, %lld rounds of %d trees (one per output), %lld bytes of "
         "XGBoost model\n",

@@ -8,6 +8,7 @@
 #include "pdsp/app/commands.hpp"
 #include "pdsp/app/flag_checks.hpp"
 #include "pdsp/app/map_labels.hpp"
+#include "pdsp/app/model_checks.hpp"
 #include "pdsp/app/progress.hpp"
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/model_file.hpp"
@@ -106,6 +107,7 @@ ModelChoice model_choice_of(const ModelFile& model, const std::string& path) {
   choice.pairwise = model.pairwise_model;
   choice.hidden = static_cast<int>(model.hidden);
   choice.stored_trees = model.trees;
+  choice.trees_from_file = true;
   choice.source = path;
   return choice;
 }
@@ -343,11 +345,7 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
     settings.counting = parse_counting_mode(f.counting.empty() ? model.counting : f.counting);
     if (settings.counting == CountingMode::TreeReweighted)
       keep_examples_whole(f.shards, "--counting trw");
-    if (!model.inference.empty()) try {
-        parse_inference(model.inference);
-      } catch (const InputError& bad) {
-        throw InputError(f.model + ": @" + bad.what());
-      }
+    check_model_names(model, f.model);
     if (f.inference == "auto")
       f.inference = model.inference.empty() ? "message-passing" : model.inference;
     if (f.inference != "message-passing") {
@@ -358,13 +356,6 @@ int run_predict(const Invocation& invocation, Communicator& comm) {
     settings.loss_augmented = false;
     settings.shallow_trees_along = true;
     settings.source = f.data;
-    for (const auto& [name, value] : {std::pair{"unary_model", model.unary_model},
-                                      std::pair{"pairwise_model", model.pairwise_model}}) {
-      const std::vector<std::string>& classes = function_class_names();
-      if (std::find(classes.begin(), classes.end(), value) == classes.end())
-        throw InputError(f.model + ": @" + name + " is '" + value +
-                         "', not a function class pdsp knows");
-    }
     if (!model.linear_classes() && f.inference != "message-passing")
       throw InputError("--inference " + f.inference + ": " + f.model +
                        " has nonlinear function classes, which only message passing predicts");

@@ -100,6 +100,7 @@ Fields NonlocalPhase::fit(const TrainConfig& config, const std::vector<double>& 
   settings.source = source_;
   ModelChoice choice = config.model_choice();
   choice.stored_trees = trees;
+  choice.trees_from_file = true;  // the trained model's: every ensemble the data needs
   choice.source = source_;
   choice.standardize_inputs = false;  // theta is the model file's
   std::unique_ptr<LocalProblem> problem;

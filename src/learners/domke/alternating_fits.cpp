@@ -46,7 +46,8 @@ class AlternatingFits {
     result.objective = state_.previous_objective;
     if (!state_.theta.empty()) theta_ = state_.theta;
     TreeFunctions* trees = problem_.model().tree_functions();
-    if (trees && !state_.trees.empty()) trees->load(state_.trees, "the checkpoint");
+    if (trees && !state_.trees.empty())  // a damaged checkpoint is refused on every rank alike
+      run_collectively(comm_, [&] { trees->load(state_.trees, "the checkpoint"); });
     const auto started = Clock::now();
     result.stop = stop_iteration_limit();
     for (int iteration = state_.iterations_done + 1; iteration <= config_.max_iters; ++iteration) {

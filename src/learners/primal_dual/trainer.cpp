@@ -85,7 +85,9 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
   if (smoothing_ && std::isnan(state_.smoothing)) state_.smoothing = config.smoothing_start;
   compute_global_terms();
   if (TreeFunctions* trees = problem.model().tree_functions()) {
-    if (!state_.trees.empty()) trees->load(state_.trees, "the checkpoint");
+    // A damaged checkpoint is refused on every rank alike.
+    if (!state_.trees.empty())
+      run_collectively(comm, [&] { trees->load(state_.trees, "the checkpoint"); });
     tree_fits_ = std::make_unique<TreeFits>(problem, *trees, comm);
   }
   // Without typed variable blocks the model would be a diagonal from the moments alone, which
