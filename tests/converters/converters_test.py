@@ -337,6 +337,15 @@ class BadInputTest(unittest.TestCase):
         lines[2] = "dev" + lines[2][lines[2].index("\t"):]
         bad = write_text("split.tsv", lines)
         self.refused(["ocr", "--input", bad], f"{bad}:3: unknown split 'dev'")
+        # Two pixel fields merged ("01") beside an empty one still make 132 columns.
+        lines = list(self.tsv_lines)
+        first = next(i for i, l in enumerate(lines) if not l.startswith("#"))
+        fields = lines[first].split("\t")
+        fields[4:6] = [fields[4] + fields[5], ""]
+        lines[first] = "\t".join(fields)
+        bad = write_text("merged.tsv", lines)
+        self.refused(["ocr", "--input", bad],
+                     f"{bad}:{first + 1}: column 5: pixel '{fields[4]}' is not 0 or 1")
 
     def test_damaged_mat(self):
         with open(os.path.join(conversion.DATA, "ocr_taskar", "ocr_taskar.mat"), "rb") as mat:
