@@ -128,7 +128,30 @@ def write_arrays(path, arrays, num_params, inputs=()):
     return write_checked_arrays(path, _checked(path, arrays, num_params), num_params, inputs)
 
 
+def _whole_numbers(path, where, values):
+    """`values` as int64, or a DatasetError naming `where` and the first value that is not a
+    whole number (numpy would truncate 2.5 to 2, and fail on NaN or text in its own words)."""
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError):
+        raise DatasetError(f"{path}: {where}: not an array of whole numbers") from None
+    flat = array.reshape(-1)
+    if array.dtype.kind in "iub":
+        return array.astype(np.int64)
+    if array.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(flat) | (flat != np.round(flat)))
+    else:  # text, None, objects; as given (numpy turns [2, "a"] into ["2", "a"])
+        flat = np.asarray(values, dtype=object).reshape(-1)
+        bad = [i for i, v in enumerate(flat)
+               if not (isinstance(v, (int, np.integer)) and not isinstance(v, bool))]
+    if len(bad):
+        raise DatasetError(f"{path}: {where}[{bad[0]}]: {flat[bad[0]]!r} is not a whole number")
+    return array.astype(np.int64)
+
+
 def _checked(path, arrays, num_params):
+    if isinstance(num_params, bool) or not isinstance(num_params, (int, np.integer)):
+        raise DatasetError(f"{path}: @num_params: {num_params!r} is not a whole number")
     arrays = {name: _typed(path, name, values) for name, values in arrays.items()}
     check_dataset(arrays, num_params, path)
     return arrays
@@ -216,8 +239,9 @@ class _Layout:
     def __init__(self, path, examples):
         self.path = path
         self.examples = examples
-        cards = [np.asarray(e.card, dtype=np.int64).reshape(-1) for e in examples]
-        factors = [_factor_lists(e.factors) for e in examples]
+        cards = [_whole_numbers(path, f"example {n}: card", e.card).reshape(-1)
+                 for n, e in enumerate(examples)]
+        factors = [_factor_lists(path, n, e.factors) for n, e in enumerate(examples)]
         self.card = np.concatenate(cards)
         self.var_offset = _offsets([c.size for c in cards])
         self.factor_offset = _offsets([arity.size for arity, _ in factors])
@@ -294,12 +318,14 @@ class _Layout:
                                                   local)
 
 
-def _factor_lists(factors):
-    """(arity of each factor, their variables in a row): a 2-D array of equal arities is taken
-    whole, a list of lists factor by factor."""
+def _factor_lists(path, n, factors):
+    """(arity of each factor, their variables in a row) of example n: a 2-D array of equal
+    arities is taken whole, a list of lists factor by factor."""
     if isinstance(factors, np.ndarray) and factors.ndim == 2:
-        return np.full(factors.shape[0], factors.shape[1], dtype=np.int64), factors.reshape(-1)
-    lists = [np.asarray(f, dtype=np.int64).reshape(-1) for f in factors]
+        ids = _whole_numbers(path, f"example {n}: factors", factors)
+        return np.full(ids.shape[0], ids.shape[1], dtype=np.int64), ids.reshape(-1)
+    lists = [_whole_numbers(path, f"example {n}: factor {a}", f).reshape(-1)
+             for a, f in enumerate(factors)]
     return (np.array([f.size for f in lists], dtype=np.int64),
             np.concatenate([np.zeros(0, dtype=np.int64)] + lists))
 

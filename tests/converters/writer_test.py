@@ -153,6 +153,27 @@ class WriterTest(unittest.TestCase):
             self.assertFalse(os.path.exists(second))
         self.assertTrue(h5py.is_hdf5(self.path) and h5py.is_hdf5(second))
 
+    def test_numbers_that_are_not_whole_are_refused_not_truncated(self):
+        def pair(card):
+            return lambda: write_dataset(self.path, [Example(card=card, label=[0, 1],
+                                                             factors=[[0, 1]])], 7)
+        cases = [
+            ("example 0: card[0]: 2.5 is not a whole number", pair([2.5, 3])),
+            ("example 0: card[0]: nan is not a whole number", pair([float("nan"), 3])),
+            ("example 0: card[1]: 'a' is not a whole number", pair([2, "a"])),
+            ("example 0: factor 0[0]: 0.7 is not a whole number",
+             lambda: write_dataset(self.path, [Example(card=[2, 2], label=[0, 1],
+                                                       factors=[[0.7, 1]])], 7)),
+            ("@num_params: 5.5 is not a whole number",
+             lambda: write_dataset(self.path, [chain()], 5.5)),
+        ]
+        for needle, write in cases:
+            with self.subTest(needle=needle):
+                with self.assertRaises(DatasetError) as raised:
+                    write()
+                self.assertEqual(str(raised.exception), f"{self.path}: {needle}")
+                self.assertFalse(os.path.exists(self.path))
+
     # Each malformed description: the dataset and index the message must name.
     def test_refuses_bad_graphs(self):
         cases = {
