@@ -23,10 +23,18 @@ class PdspError(RuntimeError):
 ERROR_PREFIX = "pdsp: error: "
 
 
+def _usable(path):
+    return bool(path) and os.path.isfile(path) and os.access(path, os.X_OK)
+
+
 def find_executable(explicit=None):
     """The pdsp to run: `explicit`, else $PDSP, else the one installed beside this package, else
     `pdsp` on PATH, else a build in the checkout this package lies in."""
-    candidates = [explicit, os.environ.get("PDSP")]
+    if explicit:  # a path the caller named is not silently swapped for another pdsp
+        if not _usable(explicit):
+            raise FileNotFoundError(f"{explicit}: no pdsp executable there")
+        return os.path.abspath(explicit)
+    candidates = [os.environ.get("PDSP")]
     try:
         from ._installed import PDSP_EXECUTABLE  # written by `cmake --install`
         candidates.append(PDSP_EXECUTABLE)
@@ -36,10 +44,8 @@ def find_executable(explicit=None):
     checkout = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     candidates.append(os.path.join(checkout, "build", "release", "pdsp"))
     for candidate in candidates:
-        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+        if _usable(candidate):
             return os.path.abspath(candidate)
-    if explicit:
-        raise FileNotFoundError(f"{explicit}: no pdsp executable there")
     raise FileNotFoundError("no pdsp executable: install pdsp, put it on PATH or set $PDSP")
 
 

@@ -266,6 +266,9 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(caught.exception.returncode, 2)
         with self.assertRaisesRegex(RuntimeError, "not fitted"):
             pdsp.Estimator(pdsp=PDSP).predict(self.test)
+        # A pdsp named that is not there is an error, not a quiet switch to another one.
+        with self.assertRaisesRegex(FileNotFoundError, "/nonexistent/pdsp: no pdsp executable"):
+            pdsp.Estimator(pdsp="/nonexistent/pdsp", verbose=0).fit(self.train)
 
     def test_parameters_protocol(self):
         estimator = pdsp.Estimator(C=0.5)
