@@ -23,7 +23,7 @@ import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 
 from converters import FORMATS  # noqa: E402
-from converters.source import ConversionError, seed  # noqa: E402
+from converters.source import MAX_PARAMS, ConversionError, seed  # noqa: E402
 from pdsp.dataset import checked_arrays, write_checked_arrays  # noqa: E402
 from pdsp.dataset_rules import DatasetError  # noqa: E402
 from pdsp.output_file import OutputError, atomic_output, check_output, output_set  # noqa: E402
@@ -143,6 +143,10 @@ def convert(argv):
     options = parse_arguments(argv)
     check_files(options)
     converted = FORMATS[options.format].convert(options.input, options)
+    # Named by the sources, not by the output the writer would blame.
+    if not 1 <= converted.num_params <= MAX_PARAMS:
+        raise ConversionError(f"{' '.join(options.input)}: the encoding takes "
+                              f"{converted.num_params} parameters; pdsp takes 1 to {MAX_PARAMS}")
     lines = []
     # Every output or none: a file already at an output path stays as it was when one fails.
     with output_set() as outputs:

@@ -101,6 +101,10 @@ class UaiTest(unittest.TestCase):
         evidence = write_text("twice.evid", ["2", "1 0 1 2"])
         self.refused(["uai", "--input", write_text("good.uai", UAI_TREE), evidence],
                      f"{evidence}: variable 1 is observed twice")
+        # Named by the source, not by the output whose @num_params would be 0.
+        bad = write_text("nofactor.uai", ["MARKOV", "2", "2 2", "0"])
+        self.refused(["uai", "--input", bad],
+                     f"{bad}: the encoding takes 0 parameters; pdsp takes 1 to 2147483647")
 
     def refused(self, arguments, needle):
         assert_refused(self, arguments, needle, output_flags=("--out", "--model"))
