@@ -90,7 +90,12 @@ def read_arff(path):
             match = ATTRIBUTE.match(text)
             if not match:
                 raise ConversionError(f"{path}:{number}: an @attribute needs a name and a type")
-            header.append((match.group(1).strip("'\""), match.group(2).strip(), number))
+            name = match.group(1).strip("'\"")
+            earlier = [line for known, _, line in header if known == name]
+            if earlier:  # the XML names labels by attribute name: one name, one column
+                raise ConversionError(f"{path}:{number}: attribute '{name}' is declared again "
+                                      f"(first at line {earlier[0]})")
+            header.append((name, match.group(2).strip(), number))
         elif tag == "@data":
             in_data = True
         elif tag != "@relation":

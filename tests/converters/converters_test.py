@@ -309,6 +309,16 @@ class BadInputTest(unittest.TestCase):
         self.refused(["multilabel", "--input", self.arff, bad, self.xml],
                      f"{bad}:1: unknown tag '@relatoin'")
 
+    def test_repeated_arff_attribute(self):
+        lines = arff_slice(self.arff, 3)
+        second = next(i for i, l in enumerate(lines) if l.lower().startswith("@attribute"))
+        lines[second + 1] = lines[second]
+        bad = write_text("repeated.arff", lines)
+        name = lines[second].split()[1]
+        self.refused(["multilabel", "--input", bad, bad, self.xml],
+                     f"{bad}:{second + 2}: attribute '{name}' is declared again (first at line "
+                     f"{second + 1})")
+
     def test_unknown_xml_tag(self):
         with open(self.xml) as xml:
             lines = xml.read().splitlines()
