@@ -1,6 +1,7 @@
 """Running the pdsp executable from Python: finding it, wrapping it in `mpirun -np N` the way
 docs/guide.md "Clusters and MPI" says, following a run while it goes, and turning a failure into a
 `PdspError` that carries pdsp's one-line message."""
+import numbers
 import os
 import shutil
 import signal
@@ -53,6 +54,9 @@ def launch_command(pdsp, arguments, ranks=1, threads=0, mpirun="mpirun", mpirun_
     """The command line and environment for `pdsp ARGUMENTS` on `ranks` MPI ranks. Ranks are not
     bound to one core (each runs `threads` threads); more ranks than cores oversubscribe, with
     passive OpenMP waits so spinning threads do not steal the cores."""
+    for name, value, least in (("ranks", ranks, 1), ("threads", threads, 0)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+            raise ValueError(f"{name}: {value!r} is not a whole number >= {least}")
     command, env = [pdsp] + list(arguments), dict(os.environ)
     cores = os.cpu_count() or 1
     if ranks > 1:

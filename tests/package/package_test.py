@@ -266,6 +266,8 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(caught.exception.returncode, 2)
         with self.assertRaisesRegex(RuntimeError, "not fitted"):
             pdsp.Estimator(pdsp=PDSP).predict(self.test)
+        with self.assertRaisesRegex(ValueError, "threads: 'many' is not a whole number >= 0"):
+            pdsp.Estimator(threads="many", pdsp=PDSP, verbose=0).fit(self.train)
         # A pdsp named that is not there is an error, not a quiet switch to another one.
         with self.assertRaisesRegex(FileNotFoundError, "/nonexistent/pdsp: no pdsp executable"):
             pdsp.Estimator(pdsp="/nonexistent/pdsp", verbose=0).fit(self.train)
