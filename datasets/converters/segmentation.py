@@ -69,6 +69,10 @@ def convert(inputs, options):
     encoding = Encoding(options, [x for x, _ in train + test])
     rng = np.random.default_rng(options.unobserved_seed)
     hidden = [rng.random(y.size) < options.unobserved for _, y in train]
+    emptied = [i for i, h in enumerate(hidden) if h.all()] if options.drop_unobserved else []
+    if emptied:
+        raise ConversionError(f"{inputs[0]}: --unobserved {options.unobserved} with "
+                              f"--drop-unobserved leaves training image {emptied[0]} no pixel")
     train = [encoding.example(x, y, classes, unobserved=h, drop=options.drop_unobserved)
              for (x, y), h in zip(train, hidden)]
     test = [encoding.example(x, y, classes) for x, y in test]
@@ -184,6 +188,9 @@ def read_hdf5(path):
                            key=lambda n: (len(n), n))  # X_2 before X_10
             if not names:
                 raise ConversionError(f"{path}: /{split} holds no image X_i")
+            stray = sorted(n for n in group if n.startswith("Y_") and n[2:] not in names)
+            if stray:  # an image lost from the file, else its labels go unused unnoticed
+                raise ConversionError(f"{path}: /{split}/{stray[0]} has no image X_{stray[0][2:]}")
             splits.append([read_image_pair(path, group, split, name) for name in names])
     classes = int(max(y.max() for pairs in splits for _, y in pairs)) + 1
     train_classes = int(max(y.max() for _, y in splits[0])) + 1

@@ -116,6 +116,11 @@ class SegmentationTest(unittest.TestCase):
         arrays, _ = read_all(work("s_train.h5"))
         np.testing.assert_array_equal(arrays["vars/label"],
                                       np.concatenate([y.reshape(-1) for y in labels]))
+        # A label map whose image is gone is named, not left unused.
+        with h5py.File(sliced, "a") as part:
+            part["train/Y_099"] = labels[0]
+        assert_refused(self, ["segmentation", "--input", sliced],
+                       f"{sliced}: /train/Y_099 has no image X_099")
 
     def rows(self, arrays, kind, dim):
         """The dense observation rows of every variable or factor of a converted file."""
@@ -219,6 +224,12 @@ class SegmentationTest(unittest.TestCase):
                               inside], f"{inside}: refusing to write inside the input folder",
                        output_flags=("--test",))
         self.assertFalse(h5py.is_hdf5(inside))
+
+    def test_dropping_every_pixel_of_an_image_is_refused(self):
+        assert_refused(self, ["segmentation", "--input", self.images, self.masks, "--max-side",
+                              "2", "--unobserved", "0.9999999", "--drop-unobserved"],
+                       f"{self.images}: --unobserved 0.9999999 with --drop-unobserved leaves "
+                       "training image 0 no pixel")
 
     def test_a_negative_seed_is_one_line(self):
         assert_refused(self, ["segmentation", "--input", self.images, self.masks,
