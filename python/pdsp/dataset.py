@@ -42,7 +42,7 @@ class SparseRows:
     `value` None means every value is 1 (binary rows)."""
 
     def __init__(self, ptr, index, value=None):
-        self.ptr = np.asarray(ptr, dtype=np.int64)
+        self.ptr = _whole_numbers("SparseRows", "ptr", ptr)
         self.index = np.asarray(index)
         self.value = None if value is None else np.asarray(value, dtype=np.float64)
 

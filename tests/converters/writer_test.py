@@ -167,6 +167,8 @@ class WriterTest(unittest.TestCase):
             ("@num_params: 5.5 is not a whole number",
              lambda: write_dataset(self.path, [chain()], 5.5)),
         ]
+        with self.assertRaisesRegex(DatasetError, r"^SparseRows: ptr\[1\]: 1.5 is not a whole"):
+            SparseRows([0, 1.5, 3], [0, 1, 2])
         for needle, write in cases:
             with self.subTest(needle=needle):
                 with self.assertRaises(DatasetError) as raised:
