@@ -32,7 +32,7 @@ def check_output(path, inputs=()):
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".pdsp-probe-"):
             pass
     except OSError as error:
-        raise OutputError(f"{path}: cannot write in {folder}: {error.strerror}") from None
+        raise OutputError(f"{path}: cannot write in {folder}: {error.strerror or error}") from None
 
 
 def _same_file(a, b):
