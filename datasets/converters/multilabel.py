@@ -10,6 +10,7 @@ dim D + 1); the pair (i, j), i < j, in the order (0,1), (0,2), ..., has factor t
 table (t = s_i * 2 + s_j) at offset L * 2 * (D + 1) + 4 p.
 """
 import itertools
+import os
 
 import numpy as np
 
@@ -17,6 +18,10 @@ from pdsp import Example, RegionType, SparseRows
 
 from . import libsvm_files, mulan_files
 from .source import MAX_PARAMS, ConversionError, Converted
+
+# What a pairwise factor costs while the files are built and written: its two variable ids
+# (int64), pointer, type and observation row in the arrays, and the copies concatenation makes.
+BYTES_PER_FACTOR = 64
 
 
 def add_arguments(parser):
@@ -37,11 +42,20 @@ def convert(inputs, options):
         train, test = libsvm_files.read(inputs, options.num_features, options.num_labels)
     dim = train.num_features + 1
     labels = train.num_labels
-    # Refused before the pairs are built: 100,000 labels would take 5e9 of them.
+    # Refused before the pairs are built: 100,000 labels would take 5e9 of them, and 3,000
+    # labels' 4.5 M pairs per instance ran the machine out of memory.
     params = labels * 2 * dim + 4 * labels * (labels - 1) // 2
     if params > MAX_PARAMS:
         raise ConversionError(f"{inputs[0]}: {labels} labels of {dim - 1} features take {params} "
                               f"parameters, more than pdsp's {MAX_PARAMS}")
+    instances = train.label.shape[0] + test.label.shape[0]
+    needed = instances * labels * (labels - 1) // 2 * BYTES_PER_FACTOR
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if needed > memory:
+        raise ConversionError(f"{inputs[0]}: {instances} instances of {labels} labels need "
+                              f"{labels * (labels - 1) // 2} pairwise factors each, about "
+                              f"{needed / 2**30:.0f} GiB to write; this machine has "
+                              f"{memory / 2**30:.0f} GiB")
     pairs = np.array(list(itertools.combinations(range(labels), 2)), dtype=np.int64).reshape(-1, 2)
     var_types = [RegionType(param_offset=l * 2 * dim, dim=dim) for l in range(labels)]
     unaries = labels * 2 * dim

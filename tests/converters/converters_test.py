@@ -396,6 +396,15 @@ class BadInputTest(unittest.TestCase):
                      f"{self.svm}: 100000 labels of 103 features take 20020600000 parameters, "
                      "more than pdsp's 2147483647")
 
+    def test_pairs_that_would_not_fit_in_memory_are_refused_before_they_are_built(self):
+        # 30,000 labels: 1.8e9 parameters (under 2^31), 4.5e8 pairs for each of 6 instances.
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        if memory > 6 * 449985000 * 64:
+            self.skipTest("this machine would hold the pairs")
+        self.refused(["multilabel", "--input", self.svm, self.svm, "--num-labels", "30000"],
+                     f"{self.svm}: 6 instances of 30000 labels need 449985000 pairwise factors "
+                     "each, about 161 GiB to write; this machine has")
+
     def test_a_folder_that_takes_no_file_is_named(self):
         self.refused(["multilabel", "--input", self.svm, self.svm, "--validation",
                       "/proc/v.h5", "--validation-fraction", "0.5"],
