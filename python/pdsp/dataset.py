@@ -195,6 +195,8 @@ def dataset_arrays(path, examples, var_types=None, factor_types=None, nonlocal_t
     examples = list(examples)
     if not examples:
         raise DatasetError(f"{path}: /examples/var_offset: the data set holds no example")
+    var_types = _region_types(path, "/var_types", var_types)
+    factor_types = _region_types(path, "/factor_types", factor_types)
     layout = _Layout(path, examples)
     arrays = {
         "/examples/var_offset": layout.var_offset,
@@ -316,6 +318,17 @@ class _Layout:
             example = np.repeat(np.arange(len(self.examples)), np.diff(offsets))
             arrays[f"{group}/obs_row"] = np.where(local >= 0, local + self.obs_offset[example],
                                                   local)
+
+
+def _region_types(path, group, types):
+    """`types` as a list (None stays None), each a RegionType, or a DatasetError naming it."""
+    if types is None:
+        return None
+    types = list(types)
+    for i, t in enumerate(types):
+        if not isinstance(t, RegionType):
+            raise DatasetError(f"{path}: {group}[{i}]: {t!r} is not a RegionType")
+    return types
 
 
 def _factor_lists(path, n, factors):

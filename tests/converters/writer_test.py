@@ -167,6 +167,14 @@ class WriterTest(unittest.TestCase):
             ("@num_params: 5.5 is not a whole number",
              lambda: write_dataset(self.path, [chain()], 5.5)),
         ]
+        # Types as a tuple are a sequence like any other; a type that is not a RegionType is named.
+        write_dataset(self.path, [typed()], 18, var_types=(RegionType(0, 3),),
+                      factor_types=(RegionType(9, 0),))
+        os.remove(self.path)
+        with self.assertRaises(DatasetError) as raised:
+            write_dataset(self.path, [typed()], 18, var_types=[None])
+        self.assertEqual(str(raised.exception),
+                         f"{self.path}: /var_types[0]: None is not a RegionType")
         with self.assertRaisesRegex(DatasetError, r"^SparseRows: ptr\[1\]: 1.5 is not a whole"):
             SparseRows([0, 1.5, 3], [0, 1, 2])
         for needle, write in cases:
