@@ -15,7 +15,7 @@ namespace pdsp {
 ApproximateInference parse_inference(const std::string& text) {
   if (text == "lbp") return ApproximateInference::LoopyBp;
   if (text == "mean-field") return ApproximateInference::MeanField;
-  throw InputError("inference '" + text + "' is not one of lbp, mean-field");
+  throw InputError("inference '" + text + "' is not one of " + kApproximateInferenceNames);
 }
 
 std::string inference_name(ApproximateInference inference) {

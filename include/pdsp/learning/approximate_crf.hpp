@@ -21,6 +21,7 @@ namespace pdsp {
 
 enum class ApproximateInference { LoopyBp, MeanField };
 
+inline constexpr const char* kApproximateInferenceNames = "lbp, mean-field";
 ApproximateInference parse_inference(const std::string& text);  // "lbp" | "mean-field"
 std::string inference_name(ApproximateInference inference);
 

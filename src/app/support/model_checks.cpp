@@ -21,8 +21,8 @@ void check_model_names(const ModelFile& model, const std::string& path) {
   try {
     parse_inference(model.inference);
   } catch (const InputError&) {
-    throw InputError(path + ": @inference: is '" + model.inference +
-                     "', not one of lbp, mean-field");
+    throw InputError(path + ": @inference: is '" + model.inference + "', not one of " +
+                     kApproximateInferenceNames);
   }
 }
 
