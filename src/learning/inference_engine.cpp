@@ -6,6 +6,7 @@
 #include "pdsp/features/feature_index.hpp"
 #include "pdsp/learning/non_finite_report.hpp"
 #include "pdsp/util/errors.hpp"
+#include "pdsp/util/huge_pages.hpp"
 
 namespace pdsp {
 namespace {
@@ -29,7 +30,9 @@ InferenceEngine::InferenceEngine(const Dataset& data, const EngineSettings& sett
           settings.source,
           "the potentials (" + std::to_string(data.num_states() + data.num_table_entries()) +
               " states and table entries)",
-          data.num_states() + data.num_table_entries())) {}
+          data.num_states() + data.num_table_entries())) {
+  reserve_on_huge_pages(theta_, static_cast<size_t>(model_->num_params()));
+}
 
 void InferenceEngine::set_theta(std::span<const double> theta, std::span<const double> base,
                                 double largest_base, std::span<const uint8_t> skip_factor) {

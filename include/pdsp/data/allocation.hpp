@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "pdsp/util/huge_pages.hpp"
+
 namespace pdsp {
 
 // "512 bytes", "3.5 MiB", "16.0 GiB".
@@ -92,12 +94,15 @@ ZeroedArray<T> allocate_zeroed(const std::string& source, const std::string& wha
                   [&] { return ZeroedArray<T>(static_cast<size_t>(count)); });
 }
 
-// `count` copies of `value`.
+// `count` copies of `value`, on huge pages when large (huge_pages.hpp).
 template <class T>
 std::vector<T> allocate_vector(const std::string& source, const std::string& what, int64_t count,
                                const T& value = T{}) {
-  return allocate(source, what, static_cast<double>(count) * static_cast<double>(sizeof(T)),
-                  [&] { return std::vector<T>(static_cast<size_t>(count), value); });
+  return allocate(source, what, static_cast<double>(count) * static_cast<double>(sizeof(T)), [&] {
+    std::vector<T> values;
+    resize_on_huge_pages(values, static_cast<size_t>(count), value);
+    return values;
+  });
 }
 
 }  // namespace pdsp
