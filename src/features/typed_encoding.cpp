@@ -65,41 +65,39 @@ TypedEncoding::TypedEncoding(const Dataset& data, Kind kind)
       if (types_.type[r] >= 0 && !groups_.in_group(r))
         stride_[types_.type[r]] = std::max(stride_[types_.type[r]], size(r));
   }
-  for (int64_t k = 0; k < types_.num_types(); ++k) {
-    const int64_t dim = std::max<int64_t>(types_.dim[k], 1), stride = stride_[k];
-    const bool minor = state_minor_[k];
-    for (int64_t p = 0; p < dim * stride; ++p) {
-      const int64_t t = minor ? p % stride : p / dim, j = minor ? p / stride : p % dim;
-      section_param_.push_back(types_.param_offset[k] + t * dim + j);
-    }
-    section_.push_back(static_cast<int64_t>(section_param_.size()));
-  }
+  for (int64_t k = 0; k < types_.num_types(); ++k)
+    section_.push_back(section_.back() + std::max<int64_t>(types_.dim[k], 1) * stride_[k]);
   // A pattern's section: its regions' states side by side for each observation entry j.
   for (const RowGroups::Pattern& pattern : groups_.patterns) {
     const int64_t dim = types_.dim[pattern.types.front()];
     for (int64_t j = 0; j < dim; ++j)
       for (int64_t i = 0; i < pattern.members(); ++i)
         for (int64_t t = 0; t < pattern.column[i + 1] - pattern.column[i]; ++t)
-          section_param_.push_back(types_.param_offset[pattern.types[i]] + t * dim + j);
-    section_.push_back(static_cast<int64_t>(section_param_.size()));
+          pattern_param_.push_back(types_.param_offset[pattern.types[i]] + t * dim + j);
+    section_.push_back(section_.back() + static_cast<int64_t>(dim * pattern.width()));
   }
-  minor_theta_.resize(section_param_.size());
-  // A round ends before the first section that names a parameter the round already names.
+  resize_on_huge_pages(minor_theta_, static_cast<size_t>(section_.back()));
+  // A round ends before the first pattern section that names a parameter the round already
+  // names.
+  const int64_t types = types_.num_types();
   std::vector<int64_t> round_of(
-      static_cast<size_t>(section_param_.empty()
+      static_cast<size_t>(pattern_param_.empty()
                               ? 0
-                              : *std::max_element(section_param_.begin(), section_param_.end()) +
+                              : *std::max_element(pattern_param_.begin(), pattern_param_.end()) +
                                     1),
       -1);
-  for (int64_t k = 0; k + 1 < static_cast<int64_t>(section_.size()); ++k) {
+  round_start_.assign(1, types);
+  const int64_t first_pattern_position = section_[types];
+  for (int64_t k = types; k + 1 < static_cast<int64_t>(section_.size()); ++k) {
     const auto round = static_cast<int64_t>(round_start_.size()) - 1;
+    const auto param = [&](int64_t p) { return pattern_param_[p - first_pattern_position]; };
     for (int64_t p = section_[k]; p < section_[k + 1]; ++p)
-      if (round_of[section_param_[p]] == round) {
+      if (round_of[param(p)] == round) {
         round_start_.push_back(k);
         break;
       }
     for (int64_t p = section_[k]; p < section_[k + 1]; ++p)
-      round_of[section_param_[p]] = static_cast<int64_t>(round_start_.size()) - 1;
+      round_of[param(p)] = static_cast<int64_t>(round_start_.size()) - 1;
   }
   round_start_.push_back(static_cast<int64_t>(section_.size()) - 1);
   int64_t total = 0;
@@ -120,9 +118,9 @@ TypedEncoding::TypedEncoding(const Dataset& data, Kind kind)
   block_start_.push_back(regions_);
   block_sums_ = allocate_vector<double>(data.source(),
                                         "the moments of typed features (" +
-                                            std::to_string(block_start_.size() - 1) +
+                                            std::to_string(block_start_.size() - 2) +
                                             " blocks of " + std::to_string(span) + " sums)",
-                                        static_cast<int64_t>(block_start_.size() - 1) * span);
+                                        static_cast<int64_t>(block_start_.size() - 2) * span);
 }
 
 void TypedEncoding::block_potentials(int64_t r, const double* block, double* potential) const {
@@ -253,11 +251,38 @@ void TypedEncoding::section_moments(int64_t r, const double* weight, double* sum
     block_moments(r, weight, section);
 }
 
+template <class Pair>
+void TypedEncoding::for_type_section(int64_t k, Pair pair) const {
+  const int64_t dim = std::max<int64_t>(types_.dim[k], 1), stride = stride_[k];
+  const int64_t section = section_[k], offset = types_.param_offset[k];
+  if (!state_minor_[k]) {  // the section is theta's block as it is
+#pragma omp parallel for schedule(static)
+    for (int64_t p = 0; p < dim * stride; ++p) pair(section + p, offset + p);
+    return;
+  }
+  // Position j * stride + t holds parameter t * dim + j: tiles of kTile entries j, each read
+  // along theta's rows and written along the section's.
+  constexpr int64_t kTile = 64;
+  const int64_t tiles = (dim + kTile - 1) / kTile;
+#pragma omp parallel for schedule(static)
+  for (int64_t tile = 0; tile < tiles; ++tile)
+    for (int64_t t = 0; t < stride; ++t)
+      for (int64_t j = tile * kTile; j < std::min(dim, (tile + 1) * kTile); ++j)
+        pair(section + j * stride + t, offset + t * dim + j);
+}
+
 void TypedEncoding::add_potentials(std::span<const double> theta, std::span<double> potential,
                                    const uint8_t* skip_factor) const {
   if (!types_.present) return;
-  const int64_t span = section_.back();
-  for (int64_t p = 0; p < span; ++p) minor_theta_[p] = theta[section_param_[p]];
+  double* section = minor_theta_.data();
+  const int64_t types = types_.num_types();
+  for (int64_t k = 0; k < types; ++k)
+    for_type_section(k, [&](int64_t p, int64_t q) { section[p] = theta[q]; });
+  const int64_t first_pattern_position = section_[types];
+  const auto patterns = static_cast<int64_t>(pattern_param_.size());
+#pragma omp parallel for schedule(static)
+  for (int64_t p = 0; p < patterns; ++p)
+    section[first_pattern_position + p] = theta[pattern_param_[p]];
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < regions_; ++r) {
     if (kind_ == Kind::Factors && skip_factor != nullptr && skip_factor[r]) continue;
@@ -275,7 +300,7 @@ void TypedEncoding::add_moments(std::span<const double> weight, std::span<double
   const int64_t span = section_.back();
 #pragma omp parallel for schedule(dynamic)
   for (int64_t b = 0; b < blocks; ++b) {
-    double* sums = block_sums_.data() + b * span;
+    double* sums = block_sums(b);
     std::fill(sums, sums + span, 0.0);
     // A block may start or end inside a group: it sums that group's regions in the block.
     // Folded factors (skip_factor) have tables of their own type, never an observation row,
@@ -290,14 +315,22 @@ void TypedEncoding::add_moments(std::span<const double> weight, std::span<double
       ++r;
     }
   }
-  // Round by round: two sections may name the same parameter, never one round.
+  // The blocks' sums in block 0's vector, then into z: the types' sections one after another,
+  // the patterns' round by round (two sections may name the same parameter, never one round).
+  double* total = block_sums(0);
+  for (int64_t b = 1; b < blocks; ++b) {
+    const double* sums = block_sums(b);
+#pragma omp parallel for schedule(static)
+    for (int64_t p = 0; p < span; ++p) total[p] += sums[p];
+  }
+  const int64_t types = types_.num_types();
+  for (int64_t k = 0; k < types; ++k)
+    for_type_section(k, [&](int64_t p, int64_t q) { z[q] += total[p]; });
+  const int64_t first_pattern_position = section_[types];
   for (size_t i = 0; i + 1 < round_start_.size(); ++i) {
 #pragma omp parallel for schedule(static)
-    for (int64_t p = section_[round_start_[i]]; p < section_[round_start_[i + 1]]; ++p) {
-      double sum = 0.0;
-      for (int64_t b = 0; b < blocks; ++b) sum += block_sums_[b * span + p];
-      z[section_param_[p]] += sum;
-    }
+    for (int64_t p = section_[round_start_[i]]; p < section_[round_start_[i + 1]]; ++p)
+      z[pattern_param_[p - first_pattern_position]] += total[p];
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pdsp/util/huge_pages.hpp"
 #include "pdsp/util/vector_ops.hpp"
 
 namespace pdsp {
@@ -76,7 +77,8 @@ void LbfgsMemory::remember_step(std::span<const double> taken,
 }
 
 void LbfgsMemory::direction(std::span<const double> g, std::span<double> d,
-                            const InverseCurvature& inverse, bool rescale_inverse) const {
+                            const InverseCurvature& inverse, bool rescale_inverse,
+                            std::span<double> scratch) const {
   const size_t n = g.size();
   const int m = pairs(n);
   // Newest pair to oldest: q = (prod (I - rho_i y_i s_i')) g, remembering each alpha_i. q lives
@@ -100,7 +102,8 @@ void LbfgsMemory::direction(std::span<const double> g, std::span<double> d,
   // H_0 = gamma I (or gamma P^{-1}) scales the step to the curvature along the newest pair, so
   // the unit step is usually accepted.
   if (inverse) {
-    std::vector<double> scaled(n);
+    std::vector<double> temporary(scratch.size() == n ? 0 : n);
+    const std::span<double> scaled = scratch.size() == n ? scratch : std::span<double>(temporary);
     double gamma = 1.0;
     if (m > 0 && rescale_inverse) {
       inverse(pair_y(m - 1, n), scaled);
@@ -153,10 +156,12 @@ void LbfgsMemory::clear() {
 }
 
 void LbfgsMemory::reserve(size_t params, int capacity) {
-  s.reserve(params * static_cast<size_t>(capacity));
-  y.reserve(params * static_cast<size_t>(capacity));
-  step.reserve(params);
-  gradient.reserve(params);
+  // Pairs are written into the reserve one iteration after another: on huge pages, the first
+  // touch of each costs a few faults rather than thousands.
+  reserve_on_huge_pages(s, params * static_cast<size_t>(capacity));
+  reserve_on_huge_pages(y, params * static_cast<size_t>(capacity));
+  reserve_on_huge_pages(step, params);
+  reserve_on_huge_pages(gradient, params);
 }
 
 }  // namespace pdsp

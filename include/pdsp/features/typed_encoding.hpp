@@ -52,6 +52,11 @@ class TypedEncoding final : public FeatureEncoding {
   // the region after them.
   void group_potentials(int64_t head, double* potential) const;
   int64_t group_moments(int64_t r, int64_t end, std::span<const double> weight, double* sums) const;
+  // Calls pair(p, q) for every position p of type k's section and its parameter q, in an order
+  // that keeps both sides in cache (the state-minor transpose by tiles; theta's order where
+  // the layouts agree), from several threads (no two calls share p or q).
+  template <class Pair>
+  void for_type_section(int64_t k, Pair pair) const;
   int64_t position(int64_t r) const { return base_ + (*region_offset_)[r]; }
   int64_t size(int64_t r) const { return (*region_offset_)[r + 1] - (*region_offset_)[r]; }
 
@@ -75,22 +80,31 @@ class TypedEncoding final : public FeatureEncoding {
   // pattern, after the types' sections, in the state-minor layout over the group's states
   // (stride: the pattern's width); a type's stride then counts only its regions outside groups.
   RowGroups groups_;
-  std::vector<int64_t> section_{0};     // [types + patterns + 1] where each section starts
-  std::vector<int64_t> stride_;         // [types]
-  std::vector<uint8_t> state_minor_;    // [types]
-  std::vector<int64_t> section_param_;  // [sections] the parameter of each section position
-  // The block sums are added to the moments in rounds of consecutive sections in which no
-  // parameter appears twice, one parallel loop per round (one per section made yeast's 91 label
-  // pairs 91 loops of 4 sums, each waking and joining the threads); [rounds + 1] the first
-  // section of each round.
+  std::vector<int64_t> section_{0};   // [types + patterns + 1] where each section starts
+  std::vector<int64_t> stride_;       // [types]
+  std::vector<uint8_t> state_minor_;  // [types]
+  // The parameter of each position of the patterns' sections (from section_[types]); a type's
+  // section follows from its layout, with no index (8 bytes a parameter on large models).
+  std::vector<int64_t> pattern_param_;
+  // The block sums of the patterns' sections are added to the moments in rounds of consecutive
+  // sections in which no parameter appears twice, one parallel loop per round (one per section
+  // made yeast's 91 label pairs 91 loops of 4 sums, each waking and joining the threads);
+  // [rounds + 1] the first pattern section of each round. The types' sections come first, one
+  // after another.
   std::vector<int64_t> round_start_{0};
-  // theta in the sections' layout, filled by add_potentials (so, like add_moments' block sums,
-  // not for two calls at once)
+  // theta in the sections' layout, filled by add_potentials and read by it alone (so, like
+  // add_moments' block sums, not for two calls at once). Between two add_potentials it is free,
+  // and add_moments sums block 0 in it: a vector of the model's size less.
   mutable std::vector<double> minor_theta_;
   // Moment blocks: block b covers regions [block_start_[b], block_start_[b + 1]) and sums into
-  // its own vector in the sections' layout.
+  // its own vector in the sections' layout: block 0 into minor_theta_, block b > 0 at
+  // block_sums_[(b - 1) * span].
   std::vector<int64_t> block_start_;
   mutable std::vector<double> block_sums_;
+  double* block_sums(int64_t b) const {
+    return b == 0 ? minor_theta_.data()
+                  : block_sums_.data() + (b - 1) * static_cast<int64_t>(minor_theta_.size());
+  }
 };
 
 }  // namespace pdsp
