@@ -187,6 +187,35 @@ TEST(LbfgsMemory, KeepsTheNewestPairsInOrderWhateverSlotTheyAreIn) {
   EXPECT_EQ(memory.oldest, 0);
 }
 
+// Reserved once, the memory takes pairs, wraps and keeps taking them in the same storage: no
+// pair moves and nothing of the model's size is allocated in an iteration.
+TEST(LbfgsMemory, AReservedMemoryKeepsItsStorageAsItFillsAndWraps) {
+  const size_t n = 5;
+  const int capacity = 3;
+  LbfgsMemory memory;
+  memory.reserve(n, capacity);
+  const double* s = memory.s.data();
+  const double* y = memory.y.data();
+  const double* step = memory.step.data();
+  const double* gradient = memory.gradient.data();
+  std::vector<double> g(n), d(n);
+  for (int k = 1; k <= 4 * capacity; ++k) {
+    for (size_t r = 0; r < n; ++r) g[r] = k * (static_cast<double>(r) + 1.0);
+    memory.remember_step(std::vector<double>(n, 1.0), std::vector<double>(n, 0.0));
+    ASSERT_TRUE(memory.complete_pair(g, capacity)) << "pair " << k;
+    memory.direction(g, d);
+    EXPECT_EQ(memory.pairs(n), std::min(k, capacity));
+    EXPECT_EQ(memory.s.data(), s) << "pair " << k;
+    EXPECT_EQ(memory.y.data(), y) << "pair " << k;
+    EXPECT_EQ(memory.step.data(), step);
+    EXPECT_EQ(memory.gradient.data(), gradient);
+  }
+  // The newest pair's y is the last gradient change: g itself (from a gradient of 0).
+  EXPECT_EQ(std::vector<double>(memory.pair_y(capacity - 1, n).begin(),
+                                memory.pair_y(capacity - 1, n).end()),
+            g);
+}
+
 TEST(LbfgsMemory, WithoutPairsTheDirectionIsMinusTheGradient) {
   const std::vector<double> g = {1.5, -2.0, 0.25};
   std::vector<double> d(3);

@@ -119,6 +119,31 @@ TEST(QuasiNewton, TakesFarFewerIterationsOnAnIllConditionedProblem) {
   expect_monotone(lbfgs.records);
 }
 
+// The first step along the gradient starts at 2 F / |g|^2 (at most --step, a power of two): it is
+// accepted within three trials whatever the scale of the features, where a unit first step
+// needs about log2 of the scale in halvings.
+TEST(QuasiNewton, TheFirstStepIsAcceptedWithinThreeTrialsAtAnyFeatureScale) {
+  for (const double scale : {1.0, 30.0, 1000.0, 1e5}) {
+    Dataset data = testing::random_dataset(
+        {testing::chain_shape(6), testing::chain_shape(4), testing::tree_shape()}, 8, 43);
+    for (double& x : data.var_features.value) x *= scale;
+    for (double& x : data.factor_features.value) x *= scale;
+    TrainConfig config = tight(1.0, CountingMode::Bethe, 4);
+    config.max_iters = 1;
+    const TrainedRun run = train_with(data, config, "lbfgs");
+    ASSERT_EQ(run.records.size(), 1u);
+    const IterationRecord& first = run.records[0];
+    EXPECT_EQ(first.direction, "gradient");
+    EXPECT_LE(first.step_trials, 3) << "scale " << scale;
+    EXPECT_LT(first.objective_after_step, first.objective) << "scale " << scale;
+    EXPECT_EQ(first.step, std::exp2(std::round(std::log2(first.step)))) << "a power of two";
+    // At the large scales the unit step is far too long: the rule is what the test exercises.
+    if (scale >= 1000) {
+      EXPECT_LT(first.step, 1.0 / 64) << "scale " << scale;
+    }
+  }
+}
+
 // Trains 40 iterations straight and from a checkpoint after iteration 6 (early: on some CPUs the
 // tiny problems are solved to the last bit by 17): the same records and theta, and other steps
 // when the resumed run forgets the L-BFGS memory.

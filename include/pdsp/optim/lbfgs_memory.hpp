@@ -41,9 +41,11 @@ struct LbfgsMemory {
   // d = -H g by the two-loop recursion, H_0 = gamma I with gamma = s'y / y'y of the newest pair,
   // or with a curvature model H_0 = gamma P^{-1}, gamma = s'y / y'P^{-1}y (H_0 = P^{-1} when
   // `rescale_inverse` is false: a model of the curvature's size, not only its shape); without
-  // pairs d = -g, or -P^{-1} g. d must not overlap g.
+  // pairs d = -g, or -P^{-1} g. d must not overlap g. The products with P^{-1} go to `scratch`
+  // (g's size, overlapping neither) when it is given, else to a temporary.
   void direction(std::span<const double> g, std::span<double> d,
-                 const InverseCurvature& inverse = {}, bool rescale_inverse = true) const;
+                 const InverseCurvature& inverse = {}, bool rescale_inverse = true,
+                 std::span<double> scratch = {}) const;
   // Fills `curvatures` from the pairs (after they were read or set by hand).
   void recompute_curvatures(size_t params);
   void clear();

@@ -1,6 +1,7 @@
 #include "pdsp/learners/primal_dual/trainer.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "pdsp/data/allocation.hpp"
@@ -10,6 +11,7 @@
 #include "pdsp/optim/smoothing.hpp"
 #include "pdsp/util/clock.hpp"
 #include "pdsp/util/errors.hpp"
+#include "pdsp/util/huge_pages.hpp"
 #include "pdsp/util/vector_ops.hpp"
 #include "trainer_loop.hpp"
 
@@ -62,7 +64,8 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
   // Collective, so that every rank reports a failure in one line rather than aborting the job.
   // The L-BFGS memory is reserved at its full size here, so it cannot fail to grow mid-run.
   const int memory_vectors = lbfgs_ ? 2 * config.lbfgs_pairs() + 2 : 0;
-  const int moment_vectors = 2;
+  // The consistent beliefs' moments have a vector of their own at eps = 0 only.
+  const int moment_vectors = smoothing_ ? 2 : 1;
   run_collectively(comm_, [&] {
     allocate(
         config.data,
@@ -72,16 +75,15 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
             " of the L-BFGS memory)",
         (5.0 + moment_vectors + memory_vectors) * sizeof(double) * static_cast<double>(params_),
         [&] {
-          grad_.resize(params_);
-          direction_.resize(params_);
-          trial_.resize(params_);
-          reduced_.resize(moment_vectors * params_ + 5);
-          d_.reserve(params_ + 1);
+          resize_on_huge_pages(grad_, params_);
+          resize_on_huge_pages(direction_, params_);
+          resize_on_huge_pages(trial_, params_);
+          resize_on_huge_pages(reduced_, moment_vectors * params_ + 4);
+          reserve_on_huge_pages(d_, params_ + 1);
           if (state_.theta.empty()) state_.theta = problem.model().initial_theta();
           if (lbfgs_) state_.lbfgs.reserve(params_, config.lbfgs_pairs());
         });
   });
-  if (std::isnan(state_.step)) state_.step = config.initial_step;
   if (smoothing_ && std::isnan(state_.smoothing)) state_.smoothing = config.smoothing_start;
   compute_global_terms();
   if (TreeFunctions* trees = problem.model().tree_functions()) {
@@ -156,20 +158,19 @@ void Trainer::evaluate(IterationRecord& record) {
   record.seconds_gradient = seconds_since(phase);
   reduced_[params_ + 3] = maxima_[3] = record.seconds_messages + record.seconds_gradient;
   phase = Clock::now();
-  // The consistent moments travel here only at eps = 0 (every iteration); elsewhere
-  // certify_where_it_counts reduces them where it needs them, and a params-sized block less
-  // matters on large models (citations: 624,074 parameters).
-  comm_.allreduce(std::span<double>(reduced_).first(smoothing_ ? reduced_.size() : params_ + 4),
-                  maxima_);
+  // The consistent moments are in reduced_ (and travel here) only at eps = 0 (every iteration);
+  // elsewhere certify_where_it_counts reduces them where it needs them.
+  comm_.allreduce(reduced_, maxima_);
   record.seconds_allreduce = seconds_since(phase);
   const double mean_compute = reduced_[params_ + 3] / comm_.size();
   record.load_imbalance = mean_compute > 0 ? maxima_[3] / mean_compute : 1.0;
 
-  const std::vector<double> moment_gap = minus_d(std::span<const double>(reduced_).first(params_));
-  std::copy(moment_gap.begin(), moment_gap.end(), grad_.begin());
+  std::copy(reduced_.begin(), reduced_.begin() + static_cast<std::ptrdiff_t>(params_),
+            grad_.begin());
+  subtract_d(grad_);
+  const double conjugate = regularizer_.conjugate(grad_);
   regularizer_.add_gradient(state_.theta, grad_);
   record.objective = full_objective(reduced_[params_], state_.theta);
-  const double conjugate = regularizer_.conjugate(moment_gap);
   // A nonlinear model has no dual: its D and gap are not numbers.
   record.dual = linear_ ? reduced_[params_ + 1] - truth_offset_ - conjugate : NAN;
   record.gap = record.objective - record.dual;
@@ -266,7 +267,8 @@ bool Trainer::step_theta(IterationRecord& record) {
       };
     }
     const bool pairs = memory.pairs(params_) > 0;
-    memory.direction(grad_, direction_, inverse, !(curvature_ && curvature_->is_softmax()));
+    // trial_ is free until the search.
+    memory.direction(grad_, direction_, inverse, !(curvature_ && curvature_->is_softmax()), trial_);
     // H carries the scale of theta, so the unit step comes first and is not grown.
     moved = dot(grad_, direction_) < 0 && search_theta(record, 1.0, true);
     record.direction = moved ? (pairs ? "lbfgs" : "curvature") : "restart";
@@ -276,7 +278,10 @@ bool Trainer::step_theta(IterationRecord& record) {
     for (size_t r = 0; r < params_; ++r) direction_[r] = -grad_[r];
     if (record.direction.empty()) record.direction = "gradient";
     const int trials_before = record.step_trials;
-    moved = search_theta(record, state_.step, false);
+    // A run's first search along the gradient has no step to carry over: it starts from F and
+    // the gradient, by interpolation.
+    const bool first = std::isnan(state_.step);
+    moved = search_theta(record, first ? first_gradient_step(record) : state_.step, first);
     // Grow the step only when it was accepted at once: after a backtrack the accepted step is
     // about the largest that works, and doubling it would cost a failed trial next time.
     if (moved)
@@ -289,6 +294,17 @@ bool Trainer::step_theta(IterationRecord& record) {
     memory.remember_step(trial_, grad_);
   }
   return moved;
+}
+
+// 2 F / |g|^2, where F's quadratic model along -g with F's slope would reach 0 at its minimum:
+// at most --step, rounded to a power of two (the same on any rank count). F >= 0 wherever the
+// ground truth is a feasible labelling of zero loss, so F* is at most F's way down and the
+// model's minimum, from its curvature, no further than this (a convex F curves at least as
+// much). A unit first step took 15 halvings on a 7.4-million-parameter chain (issue 66).
+double Trainer::first_gradient_step(const IterationRecord& record) const {
+  const double to_zero = 2.0 * record.objective / (record.grad_norm * record.grad_norm);
+  if (!(to_zero > 0) || !std::isfinite(to_zero)) return config_.initial_step;
+  return std::min(config_.initial_step, std::exp2(std::round(std::log2(to_zero))));
 }
 
 // The round's leaves are Newton steps, so the unit step comes first; halving keeps every trial's

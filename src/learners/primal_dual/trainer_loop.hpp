@@ -28,12 +28,11 @@ class Trainer {
 
  private:
   void compute_global_terms();
-  // z - d: the moments' distance from the ground truth's (the gradient without the
-  // regulariser, and the argument of its conjugate in the dual).
-  std::vector<double> minus_d(std::span<const double> z) const {
-    std::vector<double> gap(params_);
-    for (size_t r = 0; r < params_; ++r) gap[r] = z[r] - d_[r];
-    return gap;
+  // z -= d in place: the moments' distance from the ground truth's (the gradient without the
+  // regulariser, and the argument of its conjugate in the dual). In place, because a temporary
+  // of the model's size would cost its pages every iteration (7.4 million parameters: 59 MB).
+  void subtract_d(std::span<double> z) const {
+    for (size_t r = 0; r < params_; ++r) z[r] -= d_[r];
   }
   // F from the sum over the ranks of local_objective() (design.md §2).
   double full_objective(double local_sum, std::span<const double> at) const {
@@ -73,6 +72,8 @@ class Trainer {
   // sufficient decrease (record.step: its eta), the trial's potentials left in place.
   bool line_search(IterationRecord& record, double first_step, bool interpolate, double slope,
                    const TrialPlacement& place);
+  // The first step of a run's first search along the gradient (state_.step not yet set).
+  double first_gradient_step(const IterationRecord& record) const;
   // line_search along theta + eta direction_; an accepted trial becomes theta.
   bool search_theta(IterationRecord& record, double first_step, bool interpolate);
   StopReason convergence(const IterationRecord& record) const;
@@ -84,13 +85,13 @@ class Trainer {
   // eps = 0: adds this evaluation's beliefs, made consistent, to the dual bundle and returns the
   // best D_0 (smoothing.hpp).
   double certified_dual();
-  // The moments of this evaluation's beliefs made consistent, after the sums of reduced_'s
-  // scalars, and their entropy terms after them (at eps = 0 every iteration, else where
-  // certify_where_it_counts needs them).
+  // The moments of this evaluation's beliefs made consistent. At eps = 0 they travel with every
+  // allreduce, after the sums of reduced_'s scalars; elsewhere certify_where_it_counts needs them
+  // rarely and after the step, when direction_ is free: a vector of the model's size less.
   std::span<double> consistent_moments() {
-    return std::span<double>(reduced_).subspan(params_ + 4, params_);
+    return smoothing_ ? std::span<double>(reduced_).subspan(params_ + 4, params_)
+                      : std::span<double>(direction_);
   }
-  double& consistent_entropy() { return reduced_[2 * params_ + 4]; }
   // eps = 0: lowers the temperature when smoothing.hpp's rule says so (a stop on a small
   // decrease of F_w then becomes a move to the next temperature); returns the stop reason left.
   StopReason continue_smoothing(const IterationRecord& record, const StopReason& stop);

@@ -47,11 +47,11 @@ void Trainer::certify_where_it_counts(IterationRecord& record) {
   // The step search left the beliefs of this iteration's evaluation as they were, and every
   // rank decides alike from reduced values.
   const auto start = Clock::now();
-  consistent_entropy() = problem_.consistent_beliefs(consistent_moments());
-  comm_.allreduce(std::span<double>(reduced_).subspan(params_ + 4, params_ + 1), {});
-  const std::vector<double> moment_gap = minus_d(consistent_moments());
-  record.dual = consistent_entropy() + reduced_[params_ + 2] - truth_offset_ -
-                regularizer_.conjugate(moment_gap);
+  const std::span<double> moments = consistent_moments();
+  const double entropy = comm_.allreduce_sum(problem_.consistent_beliefs(moments));
+  comm_.allreduce_sum(moments);
+  subtract_d(moments);
+  record.dual = entropy + reduced_[params_ + 2] - truth_offset_ - regularizer_.conjugate(moments);
   record.gap = record.objective - record.dual;
   record.gap_certified = true;
   record.seconds_gradient += seconds_since(start);
