@@ -109,13 +109,13 @@ std::string bits(double x) {
 // Version 1 files have no L-BFGS memory (`lbfgs_checksum` empty), and their text ends before it;
 // versions 1 and 2 have no smoothing temperature, and theirs ends before that. `dual_next` is
 // the ring position of a bundle without weights (0 with them).
-std::string header_text(const Checkpoint& c, int64_t version, int64_t num_params,
-                        int64_t message_entries, const std::string& theta_checksum,
-                        const std::string& messages_checksum, const std::string& lbfgs_checksum,
-                        int64_t dual_next = 0) {
-  return "iteration=" + std::to_string(c.state.iterations_done) + "\nstep=" + bits(c.state.step) +
-         "\nprevious=" + bits(c.state.previous_objective) +
-         "\nseconds=" + bits(c.state.seconds_trained) + "\nstop=" + c.state.stop.text +
+std::string header_text(const Checkpoint& c, const TrainingState& state, int64_t version,
+                        int64_t num_params, int64_t message_entries,
+                        const std::string& theta_checksum, const std::string& messages_checksum,
+                        const std::string& lbfgs_checksum, int64_t dual_next = 0) {
+  return "iteration=" + std::to_string(state.iterations_done) + "\nstep=" + bits(state.step) +
+         "\nprevious=" + bits(state.previous_objective) +
+         "\nseconds=" + bits(state.seconds_trained) + "\nstop=" + state.stop.text +
          "\nmetrics_bytes=" + std::to_string(c.metrics_bytes) +
          "\nmetrics_checksum=" + c.metrics_checksum + "\nconfig=" + c.config_line +
          "\nsettings=" + settings_line(c) + "\ndata=" + c.data_fingerprint +
@@ -124,17 +124,16 @@ std::string header_text(const Checkpoint& c, int64_t version, int64_t num_params
          "\nmessages=" + messages_checksum +
          (lbfgs_checksum.empty() ? "" : "\nlbfgs=" + lbfgs_checksum) +
          (version < 3 ? ""
-                      : "\nsmoothing=" + bits(c.state.smoothing) +
-                            "\ndual_best=" + bits(c.state.dual_bundle.best) +
+                      : "\nsmoothing=" + bits(state.smoothing) +
+                            "\ndual_best=" + bits(state.dual_bundle.best) +
                             "\ndual_next=" + std::to_string(dual_next) +
-                            "\ndual=" + dual_checksum(c.state.dual_bundle)) +
-         (c.state.trees.empty() ? "" : "\ntrees=" + trees_checksum(c.state.trees)) +
-         (c.state.iterate.empty() ? ""
-                                  : "\nsteps=" + std::to_string(c.state.steps) +
-                                        "\niterate=" + iterate_checksum(c.state)) +
-         (c.state.validation.checks == 0
+                            "\ndual=" + dual_checksum(state.dual_bundle)) +
+         (state.trees.empty() ? "" : "\ntrees=" + trees_checksum(state.trees)) +
+         (state.iterate.empty()
               ? ""
-              : "\nvalidation=" + validation_checksum(c.state.validation));
+              : "\nsteps=" + std::to_string(state.steps) + "\niterate=" + iterate_checksum(state)) +
+         (state.validation.checks == 0 ? ""
+                                       : "\nvalidation=" + validation_checksum(state.validation));
 }
 
 // The eps = 0 dual bundle: up to dual_bundle_capacity losses, a block of `params` moments for
@@ -210,11 +209,11 @@ MessageRuns message_runs(const Dataset& slice, int64_t local_entries, Communicat
 
 void write_checkpoint(const std::string& path, const Checkpoint& c,
                       const std::vector<double>& local_messages, Communicator& comm) {
-  write_checkpoint(path, c, local_messages, comm,
+  write_checkpoint(path, c, c.state, local_messages, comm,
                    contiguous_runs(static_cast<int64_t>(local_messages.size()), comm));
 }
 
-void write_checkpoint(const std::string& path, const Checkpoint& c,
+void write_checkpoint(const std::string& path, const Checkpoint& c, const TrainingState& state,
                       const std::vector<double>& local_messages, Communicator& comm,
                       const MessageRuns& runs) {
   const int64_t total = runs.total;
@@ -223,16 +222,16 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
   CollectiveOutput output(path, comm, [&](h5::File& file) {
     file.write_attribute("format", std::string(kCheckpointFormat));
     file.write_attribute("format_version", kCheckpointFormatVersion);
-    const auto params = static_cast<int64_t>(c.state.theta.size());
-    const std::string theta_checksum = hex_checksum(kThetaTag, 0, c.state.theta, nullptr);
-    file.write_attribute("iteration", int64_t{c.state.iterations_done});
-    file.write_attribute("step", c.state.step);
-    file.write_attribute("previous_objective", c.state.previous_objective);
-    file.write_attribute("smoothing", c.state.smoothing);
-    file.write_attribute("dual_best", c.state.dual_bundle.best);
+    const auto params = static_cast<int64_t>(state.theta.size());
+    const std::string theta_checksum = hex_checksum(kThetaTag, 0, state.theta, nullptr);
+    file.write_attribute("iteration", int64_t{state.iterations_done});
+    file.write_attribute("step", state.step);
+    file.write_attribute("previous_objective", state.previous_objective);
+    file.write_attribute("smoothing", state.smoothing);
+    file.write_attribute("dual_best", state.dual_bundle.best);
     file.write_attribute("dual_next", int64_t{0});
-    file.write_attribute("seconds_trained", c.state.seconds_trained);
-    file.write_attribute("stop_reason", c.state.stop.text);
+    file.write_attribute("seconds_trained", state.seconds_trained);
+    file.write_attribute("stop_reason", state.stop.text);
     file.write_attribute("metrics_bytes", c.metrics_bytes);
     file.write_attribute("metrics_checksum", c.metrics_checksum);
     file.write_attribute("config", c.config_line);
@@ -244,29 +243,28 @@ void write_checkpoint(const std::string& path, const Checkpoint& c,
     file.write_attribute("written_by_ranks", int64_t{comm.size()});
     file.write_attribute("checksum_theta", theta_checksum);
     file.write_attribute("checksum_messages", messages_checksum);
-    const std::string memory_checksum = lbfgs_checksum(c.state.lbfgs, params);
+    const std::string memory_checksum = lbfgs_checksum(state.lbfgs, params);
     file.write_attribute("checksum_lbfgs", memory_checksum);
-    if (!c.state.trees.empty())
-      file.write_attribute("checksum_trees", trees_checksum(c.state.trees));
-    if (!c.state.iterate.empty()) {
-      file.write_attribute("steps", c.state.steps);
-      file.write_attribute("checksum_iterate", iterate_checksum(c.state));
+    if (!state.trees.empty()) file.write_attribute("checksum_trees", trees_checksum(state.trees));
+    if (!state.iterate.empty()) {
+      file.write_attribute("steps", state.steps);
+      file.write_attribute("checksum_iterate", iterate_checksum(state));
     }
     write_provenance(file, c.provenance);
     file.write_attribute(
         "checksum_header",
-        text_checksum(header_text(c, kCheckpointFormatVersion, params, total, theta_checksum,
+        text_checksum(header_text(c, state, kCheckpointFormatVersion, params, total, theta_checksum,
                                   messages_checksum, memory_checksum)));
-    file.write("/theta", c.state.theta);
-    write_ensembles(file, c.state.trees);
-    if (!c.state.iterate.empty()) file.write("/stochastic/iterate", c.state.iterate);
-    write_validation(file, c.state.validation);
-    write_lbfgs_memory(file, c.state.lbfgs, params);
-    file.write("/dual/moments", c.state.dual_bundle.moments);
-    file.write("/dual/losses", c.state.dual_bundle.losses);
+    file.write("/theta", state.theta);
+    write_ensembles(file, state.trees);
+    if (!state.iterate.empty()) file.write("/stochastic/iterate", state.iterate);
+    write_validation(file, state.validation);
+    write_lbfgs_memory(file, state.lbfgs, params);
+    file.write("/dual/moments", state.dual_bundle.moments);
+    file.write("/dual/losses", state.dual_bundle.losses);
     // A bundle without weights (none of the trainer's) is written as before the weights were.
-    if (c.state.dual_bundle.weights.size() == c.state.dual_bundle.size())
-      file.write("/dual/weights", c.state.dual_bundle.weights);
+    if (state.dual_bundle.weights.size() == state.dual_bundle.size())
+      file.write("/dual/weights", state.dual_bundle.weights);
     file.create_dataset<double>("/messages", total);
   });
   output.write_in_turn([&](h5::File& file) {
@@ -334,34 +332,42 @@ Checkpoint read_checkpoint_file_header(const std::string& path) {
   const std::string theta_checksum = file.read_string_attribute("checksum_theta");
   const std::string memory_checksum =
       version == 1 ? "" : file.read_string_attribute("checksum_lbfgs");
-  if (text_checksum(header_text(c, version, params, file.read_int_attribute("message_entries"),
-                                theta_checksum, file.read_string_attribute("checksum_messages"),
-                                memory_checksum, dual_next)) !=
+  if (text_checksum(header_text(
+          c, c.state, version, params, file.read_int_attribute("message_entries"), theta_checksum,
+          file.read_string_attribute("checksum_messages"), memory_checksum, dual_next)) !=
       file.read_string_attribute("checksum_header"))
     throw_file_error(path, "@checksum_header", "header checksum mismatch (the file is corrupt)");
   if (c.state.dual_bundle.weights.size() != c.state.dual_bundle.size())
     ring_bundle_in_order(c.state.dual_bundle, dual_next, params);
-  c.state.theta = file.read<double>("/theta", 0, params);
-  if (hex_checksum(kThetaTag, 0, c.state.theta, nullptr) != theta_checksum)
-    throw_file_error(path, "/theta", "checksum mismatch (the file is corrupt)");
-  if (version == 1) {
-    // Version 1 was written before --theta-step existed, always by the gradient step.
-    c.compatibility.emplace_back("theta_step", "gradient");
-  } else {
-    read_lbfgs_memory(file, path, params, c.state.lbfgs);
-    if (lbfgs_checksum(c.state.lbfgs, params) != memory_checksum)
-      throw_file_error(path, "/lbfgs", "checksum mismatch (the file is corrupt)");
-  }
-
+  c.num_params = params;
+  c.theta_checksum = theta_checksum;
+  c.lbfgs_checksum = memory_checksum;
+  // Version 1 was written before --theta-step existed, always by the gradient step.
+  if (version == 1) c.compatibility.emplace_back("theta_step", "gradient");
   c.provenance = read_provenance(file);
   return c;
 }
 
+void read_checkpoint_vectors(const std::string& path, Checkpoint& c, int memory_pairs) {
+  const h5::File file = h5::File::open_read(path);
+  if (file.length("/theta") != c.num_params)
+    throw_file_error(path, "/theta",
+                     "holds " + std::to_string(file.length("/theta")) + " values, not the " +
+                         std::to_string(c.num_params) + " of @num_params");
+  c.state.theta = file.read<double>("/theta", 0, c.num_params);
+  if (hex_checksum(kThetaTag, 0, c.state.theta, nullptr) != c.theta_checksum)
+    throw_file_error(path, "/theta", "checksum mismatch (the file is corrupt)");
+  if (c.lbfgs_checksum.empty()) return;  // version 1: no memory
+  read_lbfgs_memory(file, path, c.num_params, memory_pairs, c.state.lbfgs);
+  if (lbfgs_checksum(c.state.lbfgs, c.num_params) != c.lbfgs_checksum)
+    throw_file_error(path, "/lbfgs", "checksum mismatch (the file is corrupt)");
+}
+
 void check_checkpoint_params(const std::string& path, const Checkpoint& c, int64_t num_params) {
-  if (static_cast<int64_t>(c.state.theta.size()) != num_params)
-    throw_file_error(path, "@num_params",
-                     "is " + std::to_string(c.state.theta.size()) + ", the data has " +
-                         std::to_string(num_params));
+  if (c.num_params != num_params)
+    throw_file_error(
+        path, "@num_params",
+        "is " + std::to_string(c.num_params) + ", the data has " + std::to_string(num_params));
 }
 
 Checkpoint read_checkpoint_header(const std::string& path, int64_t num_params, Communicator& comm) {
@@ -369,6 +375,7 @@ Checkpoint read_checkpoint_header(const std::string& path, int64_t num_params, C
   run_collectively(comm, [&] {
     c = read_checkpoint_file_header(path);
     check_checkpoint_params(path, c, num_params);
+    read_checkpoint_vectors(path, c, 0);
   });
   return c;
 }

@@ -1,5 +1,7 @@
 #include "pdsp/learning/checkpoint_lbfgs.hpp"
 
+#include <algorithm>
+
 #include "pdsp/data/checksum.hpp"
 #include "pdsp/util/errors.hpp"
 
@@ -48,7 +50,7 @@ void write_lbfgs_memory(h5::File& file, const LbfgsMemory& memory, int64_t param
   for (int i = 2; i < 4; ++i) file.write(kLbfgsDatasets[i], lbfgs_vector(memory, i));
 }
 
-void read_lbfgs_memory(const h5::File& file, const std::string& path, int64_t params,
+void read_lbfgs_memory(const h5::File& file, const std::string& path, int64_t params, int capacity,
                        LbfgsMemory& memory) {
   int64_t lengths[4];
   for (int i = 0; i < 4; ++i) lengths[i] = file.length(kLbfgsDatasets[i]);
@@ -64,9 +66,18 @@ void read_lbfgs_memory(const h5::File& file, const std::string& path, int64_t pa
       throw_file_error(
           path, kLbfgsDatasets[i],
           "holds " + std::to_string(lengths[i]) + " values, not 0 or " + std::to_string(params));
-  for (int i = 0; i < 4; ++i)
-    lbfgs_vector(memory, i) = file.read<double>(kLbfgsDatasets[i], 0, lengths[i]);
-  memory.oldest = 0;
+  memory.clear();
+  const int pairs = params == 0 ? 0 : static_cast<int>(lengths[0] / params);
+  memory.reserve(static_cast<size_t>(params), std::max(capacity, pairs));
+  for (int i = 0; i < 2; ++i)
+    for (int p = 0; p < pairs; ++p) {
+      const std::vector<double> pair = file.read<double>(kLbfgsDatasets[i], p * params, params);
+      lbfgs_vector(memory, i).insert(lbfgs_vector(memory, i).end(), pair.begin(), pair.end());
+    }
+  for (int i = 2; i < 4; ++i) {
+    const std::vector<double> pending = file.read<double>(kLbfgsDatasets[i], 0, lengths[i]);
+    lbfgs_vector(memory, i).assign(pending.begin(), pending.end());
+  }
   memory.recompute_curvatures(static_cast<size_t>(params));
 }
 

@@ -8,7 +8,7 @@
 
 namespace pdsp::testing {
 
-StopReason Snapshot::after_iteration(const TrainingState& now, const IterationRecord&,
+StopReason Snapshot::after_iteration(TrainingState& now, const IterationRecord&,
                                      const StopReason&) {
   if (now.iterations_done == at_) {
     state = now;

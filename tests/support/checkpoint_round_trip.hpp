@@ -18,7 +18,7 @@ class Snapshot final : public TrainingObserver {
   // at < 0: keep only the records; else the state and `problem`'s messages after iteration `at`.
   explicit Snapshot(int at, const LocalProblem* problem = nullptr) : at_(at), problem_(problem) {}
   void on_iteration(const IterationRecord& record) override { records.push_back(record); }
-  StopReason after_iteration(const TrainingState& now, const IterationRecord&,
+  StopReason after_iteration(TrainingState& now, const IterationRecord&,
                              const StopReason&) override;
   std::vector<IterationRecord> records;
   TrainingState state;

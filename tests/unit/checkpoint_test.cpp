@@ -184,6 +184,28 @@ TEST(Checkpoint, AWrappedLbfgsMemoryIsWrittenOldestFirst) {
   EXPECT_EQ(after, before);
 }
 
+// A resume reads the header of every candidate but the large vectors of the chosen one only,
+// and its memory into storage for the run's pairs: the trainer's reserve then moves nothing.
+TEST(Checkpoint, TheHeaderLeavesThetaAndTheMemoryToTheVectorsRead) {
+  Fixture f;
+  TempDir dir;
+  const Checkpoint written = f.checkpoint(7);
+  write_checkpoint(dir / "c.h5", written, f.problem.messages(), f.comm);
+  Checkpoint header = read_checkpoint_file_header(dir / "c.h5");
+  EXPECT_TRUE(header.state.theta.empty());
+  EXPECT_EQ(header.state.lbfgs.pairs(6), 0);
+  EXPECT_EQ(header.num_params, 6);
+  const int capacity = 5;
+  read_checkpoint_vectors(dir / "c.h5", header, capacity);
+  EXPECT_EQ(header.state.theta, written.state.theta);
+  EXPECT_EQ(header.state.lbfgs.s, written.state.lbfgs.s);
+  EXPECT_EQ(header.state.lbfgs.y, written.state.lbfgs.y);
+  EXPECT_EQ(header.state.lbfgs.step, written.state.lbfgs.step);
+  const double* pairs = header.state.lbfgs.s.data();
+  header.state.lbfgs.reserve(6, capacity);
+  EXPECT_EQ(header.state.lbfgs.s.data(), pairs);
+}
+
 // Files written before the bundle had weights hold a ring of points and no /dual/weights; they
 // are read with all weight on the newest point (the ring starts at @dual_next, 0 here).
 TEST(Checkpoint, ABundleWithoutWeightsIsReadWithItsNewestPointWeighted) {

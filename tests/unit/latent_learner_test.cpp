@@ -21,7 +21,7 @@ namespace {
 class StepRecorder final : public TrainingObserver {
  public:
   void on_iteration(const IterationRecord& record) override { records.push_back(record); }
-  StopReason after_iteration(const TrainingState& state, const IterationRecord&,
+  StopReason after_iteration(TrainingState& state, const IterationRecord&,
                              const StopReason&) override {
     thetas.push_back(state.theta);
     return no_stop();

@@ -23,6 +23,8 @@ struct CheckpointOptions {
   int keep = 2;             // checkpoints kept in the directory
   std::string resume;       // "", "auto" or a checkpoint path
   double max_walltime = 0;  // seconds this process may run (0: no limit)
+  // Pairs the learner's L-BFGS memory keeps: a resumed memory is read into storage that size.
+  int memory_pairs = 0;
 
   // Throws InputError naming the flag of an impossible combination.
   void validate() const;
@@ -36,9 +38,10 @@ CheckpointView look_at_checkpoints(const CheckpointOptions& options);
 
 // Loads the checkpoint to continue from, among those of `view` (rank 0's, shared with every
 // rank), checks that it belongs to this data and these settings, and puts its messages into
-// `problem`. Returns nothing for a fresh start. The header returned is moved out of `view`,
-// whose headers are released: each holds a theta and an L-BFGS memory (1.7 GB of the citations'
-// resumed run when they stayed). Collective.
+// `problem`. Returns nothing for a fresh start. The view holds the candidates' headers only;
+// every rank reads the chosen one's theta and L-BFGS memory from its file (a view that carried
+// them held every candidate's in one message: 4.3 GB where a fresh run of the citations peaked
+// at 2.1). The header returned is moved out of `view`, whose headers are released. Collective.
 std::optional<Checkpoint> resume_training(const CheckpointOptions& options, CheckpointView& view,
                                           const Checkpoint& current, CheckpointedMessages& problem,
                                           Communicator& comm);
@@ -59,7 +62,7 @@ class CheckpointingObserver final : public TrainingObserver {
 
   void on_iteration(const IterationRecord& record) override;
   bool stop_requested() const override;
-  StopReason after_iteration(const TrainingState& state, const IterationRecord& record,
+  StopReason after_iteration(TrainingState& state, const IterationRecord& record,
                              const StopReason& stopping) override;
   // True when the run stopped early with a checkpoint to continue from (exit kExitRequeue).
   bool requeue() const { return requeue_; }

@@ -66,7 +66,7 @@ void serialize(Archive& archive, pdsp::Provenance& p, unsigned) {
 template <class Archive>
 void serialize(Archive& archive, pdsp::Checkpoint& c, unsigned) {
   archive& c.state& c.metrics_bytes& c.metrics_checksum& c.config_line& c.compatibility& c
-      .data_fingerprint& c.provenance;
+      .data_fingerprint& c.provenance& c.num_params& c.theta_checksum& c.lbfgs_checksum;
 }
 
 }  // namespace boost::serialization

@@ -61,7 +61,7 @@ class ValidatingObserver final : public TrainingObserver {
                      const TrainConfig& config, ValidationProgress resumed, Communicator& comm);
   void on_iteration(const IterationRecord& record) override;
   bool stop_requested() const override { return inner_.stop_requested(); }
-  StopReason after_iteration(const TrainingState& state, const IterationRecord& record,
+  StopReason after_iteration(TrainingState& state, const IterationRecord& record,
                              const StopReason& stopping) override;
   // Passes on a record still held (a learner that ended without an after_iteration for it).
   void flush();

@@ -33,6 +33,10 @@ struct Checkpoint {
   std::vector<std::pair<std::string, std::string>> compatibility;
   std::string data_fingerprint;
   Provenance provenance;  // of the run that wrote it (not covered by the header checksum)
+  // What the header says of the large vectors, which read_checkpoint_vectors reads and checks
+  // against it: a resume looks at every candidate's header, but reads one theta and memory.
+  int64_t num_params = 0;
+  std::string theta_checksum, lbfgs_checksum;  // lbfgs_checksum empty: no memory (version 1)
 };
 
 // Where a rank's messages lie in /messages, which holds every message in file order: the runs
@@ -45,22 +49,28 @@ struct MessageRuns {
 // For `local_entries` messages of `slice` (a shard's per its ExampleShard). Collective.
 MessageRuns message_runs(const Dataset& slice, int64_t local_entries, Communicator& comm);
 
-// Writes `path` atomically (temporary file, fsync, rename). Rank 0 writes the header and theta
-// (from its copy of `checkpoint`); every rank writes its slice of the messages in turn, so no
-// rank holds more than its own. Collective.
-void write_checkpoint(const std::string& path, const Checkpoint& checkpoint,
-                      const std::vector<double>& local_messages, Communicator& comm,
-                      const MessageRuns& runs);
-// The same for slices of whole examples (one run per rank, in rank order).
+// Writes `path` atomically (temporary file, fsync, rename). Rank 0 writes the header, theta and
+// the rest of `state` (its own, with `identity`'s run fields: no copy of a large model's state);
+// every rank writes its slice of the messages in turn, so no rank holds more than its own.
+// Collective.
+void write_checkpoint(const std::string& path, const Checkpoint& identity,
+                      const TrainingState& state, const std::vector<double>& local_messages,
+                      Communicator& comm, const MessageRuns& runs);
+// The same for `checkpoint.state` and slices of whole examples (one run per rank, in rank order).
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint,
                       const std::vector<double>& local_messages, Communicator& comm);
 
-// Reads and verifies the header and theta of `path` on this rank alone: format, version, the
-// header checksum over every attribute, the theta checksum. Damage throws InputError.
+// Reads and verifies the header of `path` on this rank alone: format, version, the header
+// checksum over every attribute and the small state it covers; theta and the L-BFGS memory are
+// left to read_checkpoint_vectors. Damage throws InputError.
 Checkpoint read_checkpoint_file_header(const std::string& path);
+// Reads theta and the L-BFGS memory of the header `c` into c.state and checks them against its
+// checksums, the memory into storage for `memory_pairs` pairs (so that the trainer's memory
+// need not grow by a copy). Damage throws InputError.
+void read_checkpoint_vectors(const std::string& path, Checkpoint& c, int memory_pairs);
 // Refuses a checkpoint whose theta does not fit data with `num_params` parameters.
 void check_checkpoint_params(const std::string& path, const Checkpoint& c, int64_t num_params);
-// Both of the above on every rank. Collective; a damaged file throws CollectiveError.
+// The three above on every rank. Collective; a damaged file throws CollectiveError.
 Checkpoint read_checkpoint_header(const std::string& path, int64_t num_params, Communicator& comm);
 
 // Reads this rank's slice of the messages (`local_messages` is already sized to it) and

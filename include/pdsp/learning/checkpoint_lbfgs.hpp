@@ -15,8 +15,9 @@ namespace pdsp {
 std::string lbfgs_checksum(const LbfgsMemory& memory, int64_t params);
 void write_lbfgs_memory(h5::File& file, const LbfgsMemory& memory, int64_t params);
 // Checks the four datasets against `params` before any is read whole (InputErrors name the file
-// and the dataset); the memory read is in order (oldest = 0).
-void read_lbfgs_memory(const h5::File& file, const std::string& path, int64_t params,
+// and the dataset); the memory read is in order (oldest = 0), into storage reserved for at
+// least `capacity` pairs, a pair at a time: no more than one pair's temporary beside it.
+void read_lbfgs_memory(const h5::File& file, const std::string& path, int64_t params, int capacity,
                        LbfgsMemory& memory);
 
 }  // namespace pdsp

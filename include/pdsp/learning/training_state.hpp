@@ -112,8 +112,11 @@ class TrainingObserver {
   virtual bool stop_requested() const { return false; }
   // Called on every rank after each iteration with the state that would resume after it;
   // `stopping` is why training is about to end (no stop when it goes on). Returns a reason to
-  // stop now (no stop to go on); every rank must return the same.
-  virtual StopReason after_iteration(const TrainingState&, const IterationRecord&,
+  // stop now (no stop to go on); every rank must return the same. An observer may add to the
+  // state for the observers behind it (a validating one its progress), but leaves it as it was
+  // when it returns: the state is the learner's own, passed without a copy (a large model's
+  // theta and L-BFGS memory).
+  virtual StopReason after_iteration(TrainingState&, const IterationRecord&,
                                      const StopReason& stopping) {
     (void)stopping;
     return no_stop();

@@ -111,6 +111,8 @@ std::optional<Checkpoint> choose_checkpoint(const CheckpointOptions& options, Ch
         check_compatible(path, loaded, current);
         check_checkpoint_params(path, loaded, problem.num_params());
       });
+      // Every rank reads the one theta and memory it resumes with (the view carried headers).
+      run_collectively(comm, [&] { read_checkpoint_vectors(path, loaded, options.memory_pairs); });
       std::vector<double> messages(static_cast<size_t>(problem.num_message_entries()));
       read_checkpoint_messages(path, messages, comm,
                                message_runs(problem.data(), problem.num_message_entries(), comm));
@@ -227,14 +229,13 @@ void CheckpointingObserver::on_iteration(const IterationRecord& record) {
 
 std::string CheckpointingObserver::write(const TrainingState& state) {
   const auto start = Clock::now();
-  Checkpoint checkpoint = identity_;
-  checkpoint.state = state;
-  // Only rank 0 knows the metrics file, and only rank 0 writes the header.
-  checkpoint.metrics_bytes = log_.bytes();
-  checkpoint.metrics_checksum = log_.checksum();
+  // Only rank 0 knows the metrics file, and only rank 0 writes the header. The state is written
+  // as it is: a copy of a large model's theta and L-BFGS memory would double the run's peak.
+  identity_.metrics_bytes = log_.bytes();
+  identity_.metrics_checksum = log_.checksum();
   const std::string path = store_->path_for(state.iterations_done);
   try {
-    write_checkpoint(path, checkpoint, messages_.messages(), comm_,
+    write_checkpoint(path, identity_, state, messages_.messages(), comm_,
                      message_runs(messages_.data(), messages_.num_message_entries(), comm_));
     run_collectively(comm_, [&] {
       if (comm_.is_root()) store_->publish(path);
@@ -261,7 +262,7 @@ std::string CheckpointingObserver::write(const TrainingState& state) {
   return "";
 }
 
-StopReason CheckpointingObserver::after_iteration(const TrainingState& state,
+StopReason CheckpointingObserver::after_iteration(TrainingState& state,
                                                   const IterationRecord& record,
                                                   const StopReason& stopping) {
   if (!store_) return no_stop();

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/prediction_file.hpp"
@@ -126,8 +127,7 @@ void ValidatingObserver::flush() {
   held_.reset();
 }
 
-StopReason ValidatingObserver::after_iteration(const TrainingState& state,
-                                               const IterationRecord& record,
+StopReason ValidatingObserver::after_iteration(TrainingState& state, const IterationRecord& record,
                                                const StopReason& stopping) {
   IterationRecord logged = held_ ? *held_ : record;
   const bool was_held = held_.has_value();
@@ -162,11 +162,15 @@ StopReason ValidatingObserver::after_iteration(const TrainingState& state,
     }
   }
   if (was_held) inner_.on_iteration(logged);
-  TrainingState kept = state;
-  kept.validation = progress_;
-  if (stop.is_final()) kept.stop = stop;
+  // The checkpointing observer behind sees the state with this progress and stop, lent to it
+  // (swapped, not copied: the progress holds the best theta).
+  std::swap(state.validation, progress_);
+  const StopReason learner_stop = state.stop;
+  if (stop.is_final()) state.stop = stop;
   const StopReason inner_stop =
-      inner_.after_iteration(kept, logged, stop.stops() ? stop : stopping);
+      inner_.after_iteration(state, logged, stop.stops() ? stop : stopping);
+  state.stop = learner_stop;
+  std::swap(state.validation, progress_);
   return stop.stops() ? stop : inner_stop;
 }
 
