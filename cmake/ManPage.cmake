@@ -5,7 +5,7 @@
 # Inputs: PDSP (the executable), HELP2MAN, VERSION, OUTPUT.
 
 # One entry per command; a new command is added here.
-set(commands "train" "predict" "info" "gen denoise")
+set(commands "train" "predict" "info" "gen denoise" "gen domke" "gen chain")
 
 # pdsp starts MPI even for --help; OpenMPI's allocations trip LeakSanitizer in sanitizer builds.
 set(ENV{ASAN_OPTIONS} "detect_leaks=0")

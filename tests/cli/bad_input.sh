@@ -185,6 +185,15 @@ for ranks in 1 2; do
   expect_error 2 "\-\-sizes: '8xy' is not HxW with integer H and W" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 8xy --params shared
   expect_error 2 "\-\-sizes: '65536x65536' is too large" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --sizes 65536x65536 --params shared
   expect_error 2 "\-\-train-copies/\-\-test-copies: one file would hold at least" $ranks -- "$pdsp" gen denoise --train "$work/g.h5" --height 8000 --width 8000 --train-copies 9 --params shared
+  # gen chain: every impossible size is refused before anything is drawn or written.
+  expect_error 2 "\-\-labels: '0' is not a whole number >= 2" $ranks -- "$pdsp" gen chain --train "$work/g.h5" --labels 0
+  expect_error 2 "\-\-active: 30 attributes per token is not in \[1, \-\-attributes = 20\]" $ranks -- "$pdsp" gen chain --train "$work/g.h5" --attributes 20 --active 30
+  expect_error 2 "\-\-attributes/\-\-labels: 1073741824 x 2 + 2^2 = 2147483652 parameters; a model holds at most 2^31 - 1" $ranks -- "$pdsp" gen chain --train "$work/g.h5" --attributes 1073741824 --labels 2
+  expect_error 2 "\-\-zipf: 'nan' is not a finite number >= 0" $ranks -- "$pdsp" gen chain --train "$work/g.h5" --zipf nan
+  expect_error 2 "\-\-zipf: '-1' is not a finite number >= 0" $ranks -- "$pdsp" gen chain --train "$work/g.h5" --zipf -1
+  expect_error 2 "\-\-sentences/\-\-test-sentences: 1000000 sentences would hold .* observation entries; the generator holds at most 2^31 - 1" $ranks -- "$pdsp" gen chain --train "$work/g.h5" --sentences 1000000 --attributes 20000 --active 10000
+  expect_error 2 "\-\-sentences/\-\-test-sentences: 2000000000 sentences would hold .* transition table entries" $ranks -- "$pdsp" gen chain --train "$work/g.h5" --test "$work/g2.h5" --sentences 10 --test-sentences 2000000000 --labels 40 --active 1
+  expect_error 2 "\-\-train $work/nowhere/g.h5: directory $work/nowhere does not exist" $ranks -- "$pdsp" gen chain --train "$work/nowhere/g.h5"
   # Outputs that cannot be written are refused before the data set is opened.
   expect_error 2 "\-\-out $work: is a directory" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work"
   expect_error 2 "\-\-out $work: is a directory" $ranks -- "$pdsp" predict --data "$work/test.h5" --model "$work/model.h5" --out "$work"
@@ -217,7 +226,7 @@ for ranks in 1 2; do
   expect_error 2 "$work/none.toml: cannot read the config file" $ranks -- "$pdsp" train --config "$work/none.toml"
   expect_error 2 "$work/bad.toml: 'epsilonn' is not a setting of pdsp train" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --config "$work/bad.toml"
   expect_error 2 "\-\-C: '0.5x' is not a number" $ranks -- "$pdsp" train --data "$work/train.h5" --out "$work/m.h5" --config "$work/typo.toml"
-  expect_error 2 "'gen densie' is not a command (known: gen denoise, gen domke)" $ranks -- "$pdsp" gen densie --train "$work/g.h5"
+  expect_error 2 "'gen densie' is not a command (known: gen denoise, gen domke, gen chain)" $ranks -- "$pdsp" gen densie --train "$work/g.h5"
 done
 # A directory given as --out is refused at once: nothing is read or trained (on 1 and 2 ranks).
 for ranks in 1 2; do
@@ -254,7 +263,7 @@ finish_cases
 [ "$before" = "$(md5sum "$work/train.h5")" ] || { echo "FAIL: the input file changed"; failures=$((failures + 1)); }
 [ ! -e "$work/m.h5" ] || { echo "FAIL: a failed run left a model file"; failures=$((failures + 1)); }
 [ ! -e "$work/p.h5" ] || { echo "FAIL: a failed run left a prediction file"; failures=$((failures + 1)); }
-[ ! -e "$work/g.h5" ] || { echo "FAIL: a rejected gen denoise wrote a data file"; failures=$((failures + 1)); }
+[ ! -e "$work/g.h5" ] && [ ! -e "$work/g2.h5" ] || { echo "FAIL: a rejected gen denoise or gen chain wrote a data file"; failures=$((failures + 1)); }
 ls "$work"/*.tmp.* 2> /dev/null && { echo "FAIL: temporary files left behind"; failures=$((failures + 1)); }
 echo "bad input: $failures failure(s)"
 [ $failures -eq 0 ]

@@ -31,7 +31,7 @@ grep -Fx "$expected" "$work/consumer.out" > /dev/null
 # escaped as the page escapes it).
 "$prefix/bin/pdsp" --help > /dev/null
 man_page=$prefix/share/man/man1/pdsp.1
-for command in train predict info "gen denoise"; do
+for command in train predict info "gen denoise" "gen domke" "gen chain"; do
   first_line=$("$prefix/bin/pdsp" $command --help | sed -n 1p | sed 's/\\/\\e/g; s/-/\\-/g')
   grep -F -- ".SS \"pdsp $command\"" "$man_page" > /dev/null
   grep -F -- "$first_line" "$man_page" > /dev/null

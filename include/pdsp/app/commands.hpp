@@ -14,6 +14,7 @@ int run_predict(const Invocation& invocation, Communicator& comm);
 int run_info(const Invocation& invocation, Communicator& comm);
 int run_gen_denoise(const Invocation& invocation, Communicator& comm);
 int run_gen_domke(const Invocation& invocation, Communicator& comm);
+int run_gen_chain(const Invocation& invocation, Communicator& comm);
 
 struct CommandSpec {
   std::string name;  // as typed, one or more words: "train", "gen denoise"

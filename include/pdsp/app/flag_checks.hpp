@@ -68,6 +68,13 @@ inline void add_shards_option(CLI::App& app, std::string& shards, const std::str
       ->check(shard_count())
       ->group(group);
 }
+// The outputs of a `gen` command, in `group`: --train (required), --test (optional) and --quiet.
+inline void add_generator_outputs(CLI::App& app, std::string& train, std::string& test, bool& quiet,
+                                  const std::string& group) {
+  app.add_option("--train", train, "training file to write")->required()->group(group);
+  app.add_option("--test", test, "test file to write (optional)")->group(group);
+  app.add_flag("--quiet", quiet, "no progress lines")->group(group);
+}
 // The value of a --shards flag that shard_count() accepted: 0 for auto.
 inline int parse_shard_count(const std::string& text) {
   return text == "auto" ? 0 : std::stoi(text);

@@ -12,6 +12,7 @@ const std::vector<CommandSpec>& command_table() {
        run_info},
       {"gen denoise", "generate binary image-denoising data", run_gen_denoise},
       {"gen domke", "generate Domke's (NIPS 2013) synthetic denoising data", run_gen_domke},
+      {"gen chain", "generate large sparse linear-chain data (CRFsuite's model)", run_gen_chain},
   };
   return table;
 }

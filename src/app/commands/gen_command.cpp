@@ -22,10 +22,8 @@ struct GenFlags {
 };
 
 void declare_flags(CLI::App& app, GenFlags& f) {
-  const std::string output = "Output", data = "Data";
-  app.add_option("--train", f.train, "training file to write")->required()->group(output);
-  app.add_option("--test", f.test, "test file to write (optional)")->group(output);
-  app.add_flag("--quiet", f.quiet, "no progress lines")->group(output);
+  const std::string data = "Data";
+  add_generator_outputs(app, f.train, f.test, f.quiet, "Output");
   app.add_option("--height", f.options.height, "image height")
       ->check(whole_at_least(1))
       ->group(data);
