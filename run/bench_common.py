@@ -1,6 +1,7 @@
 """What the benchmark scripts in run/ share: running a command (also with its peak memory),
 launching pdsp under mpirun, training plus predicting with pdsp while reading the metrics it
 writes, and running the peer CRFsuite and reading its log."""
+import collections
 import json
 import os
 import platform
@@ -19,10 +20,21 @@ def run(command, **options):
     return result.stdout, time.perf_counter() - started
 
 
+Measured = collections.namedtuple("Measured", "seconds peak_bytes cpu_seconds")
+GNU_TIME = "/usr/bin/time"
+
+
 def measured(command, log, env=None):
-    """Runs `command` with its stdout and stderr into the file `log`; returns its wall seconds
-    and its peak resident bytes (the child's ru_maxrss from wait4, which covers the child's own
-    children too), or exits with the log's end."""
+    """Runs `command` with its stdout and stderr into the file `log`: its wall seconds, peak
+    resident bytes and CPU seconds (user + system, its children's included), or exits with the
+    log's end."""
+    # A child forked from this Python process keeps Python's resident high-water mark across
+    # exec (wait4 reported 50 MiB for every peer), so GNU time, a small process, forks the
+    # command and reports its peak. Without it, wait4's figure is an upper bound.
+    timed = os.path.exists(GNU_TIME)
+    usage_file = log + ".usage"
+    if timed:
+        command = [GNU_TIME, "-f", "%M %U %S", "-o", usage_file] + command
     started = time.perf_counter()
     with open(log, "w") as out:
         child = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
@@ -33,7 +45,11 @@ def measured(command, log, env=None):
         with open(log) as text:
             tail = text.read()[-2000:]
         sys.exit(f"failed ({child.returncode}): {' '.join(command)}\n{tail}")
-    return seconds, usage.ru_maxrss * 1024  # Linux counts ru_maxrss in KiB
+    if not timed:  # Linux counts ru_maxrss in KiB
+        return Measured(seconds, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime)
+    with open(usage_file) as text:
+        kib, user, system = text.read().split()[-3:]
+    return Measured(seconds, int(kib) * 1024, float(user) + float(system))
 
 
 def under_mpirun(mpirun, ranks, command):
@@ -68,14 +84,14 @@ def machine_facts():
 def crfsuite_learn(crfsuite, train, model, c2, log, params=()):
     """CRFsuite's L-BFGS on `train` with the features of a pdsp chain (every attribute with
     every label, every transition), `c2` times |w|^2, and more `-p NAME=VALUE` params: its loss
-    and CPU seconds per iteration (it times them with clock()), number of features, wall
-    seconds and peak resident bytes."""
+    and CPU seconds per iteration (it times them with clock()), number of features, wall and
+    CPU seconds and peak resident bytes."""
     command = [crfsuite, "learn", "-a", "lbfgs", "-p", f"c2={c2!r}",
                "-p", "feature.possible_states=1", "-p", "feature.possible_transitions=1",
                "-m", model]
     for param in params:
         command += ["-p", param]
-    seconds, peak = measured(command + [train], log)
+    usage = measured(command + [train], log)
     with open(log) as text:
         output = text.read()
     features = re.search(r"^Number of features: (\d+)", output, re.M)
@@ -83,7 +99,8 @@ def crfsuite_learn(crfsuite, train, model, c2, log, params=()):
             "step_seconds": [float(x) for x in re.findall(
                 r"^Seconds required for this iteration: ([0-9.]+)", output, re.M)],
             "features": int(features.group(1)) if features else None,
-            "seconds": seconds, "peak_bytes": peak}
+            "seconds": usage.seconds, "peak_bytes": usage.peak_bytes,
+            "cpu_seconds": usage.cpu_seconds}
 
 
 def seconds_to(objectives, step_seconds, target):
