@@ -16,7 +16,7 @@ F = -log-likelihood + C/2 |theta|^2:
 and prints the machine, the command, the parameters each tool sees and ONE table: per tool (and
 pdsp thread count) the seconds to the target objective (the best objective every tool reaches:
 the largest of their minima), iterations to it, seconds per iteration (mean of iterations 2 to
-last), the first iteration, start-up (wall minus the iterations), peak resident memory, the
+the one that reaches the target), the first iteration, start-up (wall minus the iterations), peak resident memory, the
 final objective, the run's CPU seconds over its wall seconds (below the thread count: it waited
 for a core, so its times are inflated) and the ratios of time and memory to CRFsuite.
 
@@ -310,7 +310,9 @@ def target_of(curves):
 def row_of(curve, target, reference):
     """One table row; `reference` is CRFsuite's (seconds to target, peak bytes) or None."""
     reached, iterations = seconds_to(curve.objectives, curve.step_seconds, target)
-    later = curve.step_seconds[1:]
+    # The iterations after the target are left out: at the optimum, line searches that find no
+    # decrease (pdsp's take up to 120 trials there) would make the mean.
+    later = curve.step_seconds[1:iterations or len(curve.step_seconds)]
     per_iteration = sum(later) / len(later) if later else float("nan")
     first = curve.step_seconds[0] if curve.step_seconds else float("nan")
     startup = curve.wall - sum(curve.step_seconds)
@@ -335,7 +337,7 @@ def print_table(curves):
                      crf.peak_bytes)
     print(f"target objective F <= {target:.6f}" + (f" + {slack}" if slack else "") +
           " (the largest of the tools' best objectives)")
-    head = ["tool", "params", "s to target", "iters to target", "s/iter", "1st iter s",
+    head = ["tool", "params", "s to target", "iters to target", "s/iter (2..target)", "1st iter s",
             "start-up s", "peak MiB", "final F", "iters", "CPU / wall", "time / CRFsuite",
             "memory / CRFsuite"]
     print("| " + " | ".join(head) + " |")
