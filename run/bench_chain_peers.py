@@ -251,7 +251,8 @@ def run_pdsp(args, threads):
     peak = end.get("peak_resident_bytes") or usage.peak_bytes
     return Curve(f"pdsp {threads}t", [r["F_after_step"] for r in iterations],
                  [r["seconds"] for r in iterations], usage.seconds, usage.cpu_seconds, peak,
-                 header.get("params"))
+                 header.get("params"), f"commit {header.get('pdsp_commit')}, L-BFGS memory "
+                 f"{header.get('lbfgs_memory')}")
 
 
 def run_crfsuite(args, chain):
