@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """run/bench_chain_peers.py without peers (--peers none, so CI needs neither CRFsuite nor
 Wapiti): on a tiny generated chain it prints the table with a row per pdsp thread count, both
-at the same final objective; the peers' input files carry the rows as written; a file that is
-not a chain is refused in one line.
+at the same final objective; the peers' input files carry the rows as written (Wapiti is skipped
+on real values); a file that is not a chain is refused in one line.
     chain_peers_test.py --pdsp PDSP [--mpirun MPIRUN]"""
 import argparse
+import dataclasses
 import os
 import subprocess
 import sys
@@ -81,6 +82,11 @@ def check_peer_inputs(data, work):
     patterns = open(paths["pat"]).read().split()
     assert patterns[-1] == "B" and all(p.startswith("U:%x[0,") for p in patterns[:-1])
     assert padding == chain.labels_used()  # the rows are ragged: one `u:_` per label
+    # Real values: CRFsuite's attributes carry them; Wapiti (binary features) is skipped.
+    real = dataclasses.replace(chain, value=np.full(len(chain.index), 0.5))
+    bench_chain_peers.write_crfsuite(real, paths["crf"])
+    assert open(paths["crf"]).readline().split("\t")[1] == f"a{chain.index[0]}:0.5"
+    assert bench_chain_peers.run_wapiti(None, real) is None
 
 
 def check_refusal(args, work, rng):
