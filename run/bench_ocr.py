@@ -13,7 +13,7 @@ import platform
 import re
 import sys
 
-from bench_common import run, train_and_predict
+from bench_common import crfsuite_learn, run, seconds_to, train_and_predict
 
 SOURCE = "ocr_taskar"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -43,27 +43,12 @@ def write_crfsuite_files(tsv, work):
 
 def crfsuite_run(crfsuite, paths, work, tight):
     model = os.path.join(work, "crf.model")
-    command = [crfsuite, "learn", "-a", "lbfgs", "-p", "c2=0.5", "-p",
-               "feature.possible_states=1", "-p", "feature.possible_transitions=1", "-m", model]
-    if tight:
-        command += ["-p", "epsilon=1e-9", "-p", "delta=1e-10"]
-    log, seconds = run(command + [paths["train"]])
-    losses = [float(x) for x in re.findall(r"^Loss: ([0-9.eE+-]+)", log, re.M)]
-    steps = [float(x) for x in re.findall(r"^Seconds required for this iteration: ([0-9.]+)",
-                                          log, re.M)]
+    result = crfsuite_learn(crfsuite, paths["train"], model, 0.5, os.path.join(work, "crf.log"),
+                            ["epsilon=1e-9", "delta=1e-10"] if tight else [])
     tagged, _ = run([crfsuite, "tag", "-qt", "-m", model, paths["test"]])
     accuracy = re.search(r"Item accuracy: \d+ / \d+ \(([0-9.]+)\)", tagged)
-    return {"losses": losses, "step_seconds": steps, "seconds": seconds,
-            "error": 100 * (1 - float(accuracy.group(1))) if accuracy else float("nan")}
-
-
-def seconds_to(losses, step_seconds, target):
-    elapsed = 0.0
-    for loss, step in zip(losses, step_seconds):
-        elapsed += step
-        if loss <= target:
-            return elapsed
-    return float("nan")
+    result["error"] = 100 * (1 - float(accuracy.group(1))) if accuracy else float("nan")
+    return result
 
 
 def pdsp_run(pdsp, mpirun, ranks, threads, data, work, name, flags):
@@ -121,7 +106,7 @@ def main():
         print("# s to target: CRFsuite's CPU seconds (its clock()), pdsp's wall seconds")
     print(f"{'run':<22}{'s to target':>12}{'iters':>8}{'s total':>10}{'final F':>16}"
           f"{'test err %':>12}{'ratio':>8}")
-    reference = seconds_to(crf["losses"], crf["step_seconds"], target) if crf else None
+    reference = seconds_to(crf["losses"], crf["step_seconds"], target)[0] if crf else None
     if crf:
         print(f"{'crfsuite lbfgs (tight)':<22}{reference:>12.2f}{len(crf['losses']):>8}"
               f"{crf['seconds']:>10.2f}{min(crf['losses']):>16.6f}{crf['error']:>12.2f}"

@@ -9,14 +9,7 @@ prefix=$(realpath -m "$1")
 scratch="$prefix/src"
 mkdir -p "$scratch"
 
-unpack() {  # $1: source, $2: directory to fill
-  rm -rf "$2" && mkdir -p "$2"
-  if [ -f "$1/HEAD" ] && [ -d "$1/objects" ]; then
-    git --git-dir="$1" archive HEAD | tar -x -C "$2"
-  else
-    cp -r "$1/." "$2"
-  fi
-}
+source "$(dirname "$0")/peer_sources.sh"
 
 if [ ! -x "$prefix/bin/crfsuite" ]; then
   unpack "$2" "$scratch/liblbfgs"
