@@ -180,7 +180,8 @@ std::vector<TrainParameter> make_table() {
       {.name = "step",
        .flag = "--step",
        .group = kStop,
-       .help = "first step of the Armijo search along the gradient (SGD: step scale)",
+       .help = "largest first step of a run's first Armijo search along the gradient, which "
+               "starts at 2F/|g|^2 when that is smaller (SGD: step scale)",
        .member = &TrainConfig::initial_step,
        .rule = above(0)},
       {.name = "max_step_trials",

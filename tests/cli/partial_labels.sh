@@ -72,13 +72,16 @@ echo "ok: latent refuses a training set without an observed label on 1 and 2 ran
 common=(train --data "$work/partial.h5" --learner latent --C 0.5 --inner-iters 30 --threads 1)
 "$pdsp" "${common[@]}" --max-iters 8 --out "$work/one.h5" --metrics "$work/one.jsonl" > "$work/log1"
 "${two[@]}" "$pdsp" "${common[@]}" --max-iters 8 --out "$work/two.h5" > /dev/null
-h5diff -d 1e-8 "$work/one.h5" "$work/two.h5" /theta > /dev/null ||
-  { echo "FAIL: latent on 2 ranks differs from 1 rank by more than 1e-8"; h5diff -d 1e-8 -r "$work/one.h5" "$work/two.h5" /theta | head; exit 1; }
+# Each inner run stops where F's relative decrease falls below 1e-6, which fixes theta to far
+# less than its last bits: the two rank counts' round-off moves those stops a little (measured
+# 0.7e-8 at 38f5085, 5.7e-8 once the first step came from 2F/|g|^2), a wrong sum by far more.
+h5diff -d 1e-7 "$work/one.h5" "$work/two.h5" /theta > /dev/null ||
+  { echo "FAIL: latent on 2 ranks differs from 1 rank by more than 1e-7"; h5diff -d 1e-7 -r "$work/one.h5" "$work/two.h5" /theta | head; exit 1; }
 grep -q "CCCP: .* the objective decreased at every step" "$work/log1" ||
   { echo "FAIL: no CCCP summary"; cat "$work/log1"; exit 1; }
 grep -q "completion at epsilon 0.1;\|completion at epsilon 0.1$" "$work/log1" ||
   { echo "FAIL: the log does not give the default completion temperature (epsilon / 10)"; cat "$work/log1"; exit 1; }
-echo "ok: latent on 2 ranks gives the 1-rank model within 1e-8; $(grep -o 'CCCP: .*' "$work/log1")"
+echo "ok: latent on 2 ranks gives the 1-rank model within 1e-7; $(grep -o 'CCCP: .*' "$work/log1")"
 
 # The completion at the training temperature (Schwing et al.'s objective): 2 ranks as 1, kept in
 # the model, another model than the default's; a hotter completion is refused.
