@@ -8,12 +8,14 @@ citations, `pdsp gen chain`). Anything else is refused in one line. The script w
 as CRFsuite's and Wapiti's input (attribute j of a row is feature j), trains the three on
 F = -log-likelihood + C/2 |theta|^2:
 
-  pdsp      train --epsilon 1 --counting bethe --loss-weight 0 --C C --tol 0 (under mpirun)
+  pdsp      train --epsilon 1 --counting bethe --loss-weight 0 --C C --tol 0
+            --lbfgs-memory M (under mpirun)
   CRFsuite  learn -a lbfgs -p c2=C/2 -p feature.possible_states=1
-            -p feature.possible_transitions=1 (epsilon, delta tight: max-iters decides)
-  Wapiti    train -a l-bfgs -1 0 -2 C -t 1 -e 0 -i N
+            -p feature.possible_transitions=1 -p num_memories=M (epsilon, delta tight:
+            max-iters decides)
+  Wapiti    train -a l-bfgs -1 0 -2 C -t 1 -e 0 -i N --histsz M
 
-and prints the machine, the command, the parameters each tool sees and ONE table: per tool (and
+with the same number M of L-BFGS pairs (--memory, CRFsuite's default 6), and prints the machine, the command, the parameters each tool sees and ONE table: per tool (and
 pdsp thread count) the seconds to the target objective (the best objective every tool reaches:
 the largest of their minima), iterations to it, seconds per iteration (mean of iterations 2 to
 the one that reaches the target), the first iteration, start-up (wall minus the iterations), peak resident memory, the
@@ -240,7 +242,7 @@ def run_pdsp(args, threads):
         args.pdsp, "train", "--data", args.data, "--out", model, "--metrics", metrics,
         "--threads", str(threads), "--quiet", "--epsilon", "1", "--counting", "bethe",
         "--loss-weight", "0", "--C", repr(args.C), "--max-iters", str(args.max_iters),
-        "--tol", "0"])
+        "--tol", "0", "--lbfgs-memory", str(args.memory)])
     usage = measured(command, os.path.join(args.work, f"{name}.log"),
                      thread_environment(1, threads))
     records = [json.loads(line) for line in open(metrics)]
@@ -262,7 +264,8 @@ def run_crfsuite(args, chain):
     result = crfsuite_learn(
         args.crfsuite, train, os.path.join(args.work, "crfsuite.model"), args.C / 2,
         os.path.join(args.work, "crfsuite.log"),
-        [f"max_iterations={args.max_iters}", "epsilon=1e-12", "delta=1e-12"])
+        [f"max_iterations={args.max_iters}", "epsilon=1e-12", "delta=1e-12",
+         f"num_memories={args.memory}"])
     return Curve("crfsuite", result["losses"], result["step_seconds"], result["seconds"],
                  result["cpu_seconds"], result["peak_bytes"], result["features"])
 
@@ -287,7 +290,7 @@ def run_wapiti(args, chain):
         return None
     train = os.path.join(args.work, "train.wapiti")
     command = [args.wapiti, "train", "-a", "l-bfgs", "-1", "0", "-2", repr(args.C), "-t", "1",
-               "-e", "0", "-i", str(args.max_iters)]
+               "-e", "0", "-i", str(args.max_iters), "--histsz", str(args.memory)]
     note, extra = "raw features", 0
     if args.wapiti_input == "patterns":
         pattern = os.path.join(args.work, "patterns.wapiti")
@@ -397,6 +400,8 @@ def parse_args():
     parser.add_argument("--crfsuite", default=shutil.which("crfsuite") or "crfsuite")
     parser.add_argument("--wapiti", default=shutil.which("wapiti") or "wapiti")
     parser.add_argument("--wapiti-input", choices=("features", "patterns"), default="features")
+    parser.add_argument("--memory", type=int, default=6,
+                        help="L-BFGS pairs of every tool (CRFsuite's default, 6)")
     args = parser.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
     args.peers = [] if args.peers == "none" else args.peers.split(",")
