@@ -26,20 +26,36 @@ from bench_common import machine_facts, measured, thread_environment, under_mpir
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The formula (docs/guide.md "Large models"), for the primal-dual learner at eps > 0 with
-# --theta-step lbfgs, a linear model and no curvature model: vectors of the model's size on
-# every rank (theta, gradient, direction, trial point, d, the reduced moments, the pending step
-# and gradient of L-BFGS, its 2m pairs, the inference engine's theta and the typed features'
-# section copy), bytes per token on each rank (data, potentials, messages and their copy,
-# beliefs) and a fixed part (the program, the MPI runtime, HDF5).
-def vectors(memory):
-    return 10 + 2 * memory
-
-
+# --theta-step lbfgs, a linear model and no curvature model: the larger of two moments of a run,
+# each some vectors of the model's size on every rank plus bytes per token on the rank, over a
+# fixed part (the program, the MPI runtime, HDF5).
+# - Set-up: the trainer's vectors touched so far (theta, gradient, direction, trial point, d, the
+#   reduced moments, the engine's theta and the typed features' section copy) and the ground
+#   truth's indicator in the layout of the factor tables, a page of each factor's.
+# - Training: also L-BFGS's pending step and gradient and its 2m pairs, the copy of theta the
+#   model file is written from at the end, and on more than one rank the buffers of MPI's
+#   allreduce of the moments (two vectors measured with Open MPI 4.1), with the messages, their
+#   copy, potentials and beliefs per token.
+SETUP_VECTORS = 8
 FIXED_BYTES = 80 * 2**20
 
 
-def estimate(params, tokens, ranks, memory, token_bytes):
-    return FIXED_BYTES + 8.0 * vectors(memory) * params + token_bytes * tokens / ranks
+def training_vectors(memory, ranks):
+    return 11 + 2 * memory + (2 if ranks > 1 else 0)
+
+
+def estimate(params, tokens, ranks, memory, setup_token_bytes, training_token_bytes):
+    setup = 8.0 * SETUP_VECTORS * params + setup_token_bytes * tokens / ranks
+    training = (8.0 * training_vectors(memory, ranks) * params +
+                training_token_bytes * tokens / ranks)
+    return FIXED_BYTES + max(setup, training)
+
+
+def token_bytes(row, vectors):
+    """The bytes a token costs in `row` = (params, ranks, tokens, peak) once the fixed part and
+    `vectors` of the model's size are taken from its peak."""
+    params, ranks, tokens, peak = row
+    return (peak - FIXED_BYTES - 8.0 * vectors * params) * ranks / tokens
 
 
 def generate(args, params, path):
@@ -48,25 +64,29 @@ def generate(args, params, path):
     measured([args.pdsp, "gen", "chain", "--train", path, "--sentences", str(args.sentences),
               "--attributes", str(attributes), "--labels", str(args.labels),
               "--active", str(args.active), "--seed", "1", "--quiet"], path + ".log")
-    return attributes * args.labels + args.labels ** 2
 
 
 def train(args, data, ranks, label):
     """Mean seconds of the iterations after the memory filled, the peak bytes of the largest
-    rank, and the tokens of the set."""
+    rank, the tokens and the parameters of the set (trained here unless --reuse)."""
     metrics = os.path.join(args.work, f"{label}.jsonl")
+    if not args.reuse:
+        train_once(args, data, ranks, label, metrics)
+    records = [json.loads(line) for line in open(metrics)]
+    iterations = [r["seconds"] for r in records if r["type"] == "iteration"]
+    full = iterations[args.memory + 1:] or iterations[1:]
+    end = next(r for r in records if r["type"] == "end")
+    run = next(r for r in records if r["type"] == "run")
+    return sum(full) / len(full), end["peak_resident_bytes"], run["variables"], run["params"]
+
+
+def train_once(args, data, ranks, label, metrics):
     command = under_mpirun(args.mpirun, ranks, [
         args.pdsp, "train", "--data", data, "--out", os.path.join(args.work, f"{label}.h5"),
         "--metrics", metrics, "--threads", "1", "--quiet", "--epsilon", "1", "--counting",
         "bethe", "--loss-weight", "0", "--C", "1", "--max-iters", str(args.iters), "--tol", "0",
         "--lbfgs-memory", str(args.memory)])
     measured(command, os.path.join(args.work, f"{label}.log"), thread_environment(ranks, 1))
-    records = [json.loads(line) for line in open(metrics)]
-    iterations = [r["seconds"] for r in records if r["type"] == "iteration"]
-    full = iterations[args.memory + 1:] or iterations[1:]
-    end = next(r for r in records if r["type"] == "end")
-    run = next(r for r in records if r["type"] == "run")
-    return sum(full) / len(full), end["peak_resident_bytes"], run.get("variables")
 
 
 def parse_args():
@@ -81,7 +101,11 @@ def parse_args():
     parser.add_argument("--work", help="scratch folder outside the repository")
     parser.add_argument("--pdsp", default=os.path.join(REPO, "build", "release", "pdsp"))
     parser.add_argument("--mpirun", default="mpirun")
+    parser.add_argument("--reuse", action="store_true",
+                        help="read the runs' metrics already in --work instead of training")
     args = parser.parse_args()
+    if args.reuse and not args.work:
+        parser.error("--reuse needs the --work folder of an earlier run")
     args.params = [int(float(p)) for p in args.params.split(",")]
     args.ranks = [int(r) for r in args.ranks.split(",")]
     if args.iters < args.memory + 3:
@@ -107,25 +131,32 @@ def main():
     print(f"# {args.sentences} sentences, {args.labels} labels, {args.active} active attributes "
           f"a token; L-BFGS memory {args.memory}; {args.iters} iterations, timed from "
           f"iteration {args.memory + 2}")
+    rows = []
+    for params in sorted(args.params):
+        data = os.path.join(args.work, f"chain-{params}.h5")
+        if not args.reuse:
+            generate(args, params, data)
+        for ranks in args.ranks:
+            seconds, peak, tokens, real = train(args, data, ranks, f"p{params}-r{ranks}")
+            rows.append((real, ranks, tokens, peak, seconds))
+        if not args.reuse:
+            os.remove(data)
+    # The set-up's bytes a token from the smallest model on one rank (its parameters are a small
+    # part of its peak), the training's from the largest; the other rows test the formula.
+    one_rank = [r for r in rows if r[1] == 1] or rows
+    setup_bytes = token_bytes(one_rank[0][:4], SETUP_VECTORS)
+    training_bytes = token_bytes(one_rank[-1][:4], training_vectors(args.memory, 1))
+    print(f"# per token: {setup_bytes:.0f} bytes at set-up (fitted on {one_rank[0][0]:,} "
+          f"parameters, 1 rank), {training_bytes:.0f} in training (fitted on "
+          f"{one_rank[-1][0]:,}, 1 rank)")
     print("| parameters | ranks | s / iteration | s / iteration / 1e6 params | peak MiB | "
           "formula MiB | formula error |")
     print("|---|---|---|---|---|---|---|")
-    token_bytes = None
-    for params in sorted(args.params):
-        data = os.path.join(args.work, f"chain-{params}.h5")
-        real = generate(args, params, data)
-        for ranks in args.ranks:
-            seconds, peak, tokens = train(args, data, ranks, f"p{params}-r{ranks}")
-            if token_bytes is None:
-                # The smallest model fixes the bytes a token costs (its parameters are a small
-                # part of its peak); every other row tests the formula.
-                token_bytes = (peak - estimate(real, 0, ranks, args.memory, 0)) * ranks / tokens
-                print(f"# per token: {token_bytes:.0f} bytes (fitted on this row)")
-            predicted = estimate(real, tokens, ranks, args.memory, token_bytes)
-            print(f"| {real:,} | {ranks} | {seconds:.3f} | {seconds / real * 1e6:.4f} | "
-                  f"{peak / 2**20:.0f} | {predicted / 2**20:.0f} | "
-                  f"{100 * (predicted - peak) / peak:+.1f}% |", flush=True)
-        os.remove(data)
+    for real, ranks, tokens, peak, seconds in rows:
+        predicted = estimate(real, tokens, ranks, args.memory, setup_bytes, training_bytes)
+        print(f"| {real:,} | {ranks} | {seconds:.3f} | {seconds / real * 1e6:.4f} | "
+              f"{peak / 2**20:.0f} | {predicted / 2**20:.0f} | "
+              f"{100 * (predicted - peak) / peak:+.1f}% |")
     if temporary:
         shutil.rmtree(args.work)
 
