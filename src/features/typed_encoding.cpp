@@ -19,6 +19,8 @@ constexpr int64_t kWorkPerBlockSum = 8;
 // state-minor layout; with fewer (yeast's binary labels) the lanes stay mostly empty and the
 // state-major loop over a row's entries is faster.
 constexpr int64_t kStateMinorStates = 8;
+// A type's section is mapped to and from theta by the threads from this many entries up.
+constexpr int64_t kParallelSection = int64_t{1} << 15;
 
 }  // namespace
 
@@ -255,8 +257,11 @@ template <class Pair>
 void TypedEncoding::for_type_section(int64_t k, Pair pair) const {
   const int64_t dim = std::max<int64_t>(types_.dim[k], 1), stride = stride_[k];
   const int64_t section = section_[k], offset = types_.param_offset[k];
+  // Small sections (yeast's 91 label-pair tables of 4 entries) are mapped without waking the
+  // threads: one parallel region per section there cost more than the copies.
+  const bool parallel = dim * stride >= kParallelSection;
   if (!state_minor_[k]) {  // the section is theta's block as it is
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel)
     for (int64_t p = 0; p < dim * stride; ++p) pair(section + p, offset + p);
     return;
   }
@@ -264,7 +269,7 @@ void TypedEncoding::for_type_section(int64_t k, Pair pair) const {
   // along theta's rows and written along the section's.
   constexpr int64_t kTile = 64;
   const int64_t tiles = (dim + kTile - 1) / kTile;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel)
   for (int64_t tile = 0; tile < tiles; ++tile)
     for (int64_t t = 0; t < stride; ++t)
       for (int64_t j = tile * kTile; j < std::min(dim, (tile + 1) * kTile); ++j)

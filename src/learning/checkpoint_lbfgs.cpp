@@ -68,7 +68,9 @@ void read_lbfgs_memory(const h5::File& file, const std::string& path, int64_t pa
           "holds " + std::to_string(lengths[i]) + " values, not 0 or " + std::to_string(params));
   memory.clear();
   const int pairs = params == 0 ? 0 : static_cast<int>(lengths[0] / params);
-  memory.reserve(static_cast<size_t>(params), std::max(capacity, pairs));
+  // Nothing is reserved for a run whose steps keep no memory (capacity 0) and a file without one.
+  if (capacity > 0 || pairs > 0 || lengths[2] > 0)
+    memory.reserve(static_cast<size_t>(params), std::max(capacity, pairs));
   for (int i = 0; i < 2; ++i)
     for (int p = 0; p < pairs; ++p) {
       const std::vector<double> pair = file.read<double>(kLbfgsDatasets[i], p * params, params);

@@ -78,11 +78,15 @@ TEST(RunView, AnErrorOnRankZeroIsTheSameErrorOnEveryRank) {
   if (comm.is_root()) fs::remove_all(directory);
 }
 
-// The L-BFGS memory is part of the state a resume continues from: it crosses with the header.
+// A header crosses with what every rank checks the vectors it reads against (their checksums and
+// length); a state's L-BFGS memory, which headers no longer hold, crosses too where one has it.
 TEST(RunView, CarriesTheLbfgsMemoryOfACheckpointHeader) {
   Communicator& comm = testing::world();
   const CheckpointView shared = share_from_root<CheckpointView>(comm, [&](CheckpointView& v) {
     v.headers.emplace_back();
+    v.headers.back().num_params = 2;
+    v.headers.back().theta_checksum = "theta-sum";
+    v.headers.back().lbfgs_checksum = "memory-sum";
     LbfgsMemory& memory = v.headers.back().state.lbfgs;
     memory.s = {1.0, -2.0};
     memory.y = {0.5, 3.0};
@@ -90,6 +94,9 @@ TEST(RunView, CarriesTheLbfgsMemoryOfACheckpointHeader) {
     memory.gradient = {-0.0, 2.5};
   });
   ASSERT_EQ(shared.headers.size(), 1u);
+  EXPECT_EQ(shared.headers[0].num_params, 2);
+  EXPECT_EQ(shared.headers[0].theta_checksum, "theta-sum");
+  EXPECT_EQ(shared.headers[0].lbfgs_checksum, "memory-sum");
   const LbfgsMemory& memory = shared.headers[0].state.lbfgs;
   EXPECT_EQ(memory.s, (std::vector<double>{1.0, -2.0}));
   EXPECT_EQ(memory.y, (std::vector<double>{0.5, 3.0}));

@@ -263,7 +263,7 @@ TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const D
     if (validation) identity.compatibility.emplace_back("validation_data", validation->checksum());
     identity.data_fingerprint = o.provenance.data_fingerprint;
     identity.provenance = o.provenance;
-    o.checkpoints.memory_pairs = config.lbfgs_pairs();
+    o.checkpoints.memory_pairs = config.theta_step == "lbfgs" ? config.lbfgs_pairs() : 0;
     resumed = resume_training(o.checkpoints, checkpoints, identity, *learner.checkpointed(), comm);
   }
   std::unique_ptr<RunLog> log;

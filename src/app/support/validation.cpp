@@ -163,14 +163,20 @@ StopReason ValidatingObserver::after_iteration(TrainingState& state, const Itera
   }
   if (was_held) inner_.on_iteration(logged);
   // The checkpointing observer behind sees the state with this progress and stop, lent to it
-  // (swapped, not copied: the progress holds the best theta).
+  // (swapped, not copied: the progress holds the best theta) and taken back however it returns.
+  struct Lent {
+    TrainingState& state;
+    ValidationProgress& progress;
+    const StopReason learner_stop;
+    ~Lent() {
+      state.stop = learner_stop;
+      std::swap(state.validation, progress);
+    }
+  } lent{state, progress_, state.stop};
   std::swap(state.validation, progress_);
-  const StopReason learner_stop = state.stop;
   if (stop.is_final()) state.stop = stop;
   const StopReason inner_stop =
       inner_.after_iteration(state, logged, stop.stops() ? stop : stopping);
-  state.stop = learner_stop;
-  std::swap(state.validation, progress_);
   return stop.stops() ? stop : inner_stop;
 }
 
