@@ -1,11 +1,10 @@
 #pragma once
 // Large arrays on transparent huge pages. A fresh 4 KiB page costs a fault when first written,
-// and under a hypervisor each fault is slow: on this project's 2-core VM the first touch of
-// the L-BFGS pairs of a 20-million-parameter model took 2-3 s of each of the first ten
-// iterations, and reading the citations with 2^18 hashed features 18 s of set-up (about a
-// third of the time in the kernel's fault path). Advised ranges get 2 MiB pages where the
-// kernel allows them (transparent_hugepage set to madvise or always), 512 times fewer faults;
-// elsewhere the advice is ignored and nothing changes.
+// and under a hypervisor each fault is slow: on this project's 2-core VM the first touch of the
+// L-BFGS pairs of a 20-million-parameter model took 2-3 s of each of the first ten iterations
+// (perf: a third of the time in the kernel's fault path and page clearing). Advised ranges get
+// 2 MiB pages where the kernel allows them (transparent_hugepage set to madvise or always), 512
+// times fewer faults; elsewhere the advice is ignored and nothing changes.
 #include <cstddef>
 #include <vector>
 
