@@ -57,11 +57,10 @@ void FeatureIndex::example_potentials(int64_t n, std::span<const double> theta,
   for (const auto& encoding : encodings_) encoding->add_example_potentials(n, theta, potential);
 }
 
-void FeatureIndex::backward_indicator(std::span<const double>, std::span<const double> indicator,
-                                      std::span<double> z) const {
+void FeatureIndex::backward_truth(std::span<const double>, const GroundTruth& truth,
+                                  std::span<double> z) const {
   std::fill(z.begin(), z.begin() + data_.num_params, 0.0);
-  rows_->add_indicator_moments(indicator, z);
-  for (size_t k = 1; k < encodings_.size(); ++k) encodings_[k]->add_moments(indicator, z);
+  for (const auto& encoding : encodings_) encoding->add_truth_moments(truth, z);
 }
 
 std::vector<uint8_t> FeatureIndex::parameter_kinds() const {
@@ -118,31 +117,7 @@ double potential_of(const Dataset& data, int64_t i, std::span<const double> thet
   return u;
 }
 
-// The position of factor a's labelled joint state among the table entries.
-int64_t labelled_entry(const Dataset& data, const FactorGraph& graph, int64_t a) {
-  int64_t t = 0;
-  for (int64_t e = data.factor_var_ptr[a]; e < data.factor_var_ptr[a + 1]; ++e)
-    t += data.label[data.factor_vars[e]] * graph.stride_of(e);
-  return data.table_offset[a] + t;
-}
-
 }  // namespace
-
-ZeroedArray<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph) {
-  // Zeroed pages cost memory only once written: of a chain's 76 x 76 tables (the citations)
-  // one page each, 1.6 GB never written on the training set.
-  ZeroedArray<double> weight(static_cast<size_t>(data.num_states() + data.num_table_entries()));
-  // Unobserved variables (-1) and the factors that touch one have no labelled position.
-  for (int64_t v = 0; v < data.owned_vars(); ++v)
-    if (data.label[v] >= 0) weight[data.state_offset[v] + data.label[v]] = 1.0;
-  for (int64_t a = 0; a < data.owned_factors(); ++a) {
-    const auto first = data.factor_vars.begin() + data.factor_var_ptr[a];
-    const auto last = data.factor_vars.begin() + data.factor_var_ptr[a + 1];
-    if (std::all_of(first, last, [&](LocalIndex v) { return data.label[v] >= 0; }))
-      weight[data.num_states() + labelled_entry(data, graph, a)] = 1.0;
-  }
-  return weight;
-}
 
 void compute_potentials(const Dataset& data, std::span<const double> theta,
                         std::span<const double> loss, std::span<double> potential) {

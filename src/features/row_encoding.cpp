@@ -221,20 +221,18 @@ void RowEncoding::add_example_moments(int64_t n, std::span<const double> weight,
   });
 }
 
-void RowEncoding::add_indicator_moments(std::span<const double> indicator,
-                                        std::span<double> z) const {
-  const int64_t states = data_.num_states();
-  const auto add_rows = [&](const SparseRows& rows, int64_t first) {
+void RowEncoding::add_truth_moments(const GroundTruth& truth, std::span<double> z) const {
+  const auto add_rows = [&](const SparseRows& rows, const std::vector<int64_t>& positions,
+                            int64_t first) {
     if (rows.nnz() == 0) return;  // format 2 without rows: no row pointers to read
-    for (int64_t row = 0; row < rows.num_rows(); ++row) {
-      const double w = indicator[first + row];
-      if (w == 0.0) continue;
-      for (int64_t k = rows.ptr[row]; k < rows.ptr[row + 1]; ++k)
-        z[rows.param[k]] += w * rows.value[k];
+    for (int64_t i : positions) {
+      if (i == GroundTruth::kNone) continue;
+      for (int64_t k = rows.ptr[i - first]; k < rows.ptr[i - first + 1]; ++k)
+        z[rows.param[k]] += rows.value[k];
     }
   };
-  add_rows(data_.var_features, 0);
-  add_rows(data_.factor_features, states);
+  add_rows(data_.var_features, truth.state, 0);
+  add_rows(data_.factor_features, truth.entry, data_.num_states());
 }
 
 void RowEncoding::moments_by_rows(std::span<const double> weight, std::span<double> z) const {

@@ -202,7 +202,7 @@ void TypedEncoding::group_potentials(int64_t head, double* potential) const {
       [this, first](int64_t e) { return obs_.value_at(first + e); }, potential);
 }
 
-int64_t TypedEncoding::group_moments(int64_t r, int64_t end, std::span<const double> weight,
+int64_t TypedEncoding::group_moments(int64_t r, int64_t end, const double* head_weight,
                                      double* sums) const {
   const int32_t p = groups_.pattern[r];
   const RowGroups::Pattern& pattern = groups_.patterns[p];
@@ -210,7 +210,7 @@ int64_t TypedEncoding::group_moments(int64_t r, int64_t end, std::span<const dou
   const int64_t last = std::min(end, head + pattern.members());
   const int64_t width = pattern.width();
   const int64_t from = pattern.column[r - head], to = pattern.column[last - head];
-  const double* w = weight.data() + position(head);
+  const double* w = head_weight;
   double* section = sums + section_[types_.num_types() + p];
   const LocalIndex row = types_.obs_row[head];
   for (int64_t e = obs_.ptr[row]; e < obs_.ptr[row + 1]; ++e) {
@@ -298,7 +298,8 @@ void TypedEncoding::add_potentials(std::span<const double> theta, std::span<doub
   }
 }
 
-void TypedEncoding::add_moments(std::span<const double> weight, std::span<double> z,
+template <class MakeWeights>
+void TypedEncoding::sum_moments(MakeWeights make_weights, std::span<double> z,
                                 const uint8_t* skip_factor) const {
   if (!types_.present) return;
   const int64_t blocks = static_cast<int64_t>(block_start_.size()) - 1;
@@ -307,16 +308,19 @@ void TypedEncoding::add_moments(std::span<const double> weight, std::span<double
   for (int64_t b = 0; b < blocks; ++b) {
     double* sums = block_sums(b);
     std::fill(sums, sums + span, 0.0);
+    auto weights = make_weights();
     // A block may start or end inside a group: it sums that group's regions in the block.
     // Folded factors (skip_factor) have tables of their own type, never an observation row,
     // so no group holds one.
     for (int64_t r = block_start_[b]; r < block_start_[b + 1];) {
       if (groups_.in_group(r)) {
-        r = group_moments(r, block_start_[b + 1], weight, sums);
+        const int64_t head = r - groups_.member[r];
+        const int64_t end = head + groups_.patterns[groups_.pattern[r]].members();
+        r = group_moments(r, block_start_[b + 1], weights(head, end), sums);
         continue;
       }
       if (kind_ == Kind::Variables || skip_factor == nullptr || !skip_factor[r])
-        section_moments(r, weight.data() + position(r), sums);
+        section_moments(r, weights(r, r + 1), sums);
       ++r;
     }
   }
@@ -337,6 +341,29 @@ void TypedEncoding::add_moments(std::span<const double> weight, std::span<double
     for (int64_t p = section_[round_start_[i]]; p < section_[round_start_[i + 1]]; ++p)
       z[pattern_param_[p - first_pattern_position]] += total[p];
   }
+}
+
+void TypedEncoding::add_moments(std::span<const double> weight, std::span<double> z,
+                                const uint8_t* skip_factor) const {
+  sum_moments([&] { return [&](int64_t r, int64_t) { return weight.data() + position(r); }; }, z,
+              skip_factor);
+}
+
+void TypedEncoding::add_truth_moments(const GroundTruth& truth, std::span<double> z) const {
+  // Each block writes the indicator of the regions it reads into a buffer of its own: the
+  // zeros add nothing to the sums, so they are bitwise those of the dense indicator.
+  const auto make_weights = [&] {
+    return [&, buffer = std::vector<double>()](int64_t r, int64_t last) mutable {
+      const int64_t first = position(r);
+      buffer.assign(static_cast<size_t>(position(last) - first), 0.0);
+      for (int64_t s = r; s < last; ++s) {
+        const int64_t i = kind_ == Kind::Variables ? truth.state_of(s) : truth.entry_of(s);
+        if (i != GroundTruth::kNone) buffer[i - first] = 1.0;
+      }
+      return static_cast<const double*>(buffer.data());
+    };
+  };
+  sum_moments(make_weights, z, nullptr);
 }
 
 void TypedEncoding::add_example_potentials(int64_t n, std::span<const double> theta,

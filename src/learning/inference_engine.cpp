@@ -72,25 +72,28 @@ void InferenceEngine::set_examples_theta(std::span<const int64_t> examples,
       potentials_bounded_ || std::all_of(examples.begin(), examples.end(), example_finite);
 }
 
-std::span<const double> InferenceEngine::truth_weight() const {
-  if (truth_weight_.empty()) {
+const GroundTruth& InferenceEngine::ground_truth() const {
+  if (!ground_truth_) {
     if (!data_.has_labels())
       throw InputError(source_ + ": /vars/label: the ground truth needs labels");
-    truth_weight_ = ground_truth_weights(data_, graph_);
+    ground_truth_ = pdsp::ground_truth(data_, graph_);
   }
+  return *ground_truth_;
+}
+
+std::span<const double> InferenceEngine::truth_weight() const {
+  if (truth_weight_.empty()) truth_weight_ = ground_truth().indicator();
   return {truth_weight_.data(), truth_weight_.size()};
 }
 
 void InferenceEngine::ground_truth_moments(std::span<double> d,
                                            std::span<const int64_t> examples) const {
   if (examples.empty()) {
-    model_->backward_indicator(theta_, truth_weight(), d);
-  } else {
-    std::fill(d.begin(), d.end(), 0.0);
-    for (int64_t n : examples) model_->add_backward_example(n, theta_, truth_weight(), d);
+    model_->backward_truth(theta_, ground_truth(), d);
+    return;
   }
-  // A learner that asks example by example asks again: the indicator stays for it.
-  if (model_->is_linear() && examples.empty()) release_truth_weight();
+  std::fill(d.begin(), d.end(), 0.0);
+  for (int64_t n : examples) model_->add_backward_example(n, theta_, truth_weight(), d);
 }
 
 }  // namespace pdsp

@@ -148,6 +148,44 @@ TEST(CompactFeatures, GroundTruthMomentsAndRowBoundEqualTheExpansion) {
   EXPECT_GE(FeatureIndex(data).largest_row_sum(), FeatureIndex(rows).largest_row_sum() - 1e-12);
 }
 
+// The ground truth's moments from its positions alone (no dense indicator) against each
+// encoding's dense pass on the indicator: bitwise for the typed regions (both layouts, and row
+// groups whose blocks end inside a group), whose truth pass keeps the dense blocks and order;
+// the rows' truth pass sums in position order, the dense one by blocks. With unobserved
+// variables, for 1 and 2 threads.
+TEST(CompactFeatures, TruthMomentsFromThePositionsEqualTheDensePass) {
+  Dataset partly_labelled = large_compact_dataset();
+  for (size_t v = 0; v < partly_labelled.label.size(); v += 7) partly_labelled.label[v] = -1;
+  std::vector<Dataset> sets;
+  sets.push_back(large_compact_dataset());
+  sets.push_back(testing::expand_to_rows(sets.back()));
+  sets.push_back(many_state_chains());
+  sets.push_back(testing::multi_label_dataset(3000));
+  sets.push_back(std::move(partly_labelled));
+  for (const Dataset& data : sets) {
+    const GroundTruth truth = ground_truth(data, FactorGraph(data));
+    const ZeroedArray<double> indicator = truth.indicator();
+    int64_t labelled = 0;
+    for (double w : indicator) labelled += w != 0.0;
+    EXPECT_GT(labelled, data.num_vars() / 2);
+    const FeatureIndex index(data);
+    for (const auto& encoding : index.encodings()) {
+      std::vector<double> dense(static_cast<size_t>(data.num_params), 0.0);
+      encoding->add_moments({indicator.data(), indicator.size()}, dense);
+      for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        std::vector<double> sparse(dense.size(), 0.0);
+        encoding->add_truth_moments(truth, sparse);
+        if (encoding->name() == "rows")
+          EXPECT_LT(max_abs_difference(sparse, dense), 1e-12);
+        else
+          EXPECT_EQ(sparse, dense) << encoding->name() << ", " << threads << " threads";
+      }
+      omp_set_num_threads(1);
+    }
+  }
+}
+
 // Types whose parameter blocks overlap: their sections are added to the moments one after the
 // other (in rounds that never name a parameter twice), whatever the thread count.
 TEST(CompactFeatures, TypesSharingParametersGiveTheMomentsOfTheExpansion) {

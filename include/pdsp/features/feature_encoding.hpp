@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 
+#include "pdsp/features/ground_truth.hpp"
+
 namespace pdsp {
 
 class FeatureEncoding {
@@ -26,6 +28,9 @@ class FeatureEncoding {
   // there (see FeatureIndex::moments).
   virtual void add_moments(std::span<const double> weight, std::span<double> z,
                            const uint8_t* skip_factor = nullptr) const = 0;
+  // add_moments on the ground truth's indicator, bitwise, from its positions alone (the dense
+  // indicator costs a page per factor table).
+  virtual void add_truth_moments(const GroundTruth& truth, std::span<double> z) const = 0;
   // The same two for the positions of example n only (the baselines go example by example).
   virtual void add_example_potentials(int64_t n, std::span<const double> theta,
                                       std::span<double> potential) const = 0;

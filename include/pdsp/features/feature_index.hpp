@@ -52,9 +52,10 @@ class FeatureIndex final : public PotentialModel {
                             std::span<double> z) const override {
     add_example_moments(n, weight, z);
   }
-  // The rows of the labelled positions alone, in position order, then the typed encodings.
-  void backward_indicator(std::span<const double> theta, std::span<const double> indicator,
-                          std::span<double> z) const override;
+  // Each encoding's sums over the labelled positions alone: bitwise the dense pass on the
+  // indicator, without it.
+  void backward_truth(std::span<const double> theta, const GroundTruth& truth,
+                      std::span<double> z) const override;
   // max |theta| times the largest row sum.
   double largest_term(std::span<const double> theta) const override;
   // The rows' parameters by the kind of their positions, the typed blocks of the kinds covered.
@@ -97,12 +98,6 @@ std::vector<std::unique_ptr<FeatureEncoding>> make_feature_encodings(const Datas
                                                                      FeatureIndex::Order order,
                                                                      TypedKinds kinds = {});
 
-// The ground-truth labelling (each variable's label and each factor's labelled joint state) as
-// weights in the potential layout: 1 at each labelled position of the regions this rank owns (a
-// shard's halo and copies are counted by their owners), 0 elsewhere; d of design.md §2 is the
-// model's backward pass on them (InferenceEngine::ground_truth_moments). A variable labelled -1
-// (unobserved) and every factor touching one have no labelled position.
-ZeroedArray<double> ground_truth_weights(const Dataset& data, const FactorGraph& graph);
 // Potentials u = loss + Phi theta in the layout [states | table entries], row by row, then the
 // typed terms (the reference FeatureIndex::potentials is tested against).
 void compute_potentials(const Dataset& data, std::span<const double> theta,

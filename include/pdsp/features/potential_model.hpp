@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "pdsp/features/ground_truth.hpp"
+
 namespace pdsp {
 
 class TreeFunctions;
@@ -57,12 +59,11 @@ class PotentialModel {
   // depend on the thread count (design.md §6).
   virtual void backward(std::span<const double> theta, std::span<const double> weight,
                         std::span<double> z, std::span<const uint8_t> skip_factor = {}) const = 0;
-  // backward() on the ground-truth indicator (1 at one position of each region this rank owns, 0
-  // elsewhere), which a model may sum more cheaply than a dense pass: backward() itself unless
-  // overridden.
-  virtual void backward_indicator(std::span<const double> theta, std::span<const double> indicator,
-                                  std::span<double> z) const {
-    backward(theta, indicator, z);
+  // backward() on the ground truth's indicator (ground_truth.hpp), which a model may sum from the
+  // labelled positions alone: backward() on the dense indicator unless overridden.
+  virtual void backward_truth(std::span<const double> theta, const GroundTruth& truth,
+                              std::span<double> z) const {
+    backward(theta, truth.indicator(), z);
   }
   // The same two over the positions of example n only (stochastic and per-example learners):
   // its potentials are written (base as above), z is added to.

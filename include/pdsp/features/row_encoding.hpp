@@ -34,6 +34,8 @@ class RowEncoding final : public FeatureEncoding {
   // them and skip_factor is not needed.
   void add_moments(std::span<const double> weight, std::span<double> z,
                    const uint8_t* skip_factor = nullptr) const override;
+  // The labelled positions' rows in position order: a pass over those rows only.
+  void add_truth_moments(const GroundTruth& truth, std::span<double> z) const override;
   void add_example_potentials(int64_t n, std::span<const double> theta,
                               std::span<double> potential) const override;
   void add_example_moments(int64_t n, std::span<const double> weight,
@@ -45,9 +47,6 @@ class RowEncoding final : public FeatureEncoding {
   // add_potentials).
   void set_potentials(std::span<const double> theta, std::span<const double> base,
                       std::span<double> potential, const uint8_t* skip_factor = nullptr) const;
-  // z += the moments of a weight vector that is 0 but at a few positions (the ground truth's
-  // indicator), position by position in order: a pass over those rows only.
-  void add_indicator_moments(std::span<const double> indicator, std::span<double> z) const;
   Order order() const { return order_; }
   // Whether every row of the variables' (part 0) or the factors' (part 1) features holds
   // exactly one entry.

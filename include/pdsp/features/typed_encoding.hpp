@@ -28,6 +28,8 @@ class TypedEncoding final : public FeatureEncoding {
                       const uint8_t* skip_factor = nullptr) const override;
   void add_moments(std::span<const double> weight, std::span<double> z,
                    const uint8_t* skip_factor = nullptr) const override;
+  // add_moments' blocks and order with the labelled states alone set: bitwise its sums.
+  void add_truth_moments(const GroundTruth& truth, std::span<double> z) const override;
   void add_example_potentials(int64_t n, std::span<const double> theta,
                               std::span<double> potential) const override;
   void add_example_moments(int64_t n, std::span<const double> weight,
@@ -48,10 +50,14 @@ class TypedEncoding final : public FeatureEncoding {
   void minor_potentials(int64_t r, const double* section, double* potential) const;
   void minor_moments(int64_t r, const double* weight, double* section) const;
   // A row group's potentials (from its first region `head` and its first position), and the
-  // moments of its regions from r to the group's end or `end`, whichever comes first; returns
-  // the region after them.
+  // moments of its regions from r to the group's end or `end`, whichever comes first, from the
+  // weights of its positions (head_weight: the head's first); returns the region after them.
   void group_potentials(int64_t head, double* potential) const;
-  int64_t group_moments(int64_t r, int64_t end, std::span<const double> weight, double* sums) const;
+  int64_t group_moments(int64_t r, int64_t end, const double* head_weight, double* sums) const;
+  // add_moments over weights read through one `weights = make_weights()` per block:
+  // weights(r, last) points at position(r)'s weight and covers the regions [r, last).
+  template <class MakeWeights>
+  void sum_moments(MakeWeights make_weights, std::span<double> z, const uint8_t* skip_factor) const;
   // Calls pair(p, q) for every position p of type k's section and its parameter q, in an order
   // that keeps both sides in cache (the state-minor transpose by tiles; theta's order where
   // the layouts agree), from several threads (no two calls share p or q).

@@ -7,12 +7,14 @@
 // beliefs and the loops that run the kernels.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "pdsp/data/allocation.hpp"
 #include "pdsp/data/dataset.hpp"
+#include "pdsp/features/ground_truth.hpp"
 #include "pdsp/features/potential_model.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/factor_graph.hpp"
@@ -62,13 +64,12 @@ class InferenceEngine {
   bool potentials_bounded() const { return potentials_bounded_; }
   bool potentials_finite() const { return potentials_finite_; }
 
-  // 1 at each labelled position of the regions this rank owns, 0 elsewhere, in the potential
-  // layout (ground_truth_weights); built at the first call and kept until release_truth_weight.
-  // Needs labels.
+  // The labelled positions of the regions this rank owns (ground_truth.hpp), and their
+  // indicator in the potential layout; each built at its first call and kept. Need labels.
+  const GroundTruth& ground_truth() const;
   std::span<const double> truth_weight() const;
-  void release_truth_weight() const { truth_weight_ = ZeroedArray<double>(); }
-  // d = J(theta)^T 1_y at the current theta, over all examples or those listed. A linear
-  // model's d is the same at every theta, so its indicator is released after this pass.
+  // d = J(theta)^T 1_y at the current theta, over all examples (from the positions alone) or
+  // those listed (from the indicator).
   void ground_truth_moments(std::span<double> d, std::span<const int64_t> examples = {}) const;
 
  private:
@@ -82,6 +83,7 @@ class InferenceEngine {
   ZeroedArray<double> potential_;  // [states + table entries]
   bool potentials_bounded_ = true;
   bool potentials_finite_ = true;
+  mutable std::optional<GroundTruth> ground_truth_;
   mutable ZeroedArray<double> truth_weight_;
 };
 

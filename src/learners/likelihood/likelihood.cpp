@@ -19,8 +19,6 @@ Likelihood::Likelihood(ApproximateCrf& crf, double C, Communicator& comm)
       regularizer_{C, 2.0},
       comm_(comm),
       params_(static_cast<size_t>(crf.data().num_params)) {
-  // The indicator first: ground_truth_moments releases it after its pass (for a linear model),
-  // and it would be built again here.
   const std::span<const double> truth = crf_.truth_weight();
   negative_truth_.assign(truth.begin(), truth.end());
   for (double& w : negative_truth_) w = -w;
