@@ -10,7 +10,7 @@ namespace {
 
 // The file holds 64-bit offsets (design.md §7); they are widened a block at a time so that no
 // 64-bit copy of a large array is ever held whole.
-void write_widened(h5::File& file, const std::string& name, const std::vector<LocalIndex>& local) {
+void write_widened(h5::File& file, const std::string& name, std::span<const LocalIndex> local) {
   constexpr size_t kBlock = size_t{1} << 20;
   file.create_dataset<int64_t>(name, static_cast<int64_t>(local.size()));
   std::vector<int64_t> block;

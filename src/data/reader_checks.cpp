@@ -54,15 +54,15 @@ std::vector<double> read_finite(const h5::File& file, const std::string& name, i
   return values;
 }
 
-std::vector<LocalIndex> read_row_pointers(const h5::File& file, const std::string& ptr_name,
-                                          const std::string& entries_name, int64_t row0,
-                                          int64_t rows, int64_t nnz_total, int64_t& first_entry) {
+RowPointers read_row_pointers(const h5::File& file, const std::string& ptr_name,
+                              const std::string& entries_name, int64_t row0, int64_t rows,
+                              int64_t nnz_total, int64_t& first_entry) {
   const std::string& path = file.path();
   first_entry = file.read<int64_t>(ptr_name, row0, 1)[0];
   if (row0 == 0 && first_entry != 0) throw_file_error(path, ptr_name, 0, "must start at 0");
   int64_t previous = first_entry;
-  std::vector<LocalIndex> ptr =
-      read_local(file, ptr_name, row0, rows + 1, first_entry, [&](int64_t i, int64_t k) {
+  RowPointers ptr = read_local<RowPointers>(
+      file, ptr_name, row0, rows + 1, first_entry, [&](int64_t i, int64_t k) {
         if (k < previous) throw_file_error(path, ptr_name, i, "must not decrease");
         if (k < 0 || k > nnz_total)
           throw_file_error(path, ptr_name, i, "points past the end of " + entries_name);
@@ -78,7 +78,7 @@ std::vector<LocalIndex> read_row_pointers(const h5::File& file, const std::strin
 void read_features(const h5::File& file, const std::string& group, bool present, int64_t row0,
                    int64_t rows, int64_t num_params, SparseRows& out) {
   if (!present) {
-    out.ptr.assign(static_cast<size_t>(rows) + 1, 0);
+    out.ptr = RowPointers(static_cast<size_t>(rows) + 1);
     return;
   }
   const std::string& path = file.path();

@@ -138,7 +138,7 @@ SharedPairwiseTables::SharedPairwiseTables(const Dataset& data, const CountingNu
     : data_(data) {
   const RegionTypes& types = data.factor_types;
   if (!types.present) return;
-  const std::vector<LocalIndex>& rows = data.factor_features.ptr;
+  const RowPointers& rows = data.factor_features.ptr;
   std::map<std::tuple<int32_t, int64_t, int64_t, double>, int32_t> index;
   int64_t shared = 0;
   for (int64_t a = 0; a < data.num_factors(); ++a) {

@@ -161,9 +161,10 @@ std::vector<T> part(const std::vector<T>& values, int64_t lo, int64_t hi) {
 }
 
 // Entries [lo, hi] of an offset array, shifted to start at zero.
-template <class Index>
-std::vector<Index> rebased(const std::vector<Index>& offsets, int64_t lo, int64_t hi) {
-  std::vector<Index> out;
+template <class Index, class Allocator>
+std::vector<Index, Allocator> rebased(const std::vector<Index, Allocator>& offsets, int64_t lo,
+                                      int64_t hi) {
+  std::vector<Index, Allocator> out;
   for (int64_t i = lo; i <= hi; ++i) out.push_back(static_cast<Index>(offsets[i] - offsets[lo]));
   return out;
 }

@@ -145,7 +145,7 @@ TEST(FunctionClassModel, SkippedFactorsAreNeitherWrittenNorRead) {
   const FunctionClassModel model(data, both_kinds());
   const std::vector<double> theta = testing::normal_theta(model.num_params(), 0.5, 7);
   std::vector<uint8_t> skip(static_cast<size_t>(data.num_factors()), 0);
-  const std::vector<LocalIndex>& rows = data.factor_features.ptr;
+  const RowPointers& rows = data.factor_features.ptr;
   int64_t skipped = 0;
   for (int64_t a = 0; a < data.num_factors(); a += 2)
     if (rows[data.table_offset[a]] == rows[data.table_offset[a + 1]]) skipped += skip[a] = 1;
@@ -177,7 +177,7 @@ TEST(FunctionClassModel, BackwardReusesTheLastForwardPassOnlyAtItsOwnPoint) {
   std::vector<double> other = theta;
   other[static_cast<size_t>(data.num_params)] += 0.25;  // the first network's U[0][0]
   std::vector<uint8_t> skip(static_cast<size_t>(data.num_factors()), 0);
-  const std::vector<LocalIndex>& rows = data.factor_features.ptr;
+  const RowPointers& rows = data.factor_features.ptr;
   for (int64_t a = 0; a < data.num_factors(); ++a)
     if (rows[data.table_offset[a]] == rows[data.table_offset[a + 1]]) skip[a] = 1;
   const std::vector<double> w = testing::normal_theta(positions(data), 1.0, 12);

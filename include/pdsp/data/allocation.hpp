@@ -95,11 +95,11 @@ ZeroedArray<T> allocate_zeroed(const std::string& source, const std::string& wha
 }
 
 // `count` copies of `value`, on huge pages when large (huge_pages.hpp).
-template <class T>
-std::vector<T> allocate_vector(const std::string& source, const std::string& what, int64_t count,
-                               const T& value = T{}) {
+template <class T, class Vector = std::vector<T>>
+Vector allocate_vector(const std::string& source, const std::string& what, int64_t count,
+                       const T& value = T{}) {
   return allocate(source, what, static_cast<double>(count) * static_cast<double>(sizeof(T)), [&] {
-    std::vector<T> values;
+    Vector values;
     resize_on_huge_pages(values, static_cast<size_t>(count), value);
     return values;
   });

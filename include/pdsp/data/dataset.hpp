@@ -11,6 +11,7 @@
 #include "pdsp/data/example_shard.hpp"
 #include "pdsp/data/local_index.hpp"
 #include "pdsp/data/nonlocal_terms.hpp"
+#include "pdsp/data/row_pointers.hpp"
 #include "pdsp/data/typed_features.hpp"
 #include "pdsp/parallel/communicator.hpp"
 
@@ -21,7 +22,7 @@ LocalIndex to_local_index(int64_t value, const std::string& what, const std::str
 
 // Sparse feature rows: row i holds (param[k], value[k]) for k in [ptr[i], ptr[i+1]).
 struct SparseRows {
-  std::vector<LocalIndex> ptr{0};
+  RowPointers ptr{0};
   std::vector<int32_t> param;
   std::vector<double> value;
   int64_t first_nnz = 0;  // global position of the first entry in the file

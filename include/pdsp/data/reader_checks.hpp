@@ -41,11 +41,11 @@ std::vector<double> read_finite(const h5::File& file, const std::string& name, i
 // Reads entries [offset, offset + count) of a 64-bit array of global positions a block at a
 // time, passes each to check(index in the file, value), and keeps value - base as a LocalIndex:
 // the 64-bit values are never held whole, so a slice is read without a second copy.
-template <class Check>
-std::vector<LocalIndex> read_local(const h5::File& file, const std::string& name, int64_t offset,
-                                   int64_t count, int64_t base, Check&& check) {
+template <class Vector = std::vector<LocalIndex>, class Check>
+Vector read_local(const h5::File& file, const std::string& name, int64_t offset, int64_t count,
+                  int64_t base, Check&& check) {
   constexpr int64_t kBlock = int64_t{1} << 20;
-  std::vector<LocalIndex> local = allocate_vector<LocalIndex>(
+  Vector local = allocate_vector<LocalIndex, Vector>(
       file.path() + ": " + name, std::to_string(count) + " local indices", count);
   for (int64_t start = 0; start < count; start += kBlock) {
     const int64_t n = std::min(kBlock, count - start);
@@ -65,9 +65,9 @@ std::vector<LocalIndex> read_local(const h5::File& file, const std::string& name
 // `nnz_total` entries named `entries_name`, as local offsets: they must not decrease, must stay
 // inside the entries, and the file's last one must end at nnz_total. Sets `first_entry` to the
 // global position of the slice's first entry.
-std::vector<LocalIndex> read_row_pointers(const h5::File& file, const std::string& ptr_name,
-                                          const std::string& entries_name, int64_t row0,
-                                          int64_t rows, int64_t nnz_total, int64_t& first_entry);
+RowPointers read_row_pointers(const h5::File& file, const std::string& ptr_name,
+                              const std::string& entries_name, int64_t row0, int64_t rows,
+                              int64_t nnz_total, int64_t& first_entry);
 
 // Reads the feature rows [row0, row0 + rows) of one region kind ("/vars" or "/factors") and
 // checks them; without rows in the file (`present` false), every row is empty.

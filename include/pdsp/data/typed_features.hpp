@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "pdsp/data/local_index.hpp"
+#include "pdsp/data/row_pointers.hpp"
 
 namespace pdsp {
 
 // Observation rows of one slice: row i holds (index[k], value[k]) for k in [ptr[i], ptr[i+1]).
 struct ObservationRows {
-  std::vector<LocalIndex> ptr{0};
+  RowPointers ptr{0};
   std::vector<int32_t> index;  // position j inside the observation vector
   std::vector<double> value;   // empty when the file stores none: every value is 1
   int64_t first_row = 0;       // global position of the slice's first row in /obs/ptr

@@ -16,10 +16,10 @@ void advise_huge_pages(const void* data, size_t bytes);
 
 // v.reserve(n) with the storage advised before any of it is written (the advice must come
 // before the first touch of a page).
-template <class T>
-void reserve_on_huge_pages(std::vector<T>& v, size_t n) {
+template <class T, class Allocator>
+void reserve_on_huge_pages(std::vector<T, Allocator>& v, size_t n) {
   if (v.capacity() >= n) return;
-  std::vector<T> fresh;
+  std::vector<T, Allocator> fresh;
   fresh.reserve(n);
   advise_huge_pages(fresh.data(), n * sizeof(T));
   fresh.insert(fresh.end(), v.begin(), v.end());
@@ -27,8 +27,8 @@ void reserve_on_huge_pages(std::vector<T>& v, size_t n) {
 }
 
 // v.resize(n, value), its storage reserved as above when it must grow.
-template <class T>
-void resize_on_huge_pages(std::vector<T>& v, size_t n, const T& value = T()) {
+template <class T, class Allocator>
+void resize_on_huge_pages(std::vector<T, Allocator>& v, size_t n, const T& value = T()) {
   reserve_on_huge_pages(v, n);
   v.resize(n, value);
 }
