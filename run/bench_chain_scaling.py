@@ -26,36 +26,29 @@ from bench_common import machine_facts, measured, thread_environment, under_mpir
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The formula (docs/guide.md "Large models"), for the primal-dual learner at eps > 0 with
-# --theta-step lbfgs, a linear model and no curvature model: the larger of two moments of a run,
-# each some vectors of the model's size on every rank plus bytes per token on the rank, over a
-# fixed part (the program, the MPI runtime, HDF5).
-# - Set-up: the trainer's vectors touched so far (theta, gradient, direction, trial point, d, the
-#   reduced moments, the engine's theta and the typed features' section copy) and the ground
-#   truth's indicator in the layout of the factor tables, a page of each factor's.
-# - Training: also L-BFGS's pending step and gradient and its 2m pairs, the copy of theta the
-#   model file is written from at the end, and on more than one rank the buffers of MPI's
-#   allreduce of the moments (two vectors measured with Open MPI 4.1), with the messages, their
-#   copy, potentials and beliefs per token.
-SETUP_VECTORS = 8
+# --theta-step lbfgs, a linear model and no curvature model: some vectors of the model's size on
+# every rank plus bytes per token on the rank, over a fixed part (the program, the MPI runtime,
+# HDF5). The vectors: the trainer's (theta, gradient, direction, trial point, d, the reduced
+# moments), the engine's theta and the typed features' section copy, L-BFGS's pending step and
+# gradient and its 2m pairs, the copy of theta the model file is written from at the end, and
+# on more than one rank the buffers of MPI's allreduce of the moments (two vectors measured with
+# Open MPI 4.1). The bytes per token: the data, potentials, beliefs, messages and their copy.
 FIXED_BYTES = 80 * 2**20
 
 
-def training_vectors(memory, ranks):
+def vectors(memory, ranks):
     return 11 + 2 * memory + (2 if ranks > 1 else 0)
 
 
-def estimate(params, tokens, ranks, memory, setup_token_bytes, training_token_bytes):
-    setup = 8.0 * SETUP_VECTORS * params + setup_token_bytes * tokens / ranks
-    training = (8.0 * training_vectors(memory, ranks) * params +
-                training_token_bytes * tokens / ranks)
-    return FIXED_BYTES + max(setup, training)
+def estimate(params, tokens, ranks, memory, bytes_per_token):
+    return FIXED_BYTES + 8.0 * vectors(memory, ranks) * params + bytes_per_token * tokens / ranks
 
 
-def token_bytes(row, vectors):
+def token_bytes(row, memory):
     """The bytes a token costs in `row` = (params, ranks, tokens, peak) once the fixed part and
-    `vectors` of the model's size are taken from its peak."""
+    the vectors of the model's size are taken from its peak."""
     params, ranks, tokens, peak = row
-    return (peak - FIXED_BYTES - 8.0 * vectors * params) * ranks / tokens
+    return (peak - FIXED_BYTES - 8.0 * vectors(memory, ranks) * params) * ranks / tokens
 
 
 def generate(args, params, path):
@@ -141,19 +134,17 @@ def main():
             rows.append((real, ranks, tokens, peak, seconds))
         if not args.reuse:
             os.remove(data)
-    # The set-up's bytes a token from the smallest model on one rank (its parameters are a small
-    # part of its peak), the training's from the largest; the other rows test the formula.
+    # The bytes a token from the smallest model on one rank, where the tokens, not the vectors,
+    # are most of the peak; the other rows test the formula.
     one_rank = [r for r in rows if r[1] == 1] or rows
-    setup_bytes = token_bytes(one_rank[0][:4], SETUP_VECTORS)
-    training_bytes = token_bytes(one_rank[-1][:4], training_vectors(args.memory, 1))
-    print(f"# per token: {setup_bytes:.0f} bytes at set-up (fitted on {one_rank[0][0]:,} "
-          f"parameters, 1 rank), {training_bytes:.0f} in training (fitted on "
-          f"{one_rank[-1][0]:,}, 1 rank)")
+    per_token = token_bytes(one_rank[0][:4], args.memory)
+    print(f"# per token: {per_token:.0f} bytes (fitted on {one_rank[0][0]:,} parameters, "
+          f"{one_rank[0][1]} rank)")
     print("| parameters | ranks | s / iteration | s / iteration / 1e6 params | peak MiB | "
           "formula MiB | formula error |")
     print("|---|---|---|---|---|---|---|")
     for real, ranks, tokens, peak, seconds in rows:
-        predicted = estimate(real, tokens, ranks, args.memory, setup_bytes, training_bytes)
+        predicted = estimate(real, tokens, ranks, args.memory, per_token)
         print(f"| {real:,} | {ranks} | {seconds:.3f} | {seconds / real * 1e6:.4f} | "
               f"{peak / 2**20:.0f} | {predicted / 2**20:.0f} | "
               f"{100 * (predicted - peak) / peak:+.1f}% |")
