@@ -14,6 +14,7 @@
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/dataset_io.hpp"
 #include "pdsp/data/hdf5_file.hpp"
+#include "pdsp/data/parameter_compaction.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/inference/counting.hpp"
 #include "pdsp/inference/slice_loading.hpp"
@@ -106,6 +107,35 @@ TEST(Distributed, CompactFeaturesOnTwoRanksAgreeWithOneRankAndKeepTheFingerprint
   EXPECT_GT(slice.num_examples(), 0) << "each rank holds a part";
   SerialCommunicator serial;
   EXPECT_EQ(dataset_fingerprint(slice, testing::world()), dataset_fingerprint(whole, serial));
+  testing::world().barrier();
+  if (testing::world().is_root()) std::filesystem::remove(path);
+}
+
+// Each rank's examples read only half of the wide type's positions: the positions trained are
+// the union over the ranks, and training on them follows one rank's full layout.
+TEST(Distributed, TheParametersTrainedAreThoseAnyRankReads) {
+  const Dataset data = testing::wide_sparse_chains(20, 9);
+  const std::string path = testing::shared_file("pdsp-dist-compaction", data);
+  Dataset slice = load_rank_slice(path, testing::world());
+  const ParameterCompaction plan = ParameterCompaction::of_training_set(slice, testing::world());
+  SerialCommunicator serial;
+  const Dataset whole = read_dataset(path);
+  EXPECT_EQ(plan.compact_params(),
+            ParameterCompaction::of_training_set(whole, serial).compact_params());
+  EXPECT_LT(ParameterCompaction::of_training_set(slice, serial).compact_params(),
+            plan.compact_params())
+      << "a rank alone reads fewer positions";
+  plan.apply(slice);
+  const TrainConfig config = small_config();
+  LocalProblem problem(slice, {config.epsilon, config.counting, config.loss_weight, true, path});
+  Silent silent;
+  const std::vector<double> two_ranks =
+      plan.expand(train(problem, config, testing::world(), silent).state.theta);
+  const std::vector<double> one_rank = train_serially(whole, 2);
+  ASSERT_EQ(two_ranks.size(), one_rank.size());
+  for (size_t r = 0; r < one_rank.size(); ++r)
+    EXPECT_NEAR(two_ranks[r], one_rank[r], 1e-9 * std::max(1.0, std::abs(one_rank[r])))
+        << "param " << r;
   testing::world().barrier();
   if (testing::world().is_root()) std::filesystem::remove(path);
 }

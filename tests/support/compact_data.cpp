@@ -1,6 +1,7 @@
 #include "support/compact_data.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <random>
 
 #include "pdsp/data/dataset_builder.hpp"
@@ -77,6 +78,64 @@ Dataset ternary_chains_dataset(uint64_t seed) {
   return random_compact_dataset({chain_shape(4, 3), chain_shape(5, 3), chain_shape(2, 3),
                                  chain_shape(6, 3), chain_shape(3, 3), chain_shape(5, 3)},
                                 seed);
+}
+
+Dataset wide_sparse_chains(int examples, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  // Variable types 0 (wide), 1 (dim 0) and 2 (dim 70, no region); factor types 0 (a shared 3 x 3
+  // table) and 1 (dim 2); then 5 parameters nothing reads.
+  const std::vector<int64_t> var_offset = {kWideOffset, kWideOffset + kMaxCard * kWideDim,
+                                           kWideOffset + kMaxCard * kWideDim + kMaxCard};
+  const std::vector<int64_t> factor_offset = {var_offset[2] + 70, var_offset[2] + 70 + 9};
+  DatasetBuilder builder(factor_offset[1] + 9 * 2 + 5);
+  std::vector<int32_t> var_type, factor_type;
+  std::vector<LocalIndex> var_row, factor_row;
+  std::vector<int64_t> obs_offset = {0};
+  ObservationRows obs;
+  auto add_row = [&](const std::vector<int32_t>& positions) {
+    for (int32_t j : positions) {
+      obs.index.push_back(j);
+      obs.value.push_back(normal(rng));
+    }
+    obs.ptr.push_back(static_cast<LocalIndex>(obs.index.size()));
+    return static_cast<LocalIndex>(obs.num_rows() - 1);
+  };
+  for (int n = 0; n < examples; ++n) {
+    builder.begin_example();
+    // Positions j with j % 3 != 1, on the example's side of 75.
+    const bool first_half = n < examples / 2;
+    std::vector<int32_t> readable;
+    for (int32_t j = first_half ? 0 : 75; j < (first_half ? 75 : kWideDim); ++j)
+      if (j % 3 != 1) readable.push_back(j);
+    const int length = 2 + static_cast<int>(rng() % 5);
+    std::vector<int64_t> ids;
+    for (int i = 0; i < length; ++i) {
+      const int32_t card = rng() % 4 == 0 ? 2 : kMaxCard;
+      std::vector<FeatureRow> rows;
+      if (rng() % 3 == 0)
+        for (int32_t t = 0; t < card; ++t)
+          rows.push_back({{static_cast<int32_t>(rng() % kRowParams), normal(rng)}});
+      ids.push_back(builder.add_variable(card, static_cast<int32_t>(rng() % card), rows));
+      const int32_t type = static_cast<int32_t>(rng() % 3) - 1;  // -1, 0 or 1
+      var_type.push_back(type);
+      std::vector<int32_t> positions;
+      std::sample(readable.begin(), readable.end(), std::back_inserter(positions), 5, rng);
+      var_row.push_back(type == 0 ? add_row(positions) : LocalIndex{-1});
+      if (i == 0) continue;
+      builder.add_factor({ids[i - 1], ids[i]});
+      const int32_t factor = static_cast<int32_t>(rng() % 2);
+      factor_type.push_back(factor);
+      factor_row.push_back(factor == 1 ? add_row({0, 1}) : LocalIndex{-1});
+    }
+    obs_offset.push_back(obs.num_rows());
+  }
+  Dataset data = builder.finish();
+  data.obs_offset = obs_offset;
+  data.observations = obs;
+  data.var_types = {true, var_offset, {kWideDim, 0, 70}, var_type, var_row};
+  data.factor_types = {true, factor_offset, {0, 2}, factor_type, factor_row};
+  return data;
 }
 
 Dataset expand_to_rows(const Dataset& compact) {

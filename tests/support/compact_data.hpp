@@ -20,6 +20,16 @@ Dataset random_compact_dataset(const std::vector<GraphShape>& shapes, uint64_t s
 // one block of three states (what --lbfgs-curvature auto takes the soft-max curvature for).
 Dataset ternary_chains_dataset(uint64_t seed);
 
+// Chains of 2 to 6 variables of 2 or 3 states whose typed variables read sparse rows of a wide
+// type (dim kWideDim, at kWideOffset), in which the first half of the examples reads only
+// positions below 75 and the second half only positions from 75, and a third of the positions
+// are read by no example;
+// format 1 rows on [0, 4) for some variables, a per-state table type, a shared table and a
+// dense dim 2 factor type, a wide type no region has, and parameters at the end nothing reads.
+inline constexpr int32_t kWideDim = 150;
+inline constexpr int64_t kWideOffset = 4;
+Dataset wide_sparse_chains(int examples, uint64_t seed);
+
 // The same data set in format 1: each typed term appended to its position's feature row.
 Dataset expand_to_rows(const Dataset& compact);
 

@@ -4,8 +4,10 @@
 // and loss go in the log and the metrics, the model written is the checked theta with the lowest
 // error, and training stops after P checks without a lower one. The validation examples are
 // partitioned over the ranks like the training set.
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,8 +58,9 @@ class ValidationSet {
 // the checkpointing observer around it), with the best so far in the state a checkpoint keeps.
 class ValidatingObserver final : public TrainingObserver {
  public:
-  // `learner` turns its theta into the model file's for the checks.
-  ValidatingObserver(TrainingObserver& inner, ValidationSet& set, const Learner& learner,
+  // `model_theta` turns the learner's theta into the model file's for the checks.
+  using ModelTheta = std::function<std::vector<double>(std::span<const double>)>;
+  ValidatingObserver(TrainingObserver& inner, ValidationSet& set, ModelTheta model_theta,
                      const TrainConfig& config, ValidationProgress resumed, Communicator& comm);
   void on_iteration(const IterationRecord& record) override;
   bool stop_requested() const override { return inner_.stop_requested(); }
@@ -70,7 +73,7 @@ class ValidatingObserver final : public TrainingObserver {
  private:
   TrainingObserver& inner_;
   ValidationSet& set_;
-  const Learner& learner_;
+  ModelTheta model_theta_;
   int every_;
   int patience_;
   Communicator& comm_;

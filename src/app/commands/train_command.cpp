@@ -22,6 +22,7 @@
 #include "pdsp/data/dataset_fingerprint.hpp"
 #include "pdsp/data/model_file.hpp"
 #include "pdsp/data/output_checks.hpp"
+#include "pdsp/data/parameter_compaction.hpp"
 #include "pdsp/data/partition.hpp"
 #include "pdsp/inference/slice_loading.hpp"
 #include "pdsp/learners/learner.hpp"
@@ -179,8 +180,8 @@ void check_before_work(TrainOptions& o) {
 
 // `seconds_setup`: building the local problems (slot index, counting numbers, colouring, plans),
 // the slowest rank's.
-std::string metadata_line(const TrainOptions& o, const DatasetLayout& layout, double seconds_setup,
-                          Communicator& comm) {
+std::string metadata_line(const TrainOptions& o, const DatasetLayout& layout,
+                          int64_t trained_params, double seconds_setup, Communicator& comm) {
   const TrainConfig& config = o.config;
   JsonLine line;
   line.add("type", "run").add("program", "pdsp train");
@@ -190,6 +191,7 @@ std::string metadata_line(const TrainOptions& o, const DatasetLayout& layout, do
       .add("variables", layout.num_vars())
       .add("factors", layout.num_factors())
       .add("params", layout.num_params)
+      .add("trained_params", trained_params)
       .add("partition_imbalance",
            partition_imbalance(layout.cost, partition_by_cost(layout.cost, comm.size())))
       .add("layout", o.layout)
@@ -242,9 +244,11 @@ void choose_validated_model(const ValidationProgress& progress, TrainResult& res
 
 // Sets up the learner on this rank's slice and trains it: with checkpoints (resuming from one
 // when asked) where the learner keeps them. Sets `requeue` when it stopped to be run again.
+// `model_theta` turns the learner's theta into the model file's.
 TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const Dataset& slice,
                           const DatasetLayout& layout, TrainOptions& o, CheckpointView& checkpoints,
-                          NonlocalPhase& nonlocal, ValidationSet* validation, Communicator& comm,
+                          NonlocalPhase& nonlocal, ValidationSet* validation,
+                          const ValidatingObserver::ModelTheta& model_theta, Communicator& comm,
                           bool& requeue) {
   TrainConfig& config = o.config;
   const auto setup_start = Clock::now();
@@ -269,7 +273,7 @@ TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const D
   std::unique_ptr<RunLog> log;
   run_collectively(comm, [&] {
     log = std::make_unique<RunLog>(comm.is_root(), !o.quiet, config.metrics,
-                                   metadata_line(o, layout, seconds_setup, comm),
+                                   metadata_line(o, layout, slice.num_params, seconds_setup, comm),
                                    resumed ? resumed->metrics_bytes : -1,
                                    resumed ? resumed->metrics_checksum : "", traits.objective);
   });
@@ -279,7 +283,7 @@ TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const D
   TrainingObserver& logging = checkpointing ? static_cast<TrainingObserver&>(*checkpointing) : *log;
   std::optional<ValidatingObserver> validating;
   if (validation)
-    validating.emplace(logging, *validation, learner, config,
+    validating.emplace(logging, *validation, model_theta, config,
                        resumed ? resumed->state.validation : ValidationProgress{}, comm);
   TrainingObserver& observer = validating ? *validating : logging;
   // Moved: a copy of a large model's state (theta and the L-BFGS pairs) would stay for the run.
@@ -303,6 +307,23 @@ TrainResult train_learner(Learner& learner, const LearnerTraits& traits, const D
   log->finish(result, largest_peak_memory(comm),
               checkpointing ? checkpointing->seconds_writing() : NAN, after.fields);
   return result;
+}
+
+// Training on the parameters the training set reads (parameter_compaction.hpp), unless the
+// potentials are not linear in theta (a network's or trees' layout is not the data's), the
+// non-local fit reads the training slice with the model file's theta, or the run resumes a
+// checkpoint written in the full layout (before compaction existed), which then continues
+// exactly. Collective.
+ParameterCompaction plan_compaction(const Dataset& slice, const TrainConfig& config,
+                                    const NonlocalPhase& nonlocal, const CheckpointView& view,
+                                    Communicator& comm) {
+  const bool full_checkpoint =
+      std::any_of(view.headers.begin(), view.headers.end(),
+                  [&](const Checkpoint& c) { return c.num_params == slice.num_params; });
+  if (config.unary_model != "linear" || config.pairwise_model != "linear" || nonlocal.active() ||
+      full_checkpoint)
+    return {};
+  return ParameterCompaction::of_training_set(slice, comm);
 }
 
 }  // namespace
@@ -354,7 +375,7 @@ int run_train(const Invocation& invocation, Communicator& comm) {
   DatasetLayout layout;
   Progress progress(comm.is_root() && !o.quiet, "pdsp train");
   std::vector<RankSlice> plan;
-  const Dataset slice = load_rank_slice(
+  Dataset slice = load_rank_slice(
       config.data, comm, &layout, [&](const std::string& stage) { progress.update(stage); },
       parse_shard_count(o.shards), &plan);
   const LearnerEntry& entry = find_learner(config.learner);
@@ -366,13 +387,20 @@ int run_train(const Invocation& invocation, Communicator& comm) {
   o.seconds_load = largest_over_ranks(seconds_since(started), comm);
   o.provenance = describe_run(invocation, command_line.effective_config(),
                               dataset_fingerprint(slice, comm), comm);
+  const ParameterCompaction compaction =
+      plan_compaction(slice, config, nonlocal, view.checkpoints, comm);
+  compaction.apply(slice);
+  const std::string trained = compaction.active()
+                                  ? " (" + std::to_string(compaction.compact_params()) +
+                                        " read by the training set, trained alone)"
+                                  : "";
   if (comm.is_root() && !o.quiet)
     std::printf(
-        "pdsp train: %lld examples, %lld variables, %lld factors, %lld parameters on "
+        "pdsp train: %lld examples, %lld variables, %lld factors, %lld parameters%s on "
         "%d rank(s) x %d thread(s), read in %.2f s\nlayout: %s\n%s\n",
         static_cast<long long>(layout.num_examples()), static_cast<long long>(layout.num_vars()),
         static_cast<long long>(layout.num_factors()), static_cast<long long>(layout.num_params),
-        comm.size(), omp_get_max_threads(), o.seconds_load, o.layout.c_str(),
+        trained.c_str(), comm.size(), omp_get_max_threads(), o.seconds_load, o.layout.c_str(),
         config.to_line().c_str());
   if (comm.is_root() && !o.quiet && nonlocal.active())
     std::printf("%s\n", nonlocal.describe().c_str());
@@ -384,10 +412,13 @@ int run_train(const Invocation& invocation, Communicator& comm) {
     validation =
         std::make_unique<ValidationSet>(config, learner->model_attributes(config), layout, comm);
   }
+  const ValidatingObserver::ModelTheta model_theta = [&](std::span<const double> theta) {
+    return compaction.expand(learner->model_theta(theta));
+  };
   bool requeue = false;
   const TrainResult result =
       train_learner(*learner, entry.traits, slice, layout, o, view.checkpoints, nonlocal,
-                    validation.get(), comm, requeue);
+                    validation.get(), model_theta, comm, requeue);
   if (requeue) {
     if (comm.is_root())
       std::printf("checkpoint written to %s; run the same command to continue (exit %d)\n",
@@ -399,7 +430,7 @@ int run_train(const Invocation& invocation, Communicator& comm) {
     Fields attributes = learner->model_attributes(config);
     attributes.emplace_back("iterations", int64_t{result.state.iterations_done});
     attributes.emplace_back("stop_reason", result.stop.text);
-    write_model(config.out, learner->model_theta(result.state.theta), attributes, o.provenance,
+    write_model(config.out, model_theta(result.state.theta), attributes, o.provenance,
                 learner->model_trees(), nonlocal.psi());
     std::printf("model written to %s (this process ran %.3f s)\n", config.out.c_str(),
                 seconds_since(started));

@@ -107,11 +107,11 @@ ValidationSet::Score ValidationSet::score(std::span<const double> theta, Communi
 }
 
 ValidatingObserver::ValidatingObserver(TrainingObserver& inner, ValidationSet& set,
-                                       const Learner& learner, const TrainConfig& config,
+                                       ModelTheta model_theta, const TrainConfig& config,
                                        ValidationProgress resumed, Communicator& comm)
     : inner_(inner),
       set_(set),
-      learner_(learner),
+      model_theta_(std::move(model_theta)),
       every_(config.validate_every),
       patience_(config.patience),
       comm_(comm),
@@ -140,7 +140,7 @@ StopReason ValidatingObserver::after_iteration(TrainingState& state, const Itera
                    !(progress_.checks > 0 && iteration == progress_.best_iteration);
   if (due && !state.theta.empty()) {
     last_checked_ = iteration;
-    const ValidationSet::Score score = set_.score(learner_.model_theta(state.theta), comm_);
+    const ValidationSet::Score score = set_.score(model_theta_(state.theta), comm_);
     logged.validation_error = score.error;
     logged.validation_loss = score.loss;
     progress_.checks += 1;
