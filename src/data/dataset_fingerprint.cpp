@@ -15,9 +15,15 @@ constexpr int64_t kNoRows = 0;
 
 // The row pointers without their last entry, which the next slice starts with: every global
 // position is hashed exactly once however the rows are split.
+// Rows without entries all point at first_nnz, hashed without reading the pointers, whose
+// zero pages would cost memory (row_pointers.hpp).
 void add_rows(Checksum& sum, uint64_t tag, int64_t first_row, const SparseRows& rows) {
-  sum.add_shifted(tag, first_row, std::span<const LocalIndex>(rows.ptr).first(rows.ptr.size() - 1),
-                  rows.first_nnz);
+  const std::span<const LocalIndex> starts =
+      std::span<const LocalIndex>(rows.ptr).first(rows.ptr.size() - 1);
+  if (rows.nnz() == 0)
+    sum.add_repeated(tag, first_row, static_cast<int64_t>(starts.size()), rows.first_nnz);
+  else
+    sum.add_shifted(tag, first_row, starts, rows.first_nnz);
   sum.add<int32_t>(tag + 1, rows.first_nnz, rows.param);
   sum.add<double>(tag + 2, rows.first_nnz, rows.value);
 }

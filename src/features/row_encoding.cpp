@@ -81,6 +81,7 @@ void rows_times_theta(const SparseRows& rows, bool one_entry_per_row, std::span<
 
 // The largest sum of |value| over the entries of one row.
 double largest_abs_row_sum(const SparseRows& rows) {
+  if (rows.nnz() == 0) return 0.0;  // format 2 without rows: no row pointers to read
   double largest = 0.0;
   for (int64_t i = 0; i < rows.num_rows(); ++i) {
     double sum = 0.0;
@@ -113,6 +114,10 @@ RowEncoding::RowEncoding(const Dataset& data, Order order)
                                 largest_abs_row_sum(data.factor_features))) {
   const std::string source = data.source();
   const int64_t entries = num_entries(data);
+  if (entries == 0) {  // format 2 without rows: nothing to index, no row pointers to read
+    order_ = Order::ByParams;
+    return;
+  }
   const int64_t blocks =
       std::clamp(std::min(entries / kMinBlockEntries,
                           entries / (kEntriesPerBlockSum * std::max<int64_t>(1, data.num_params))),
@@ -209,13 +214,15 @@ void RowEncoding::factor_rows_times_theta(std::span<const double> theta, const d
 void RowEncoding::add_example_potentials(int64_t n, std::span<const double> theta,
                                          std::span<double> potential) const {
   for_each_row_of_example(data_, n, [&](const SparseRows& rows, int64_t row, int64_t position) {
-    potential[position] = row_times_theta(rows, row, theta, potential[position]);
+    if (rows.nnz() > 0)
+      potential[position] = row_times_theta(rows, row, theta, potential[position]);
   });
 }
 
 void RowEncoding::add_example_moments(int64_t n, std::span<const double> weight,
                                       std::span<double> z) const {
   for_each_row_of_example(data_, n, [&](const SparseRows& rows, int64_t row, int64_t position) {
+    if (rows.nnz() == 0) return;
     for (int64_t k = rows.ptr[row]; k < rows.ptr[row + 1]; ++k)
       z[rows.param[k]] += weight[position] * rows.value[k];
   });

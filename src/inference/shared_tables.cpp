@@ -146,7 +146,10 @@ SharedPairwiseTables::SharedPairwiseTables(const Dataset& data, const CountingNu
     if (type < 0 || types.dim[type] != 0 || data.arity(a) != 2) continue;
     // Format 1 rows would add to this factor's table only.
     const int64_t begin = data.table_offset[a], end = data.table_offset[a + 1];
-    if (static_cast<int64_t>(rows.size()) > end && rows[begin] != rows[end]) continue;
+    // (Read only when some factor has rows: see row_pointers.hpp.)
+    if (data.factor_features.nnz() > 0 && static_cast<int64_t>(rows.size()) > end &&
+        rows[begin] != rows[end])
+      continue;
     const int64_t first = data.factor_var_ptr[a];
     const auto key =
         std::make_tuple(type, int64_t{data.card[data.factor_vars[first]]},

@@ -39,6 +39,15 @@ class Checksum {
                           std::bit_cast<uint64_t>(static_cast<int64_t>(values[i]) + shift));
     add_sum(sum);
   }
+  // `count` elements of one value at consecutive positions: what add_shifted gives for `count`
+  // zeros shifted by `value`.
+  void add_repeated(uint64_t array_tag, int64_t first_position, int64_t count, int64_t value) {
+    uint64_t sum = 0;
+    const uint64_t bits = std::bit_cast<uint64_t>(value);
+#pragma omp parallel for reduction(+ : sum) if (count > (1 << 20))
+    for (int64_t i = 0; i < count; ++i) sum += element_hash(array_tag, first_position + i, bits);
+    add_sum(sum);
+  }
   // One element, without the OpenMP region: the metrics log adds its lines byte by byte.
   void add_word(uint64_t array_tag, int64_t position, uint64_t bits) {
     add_sum(element_hash(array_tag, position, bits));

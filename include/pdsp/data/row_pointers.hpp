@@ -13,8 +13,11 @@
 namespace pdsp {
 
 // Storage from calloc, which takes large blocks as fresh zero pages from the kernel without
-// writing them; an element value-initialised (resize, the count constructor) is read first and
-// written only when it is not already zero, so pages of zeros stay unwritten.
+// writing them. An element value-initialised (the count constructor) is left as calloc gave it,
+// zero, and not even read: under some hypervisors and sandboxes a read fault on a fresh page
+// commits it as a write would (an 822 MB array of the citations' factor rows was all resident).
+// So RowPointers are never shrunk and grown again in place, where a slot would keep an old
+// value: they are read, built by push_back or made by the count constructor.
 template <class T>
 struct ZeroPageAllocator {
   using value_type = T;
@@ -29,9 +32,7 @@ struct ZeroPageAllocator {
   }
   void deallocate(T* p, size_t) noexcept { std::free(p); }
   template <class U>
-  void construct(U* p) noexcept {
-    if (*p != U{}) *p = U{};
-  }
+  void construct(U*) noexcept {}
   template <class U, class... Args>
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
