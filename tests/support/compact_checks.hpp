@@ -13,6 +13,11 @@
 namespace pdsp::testing {
 
 // `size` values from N(0, 1): theta, losses or belief weights.
+// The positions of the potential layout: every state, then every factor table entry.
+inline int64_t positions(const Dataset& data) {
+  return data.num_states() + data.num_table_entries();
+}
+
 inline std::vector<double> random_vector(int64_t size, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 1.0);

@@ -24,11 +24,8 @@ namespace pdsp {
 namespace {
 
 using testing::max_abs_difference;
+using testing::positions;
 using testing::random_vector;
-
-int64_t positions(const Dataset& data) {
-  return data.num_states() + data.num_table_entries();
-}
 
 // Many copies of the loopy shape: enough typed work for several moment blocks.
 Dataset large_compact_dataset() {

@@ -18,11 +18,8 @@ namespace pdsp {
 namespace {
 
 using testing::max_abs_difference;
+using testing::positions;
 using testing::random_vector;
-
-int64_t positions(const Dataset& data) {
-  return data.num_states() + data.num_table_entries();
-}
 
 // Counted from the rows directly: the wide type's positions some region reads, or that a dim 2
 // factor row reads (positions are one numbering for all types).
