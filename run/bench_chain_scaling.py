@@ -5,8 +5,9 @@ formula of docs/guide.md ("Large models").
 For each P it writes a `pdsp gen chain` data set with the same sentences (so the same tokens and
 observation entries) and attributes = P / L - L, trains it on 1 and 2 ranks (one thread each,
 the chain CRF objective: --epsilon 1 --counting bethe --loss-weight 0), and prints one table:
-the parameters, ranks, the mean seconds of an iteration once the L-BFGS memory is full
-(iterations m + 2 to the last: the first ones fill it), that time per million parameters, the
+the parameters (of the file, and trained: those the training set reads), ranks, the mean
+seconds of an iteration once the L-BFGS memory is full (iterations m + 2 to the last: the first
+ones fill it), that time per million parameters trained, the
 peak resident memory of the largest rank (pdsp's own VmHWM) and the formula's estimate with its
 error. With 2 ranks on a 2-core machine the ranks share the cores with nothing else; with more
 ranks than cores the script says it oversubscribes.
@@ -28,27 +29,32 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The formula (docs/guide.md "Large models"), for the primal-dual learner at eps > 0 with
 # --theta-step lbfgs, a linear model and no curvature model: some vectors of the model's size on
 # every rank plus bytes per token on the rank, over a fixed part (the program, the MPI runtime,
-# HDF5). The vectors: the trainer's (theta, gradient, direction, trial point, d, the reduced
-# moments), the engine's theta and the typed features' section copy, L-BFGS's pending step and
-# gradient and its 2m pairs, the copy of theta the model file is written from at the end, and
-# on more than one rank the buffers of MPI's allreduce of the moments (two vectors measured with
-# Open MPI 4.1). The bytes per token: the data, potentials, beliefs, messages and their copy.
+# HDF5). The vectors of the parameters trained (those the training set reads): the trainer's
+# (theta, gradient, direction, trial point, d, the reduced moments), the engine's theta and the
+# typed features' section copy, L-BFGS's pending step and gradient and its 2m pairs, and on more
+# than one rank the buffers of MPI's allreduce of the moments (two vectors measured with Open MPI
+# 4.1); and one vector of the file's parameters, the theta the model file is written from at the
+# end. The bytes per token: the data, potentials, beliefs, messages and their copy.
 FIXED_BYTES = 80 * 2**20
 
 
 def vectors(memory, ranks):
-    return 11 + 2 * memory + (2 if ranks > 1 else 0)
+    return 10 + 2 * memory + (2 if ranks > 1 else 0)
 
 
-def estimate(params, tokens, ranks, memory, bytes_per_token):
-    return FIXED_BYTES + 8.0 * vectors(memory, ranks) * params + bytes_per_token * tokens / ranks
+def model_bytes(trained, params, ranks, memory):
+    return FIXED_BYTES + 8.0 * vectors(memory, ranks) * trained + 8.0 * params
+
+
+def estimate(trained, params, tokens, ranks, memory, bytes_per_token):
+    return model_bytes(trained, params, ranks, memory) + bytes_per_token * tokens / ranks
 
 
 def token_bytes(row, memory):
-    """The bytes a token costs in `row` = (params, ranks, tokens, peak) once the fixed part and
-    the vectors of the model's size are taken from its peak."""
-    params, ranks, tokens, peak = row
-    return (peak - FIXED_BYTES - 8.0 * vectors(memory, ranks) * params) * ranks / tokens
+    """The bytes a token costs in `row` = (trained, params, ranks, tokens, peak) once the fixed
+    part and the vectors of the model's size are taken from its peak."""
+    trained, params, ranks, tokens, peak = row
+    return (peak - model_bytes(trained, params, ranks, memory)) * ranks / tokens
 
 
 def generate(args, params, path):
@@ -61,7 +67,8 @@ def generate(args, params, path):
 
 def train(args, data, ranks, label):
     """Mean seconds of the iterations after the memory filled, the peak bytes of the largest
-    rank, the tokens and the parameters of the set (trained here unless --reuse)."""
+    rank, the tokens, the parameters trained and those of the set (trained here unless
+    --reuse)."""
     metrics = os.path.join(args.work, f"{label}.jsonl")
     if not args.reuse:
         train_once(args, data, ranks, label, metrics)
@@ -70,7 +77,8 @@ def train(args, data, ranks, label):
     full = iterations[args.memory + 1:] or iterations[1:]
     end = next(r for r in records if r["type"] == "end")
     run = next(r for r in records if r["type"] == "run")
-    return sum(full) / len(full), end["peak_resident_bytes"], run["variables"], run["params"]
+    return (sum(full) / len(full), end["peak_resident_bytes"], run["variables"],
+            run.get("trained_params", run["params"]), run["params"])
 
 
 def train_once(args, data, ranks, label, metrics):
@@ -130,23 +138,23 @@ def main():
         if not args.reuse:
             generate(args, params, data)
         for ranks in args.ranks:
-            seconds, peak, tokens, real = train(args, data, ranks, f"p{params}-r{ranks}")
-            rows.append((real, ranks, tokens, peak, seconds))
+            seconds, peak, tokens, trained, real = train(args, data, ranks, f"p{params}-r{ranks}")
+            rows.append((trained, real, ranks, tokens, peak, seconds))
         if not args.reuse:
             os.remove(data)
     # The bytes a token from the smallest model on one rank, where the tokens, not the vectors,
     # are most of the peak; the other rows test the formula.
-    one_rank = [r for r in rows if r[1] == 1] or rows
-    per_token = token_bytes(one_rank[0][:4], args.memory)
-    print(f"# per token: {per_token:.0f} bytes (fitted on {one_rank[0][0]:,} parameters, "
-          f"{one_rank[0][1]} rank)")
-    print("| parameters | ranks | s / iteration | s / iteration / 1e6 params | peak MiB | "
-          "formula MiB | formula error |")
-    print("|---|---|---|---|---|---|---|")
-    for real, ranks, tokens, peak, seconds in rows:
-        predicted = estimate(real, tokens, ranks, args.memory, per_token)
-        print(f"| {real:,} | {ranks} | {seconds:.3f} | {seconds / real * 1e6:.4f} | "
-              f"{peak / 2**20:.0f} | {predicted / 2**20:.0f} | "
+    one_rank = [r for r in rows if r[2] == 1] or rows
+    per_token = token_bytes(one_rank[0][:5], args.memory)
+    print(f"# per token: {per_token:.0f} bytes (fitted on {one_rank[0][1]:,} parameters, "
+          f"{one_rank[0][2]} rank)")
+    print("| parameters | trained | ranks | s / iteration | s / iteration / 1e6 trained | "
+          "peak MiB | formula MiB | formula error |")
+    print("|---|---|---|---|---|---|---|---|")
+    for trained, real, ranks, tokens, peak, seconds in rows:
+        predicted = estimate(trained, real, tokens, ranks, args.memory, per_token)
+        print(f"| {real:,} | {trained:,} | {ranks} | {seconds:.3f} | "
+              f"{seconds / trained * 1e6:.4f} | {peak / 2**20:.0f} | {predicted / 2**20:.0f} | "
               f"{100 * (predicted - peak) / peak:+.1f}% |")
     if temporary:
         shutil.rmtree(args.work)
