@@ -33,8 +33,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (theta, gradient, direction, trial point, d, the reduced moments), the engine's theta and the
 # typed features' section copy, L-BFGS's pending step and gradient and its 2m pairs, and on more
 # than one rank the buffers of MPI's allreduce of the moments (two vectors measured with Open MPI
-# 4.1); and one vector of the file's parameters, the theta the model file is written from at the
-# end. The bytes per token: the data, potentials, beliefs, messages and their copy.
+# 4.1). At the end the trainer's five working vectors are gone and the theta the model file is
+# written from, of the file's parameters, takes their place. The bytes per token: the data,
+# potentials, beliefs, messages and their copy.
 FIXED_BYTES = 80 * 2**20
 
 
@@ -43,7 +44,9 @@ def vectors(memory, ranks):
 
 
 def model_bytes(trained, params, ranks, memory):
-    return FIXED_BYTES + 8.0 * vectors(memory, ranks) * trained + 8.0 * params
+    training = vectors(memory, ranks) * trained
+    writing = (5 + 2 * memory) * trained + params
+    return FIXED_BYTES + 8.0 * max(training, writing)
 
 
 def estimate(trained, params, tokens, ranks, memory, bytes_per_token):
