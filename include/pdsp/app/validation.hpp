@@ -13,7 +13,6 @@
 
 #include "pdsp/data/dataset.hpp"
 #include "pdsp/data/dataset_io.hpp"
-#include "pdsp/learners/learner.hpp"
 #include "pdsp/learners/train_config.hpp"
 #include "pdsp/learning/local_problem.hpp"
 #include "pdsp/learning/training_state.hpp"
@@ -37,7 +36,7 @@ class ValidationSet {
     double error = 0;  // % of the validation variables
     double loss = 0;   // per example
   };
-  // theta as a model file holds it (Learner::model_theta).
+  // theta as a model file holds it (the full layout, not the trained parameters alone).
   Score score(std::span<const double> theta, Communicator& comm);
   int64_t examples() const { return examples_; }
   // dataset_fingerprint.hpp's checksum of the data (one word, as a checkpoint's settings hold
