@@ -6,7 +6,7 @@ namespace pdsp {
 
 Workspace::Workspace(const FactorGraph& graph)
     : table(static_cast<size_t>(graph.max_table)),
-      mu(static_cast<size_t>(std::max<int64_t>(1, graph.max_degree) * graph.max_card)),
+      mu(static_cast<size_t>(std::max<int64_t>(2, graph.max_degree) * graph.max_card)),
       state(static_cast<size_t>(graph.max_card)),
       sums(static_cast<size_t>(graph.max_card)) {
   // A sweep chunk holds at least one variable, so a variable of larger degree widens it.

@@ -225,7 +225,7 @@ double MessagePassing::variable_objective(int64_t first, int64_t last, const dou
 }
 
 void MessagePassing::var_belief(int64_t v, const double* scores, const double* potential,
-                                const double* belief, double* out, Workspace& w) const {
+                                const double* lambda, double* out, Workspace& w) const {
   const int64_t card = data_.card[v];
   const double tau = tau_var(v);
   const int64_t first = graph_.var_slot_ptr[v];
@@ -239,23 +239,28 @@ void MessagePassing::var_belief(int64_t v, const double* scores, const double* p
   std::fill(out, out + card, 0.0);
   for (int64_t i = 0; i < degree; ++i) {
     const int64_t e = graph_.var_slots[first + i];
-    factor_marginal(e, potential, belief, w.state.data());
+    factor_marginal(e, potential, lambda, w, w.state.data());
     for (int64_t s = 0; s < card; ++s) out[s] += w.state[s] / static_cast<double>(degree);
   }
 }
 
-void MessagePassing::factor_marginal(int64_t e, const double* potential, const double* belief,
-                                     double* out) const {
+// The variables' beliefs come first (plan_evaluation), so a factor's marginals are compared
+// with them here and need not be kept until a variable pass.
+void MessagePassing::factor_marginal(int64_t e, const double* potential, const double* lambda,
+                                     Workspace& w, double* out) const {
   const int64_t a = graph_.factor_of(e);
-  const int64_t card = data_.card[data_.factor_vars[e]];
-  if (const SharedTable* table = shared_table(a, potential)) {
-    const double* marginal =
-        shared_.folded_beliefs(a) + (e == data_.factor_var_ptr[a] ? 0 : table->rows);
-    std::copy(marginal, marginal + card, out);
-    return;
-  }
-  sum_along_slot(belief + data_.num_states() + data_.table_offset[a],
-                 data_.table_offset[a + 1] - data_.table_offset[a], card, graph_.stride_of(e), out);
+  const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
+  factor_scores(a, potential, lambda, -1, w.table.data());
+  soft_argmax(w.table.data(), size, tau_factor(a), w.table.data());
+  sum_along_slot(w.table.data(), size, data_.card[data_.factor_vars[e]], graph_.stride_of(e), out);
+}
+
+double MessagePassing::marginal_gap(int64_t e, const double* marginal, const double* belief) const {
+  const double* b = belief + data_.state_offset[data_.factor_vars[e]];
+  double gap = 0.0;
+  for (int64_t s = 0; s < data_.card[data_.factor_vars[e]]; ++s)
+    gap = std::max(gap, std::abs(marginal[s] - b[s]));
+  return gap;
 }
 
 BeliefTerms MessagePassing::factor_beliefs(int64_t first, int64_t last, const double* potential,
@@ -264,21 +269,29 @@ BeliefTerms MessagePassing::factor_beliefs(int64_t first, int64_t last, const do
   BeliefTerms terms;
   for (int64_t a = first; a < last; ++a) {
     const int64_t size = data_.table_offset[a + 1] - data_.table_offset[a];
-    double* b = belief + data_.num_states() + data_.table_offset[a];
+    const int64_t slot = data_.factor_var_ptr[a];
     if (const SharedTable* table = shared_table(a, potential)) {
-      const int64_t slot = data_.factor_var_ptr[a];
+      double* marginals = w.mu.data();
       double entropy_but_table = 0.0;
-      terms.objective +=
-          table->beliefs(lambda + graph_.message_offset(slot),
-                         lambda + graph_.message_offset(slot + 1), shared_.folded_beliefs(a),
-                         &entropy_but_table, w.state.data(), w.sums.data(), w.table.data());
+      terms.objective += table->beliefs(lambda + graph_.message_offset(slot),
+                                        lambda + graph_.message_offset(slot + 1), marginals,
+                                        shared_.folded_beliefs(a), &entropy_but_table,
+                                        w.state.data(), w.sums.data(), w.table.data());
       terms.dual += entropy_but_table;
+      terms.violation = std::max({terms.violation, marginal_gap(slot, marginals, belief),
+                                  marginal_gap(slot + 1, marginals + table->rows, belief)});
       continue;
     }
+    double* b = belief + data_.num_states() + data_.table_offset[a];
     factor_scores(a, potential, lambda, -1, w.table.data());
     terms.objective += smax(w.table.data(), size, tau_factor(a));
     soft_argmax(w.table.data(), size, tau_factor(a), b);
     terms.dual += tau_factor(a) * entropy(b, size);
+    for (int64_t e = slot; e < data_.factor_var_ptr[a + 1]; ++e) {
+      sum_along_slot(b, size, data_.card[data_.factor_vars[e]], graph_.stride_of(e),
+                     w.state.data());
+      terms.violation = std::max(terms.violation, marginal_gap(e, w.state.data(), belief));
+    }
   }
   return terms;
 }
@@ -292,7 +305,7 @@ BeliefTerms MessagePassing::variable_beliefs(int64_t first, int64_t last, const 
     double* b = belief + data_.state_offset[v];
     double* scores = w.sums.data();
     var_scores(v, potential, lambda, scores);
-    var_belief(v, scores, potential, belief, b, w);
+    var_belief(v, scores, potential, lambda, b, w);
     const double tau = tau_var(v);
     if (tau == 0.0) {
       terms.objective += max_of(scores, card);  // and tau H(b) = 0
@@ -309,11 +322,6 @@ BeliefTerms MessagePassing::variable_beliefs(int64_t first, int64_t last, const 
     }
     if (loss != nullptr)
       for (int64_t s = 0; s < card; ++s) terms.dual += b[s] * loss[data_.state_offset[v] + s];
-    for (int64_t i = graph_.var_slot_ptr[v]; i < graph_.var_slot_ptr[v + 1]; ++i) {
-      factor_marginal(graph_.var_slots[i], potential, belief, w.state.data());
-      for (int64_t s = 0; s < card; ++s)
-        terms.violation = std::max(terms.violation, std::abs(w.state[s] - b[s]));
-    }
   }
   return terms;
 }
@@ -353,10 +361,10 @@ bool MessagePassing::folded_beliefs_finite(int64_t first, int64_t last) const {
 BeliefTerms MessagePassing::example_beliefs(int64_t n, const double* potential,
                                             const double* lambda, const double* loss,
                                             double* belief, Workspace& w) const {
-  BeliefTerms terms = factor_beliefs(data_.factor_offset[n], data_.factor_offset[n + 1], potential,
-                                     lambda, belief, w);
-  terms.add(variable_beliefs(data_.var_offset[n], data_.var_offset[n + 1], potential, lambda, loss,
-                             belief, w));
+  BeliefTerms terms = variable_beliefs(data_.var_offset[n], data_.var_offset[n + 1], potential,
+                                       lambda, loss, belief, w);
+  terms.add(factor_beliefs(data_.factor_offset[n], data_.factor_offset[n + 1], potential, lambda,
+                           belief, w));
   return terms;
 }
 

@@ -99,7 +99,7 @@ double SharedTable::objective(const double* l0, const double* l1, double* x, dou
   return tau * (shift + std::log(z));
 }
 
-double SharedTable::beliefs(const double* l0, const double* l1, double* folded,
+double SharedTable::beliefs(const double* l0, const double* l1, double* marginals, double* folded,
                             double* entropy_but_table, double* x, double* weight,
                             double* inner) const {
   double z = 0.0;
@@ -107,9 +107,9 @@ double SharedTable::beliefs(const double* l0, const double* l1, double* folded,
   const double objective = tau * (shift + std::log(z));
   // b(s, t) = p(s) E(s, t) q(t) with p = x / z and q = weight: its marginals are p (E q), where
   // E q = inner, and q (E' p).
-  double* first = folded;
-  double* second = folded + rows;
-  double* p = second + cols;
+  double* first = marginals;
+  double* second = marginals + rows;
+  double* p = folded;
   double* q = p + rows;
   const double inverse = 1.0 / z;
   for (int64_t s = 0; s < rows; ++s) {
@@ -225,7 +225,7 @@ void SharedPairwiseTables::add_folded(size_t a) {
   if (!folded_[a]) return;
   SharedTable& table = tables_[table_of_[a]];
   const int64_t rows = table.rows, cols = table.cols;
-  const double* p = folded_beliefs(static_cast<int64_t>(a)) + rows + cols;
+  const double* p = folded_beliefs(static_cast<int64_t>(a));
   const double* q = p + rows;
   for (int64_t s = 0; s < rows; ++s) {
     double* sum = table.belief_sum.data() + s * cols;
@@ -255,7 +255,7 @@ double SharedPairwiseTables::table_part() {
 void SharedPairwiseTables::unfold(int64_t a, double* out) const {
   const SharedTable& table = tables_[table_of_[a]];
   const int64_t rows = table.rows, cols = table.cols;
-  const double* p = folded_beliefs(a) + rows + cols;
+  const double* p = folded_beliefs(a);
   const double* q = p + rows;
   const double* e = table.by_row.data();
   for (int64_t s = 0; s < rows; ++s)

@@ -115,8 +115,7 @@ WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph,
   return plan;
 }
 
-WorkPlan plan_evaluation(const Dataset& data, bool variables_first,
-                         std::span<const int64_t> subset) {
+WorkPlan plan_evaluation(const Dataset& data, std::span<const int64_t> subset) {
   WorkPlan plan;
   const ExampleList list(subset, data.num_examples());
   const int64_t examples = list.size();
@@ -127,9 +126,8 @@ WorkPlan plan_evaluation(const Dataset& data, bool variables_first,
     last = bundle_end(first, examples, variables);
     for (int64_t j = first; j < last; ++j) {
       const int64_t n = list[j];
-      if (variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
+      add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
       add_factor_ranges(plan, data, n);
-      if (!variables_first) add_ranges(plan, data.var_offset[n], data.var_offset[n + 1]);
     }
     close_bundle(plan);
   }

@@ -28,7 +28,7 @@ void LocalProblem::select_examples(std::span<const int64_t> examples) {
   }
   for (int64_t n : selected_) example_selected_[n] = 0;
   selected_sweep_plan_ = plan_sweep(colouring_, graph_, selected_);
-  selected_evaluation_plan_ = plan_evaluation(data_, kernels_->variables_first(), selected_);
+  selected_evaluation_plan_ = plan_evaluation(data_, selected_);
   const int64_t chunks =
       std::max(selected_sweep_plan_.num_chunks(), selected_evaluation_plan_.num_chunks());
   if (chunks > static_cast<int64_t>(chunk_value_.size()))

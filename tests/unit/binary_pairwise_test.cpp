@@ -117,15 +117,13 @@ struct Both {
   MessageState state;        // the binary kernels' messages
 };
 
-// Both passes of the beliefs over the whole data set, in the order the kernels ask for.
+// Both passes of the beliefs over the whole data set, variables first (plan_evaluation).
 BeliefTerms all_beliefs(const Kernels& kernels, const Dataset& data, const double* potential,
                         const MessageState& lambda, const double* loss, double* belief,
                         Workspace& w) {
-  BeliefTerms terms;
-  for (const bool variables : {kernels.variables_first(), !kernels.variables_first()})
-    terms.add(variables
-                  ? kernels.variable_beliefs(0, data.num_vars(), potential, lambda, loss, belief, w)
-                  : kernels.factor_beliefs(0, data.num_factors(), potential, lambda, belief, w));
+  BeliefTerms terms =
+      kernels.variable_beliefs(0, data.num_vars(), potential, lambda, loss, belief, w);
+  terms.add(kernels.factor_beliefs(0, data.num_factors(), potential, lambda, belief, w));
   return terms;
 }
 

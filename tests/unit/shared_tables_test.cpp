@@ -129,15 +129,24 @@ TEST_P(SharedTablesTest, EqualTheGeneralKernels) {
                 general.factor_objective(0, factors, potential.data(), state, w),
                 tolerance * static_cast<double>(factors));
 
-    // Beliefs: the folded ones (shared_tables.hpp) through what is read of them, their sums per
-    // table (the moments), the table part of the dual that the fold adds, and their marginals
-    // (the violation of the variable pass); every other factor's table as it is.
+    // Beliefs: the variables' first, then the folded ones (shared_tables.hpp) through what is
+    // read of them, their sums per table (the moments), the table part of the dual that the fold
+    // adds, and their marginals (the violation, found in the factor pass); every other factor's
+    // table as it is.
     const size_t size = potential.size();
     std::vector<double> b_shared(size, 0.0), b_general(size, 0.0);
+    const int64_t vars = data.num_vars();
     BeliefTerms terms_shared =
-        shared.factor_beliefs(0, factors, potential.data(), state, b_shared.data(), w);
+        shared.variable_beliefs(0, vars, potential.data(), state, nullptr, b_shared.data(), w);
     BeliefTerms terms_general =
-        general.factor_beliefs(0, factors, potential.data(), state, b_general.data(), w);
+        general.variable_beliefs(0, vars, potential.data(), state, nullptr, b_general.data(), w);
+    EXPECT_LT(max_abs_difference(std::span<const double>(b_shared).first(data.num_states()),
+                                 std::span<const double>(b_general).first(data.num_states())),
+              1e-12);
+    terms_shared.add(
+        shared.factor_beliefs(0, factors, potential.data(), state, b_shared.data(), w));
+    terms_general.add(
+        general.factor_beliefs(0, factors, potential.data(), state, b_general.data(), w));
     terms_shared.dual -= shared.fold_shared_beliefs();
     const std::span<const uint8_t> folded = shared.factors_with_folded_beliefs();
     EXPECT_EQ(!folded.empty() && folded[1] != 0, c.fast);
@@ -151,14 +160,6 @@ TEST_P(SharedTablesTest, EqualTheGeneralKernels) {
     shared.add_shared_moments(z_shared);
     FeatureIndex(data).moments(b_general, z_general);
     EXPECT_LT(max_abs_difference(z_shared, z_general), 1e-12 * static_cast<double>(factors));
-    const int64_t vars = data.num_vars();
-    terms_shared.add(
-        shared.variable_beliefs(0, vars, potential.data(), state, nullptr, b_shared.data(), w));
-    terms_general.add(
-        general.variable_beliefs(0, vars, potential.data(), state, nullptr, b_general.data(), w));
-    EXPECT_LT(max_abs_difference(std::span<const double>(b_shared).first(data.num_states()),
-                                 std::span<const double>(b_general).first(data.num_states())),
-              1e-12);
     EXPECT_NEAR(terms_shared.violation, terms_general.violation, 1e-12);
     EXPECT_NEAR(terms_shared.objective, terms_general.objective,
                 tolerance * static_cast<double>(factors + vars));

@@ -56,7 +56,6 @@ class BinaryPairwiseKernels final : public Kernels {
   const double* unpack_slots(std::span<const LocalIndex> slots, const double* in,
                              MessageState& state) const override;
   void set_epsilon(double epsilon) override { epsilon_ = epsilon; }
-  bool variables_first() const override { return true; }
   double update_variables(std::span<const LocalIndex> vars, const double* potential,
                           MessageState& lambda, Workspace& w) const override;
   double factor_objective(int64_t first, int64_t last, const double* potential,

@@ -30,7 +30,7 @@ enum class MessagePrecision { Double, Single };
 struct Workspace {
   explicit Workspace(const FactorGraph& graph);
   ScratchVector table;  // one factor table
-  ScratchVector mu;     // mu_{a->v} of every factor of one variable
+  ScratchVector mu;     // mu_{a->v} of every factor of one variable (or a pair's marginals)
   ScratchVector state;  // one variable's states
   ScratchVector sums;   // one variable's states again (smax_along_slot's sums)
   // Structure-of-arrays lanes of the specialised kernels: one entry per slot or region of a chunk.
@@ -75,10 +75,6 @@ class Kernels {
                                   const MessageState& lambda, Workspace& w) const = 0;
   virtual double variable_objective(int64_t first, int64_t last, const double* potential,
                                     const MessageState& lambda, Workspace& w) const = 0;
-  // Beliefs are computed in two passes, one over factors and one over variables; the second
-  // reads the beliefs of the first to find the marginalisation violation (and the general
-  // kernels' variable beliefs at c_v = 0 read their factors'). True: variables go first.
-  virtual bool variables_first() const = 0;
   // Beliefs of factors [first, last), written into `belief`, with their objective and entropy
   // (MessagePassing keeps those of shared-table factors in a folded form of its own instead:
   // MessagePassing::factors_with_folded_beliefs).

@@ -67,7 +67,6 @@ class MessagePassing final : public Kernels {
   const double* unpack_slots(std::span<const LocalIndex> slots, const double* in,
                              MessageState& state) const override;
   void set_epsilon(double epsilon) override;
-  bool variables_first() const override { return false; }
   double update_variables(std::span<const LocalIndex> vars, const double* potential,
                           MessageState& lambda, Workspace& w) const override;
   double factor_objective(int64_t first, int64_t last, const double* potential,
@@ -106,11 +105,14 @@ class MessagePassing final : public Kernels {
                      double* out) const;
   // u_v(s) - sum_{a in N(v)} lambda_{v->a}(s).
   void var_scores(int64_t v, const double* potential, const double* lambda, double* out) const;
-  // out = factor(e)'s belief marginalised to slot e's variable (from its folded beliefs when it
-  // has them).
-  void factor_marginal(int64_t e, const double* potential, const double* belief, double* out) const;
+  // out = factor(e)'s belief marginalised to slot e's variable, computed from the messages
+  // (w.table is its scratch).
+  void factor_marginal(int64_t e, const double* potential, const double* lambda, Workspace& w,
+                       double* out) const;
+  // max_s |marginal(s) - b_v(s)| for slot e's variable v: the marginalisation violation.
+  double marginal_gap(int64_t e, const double* marginal, const double* belief) const;
   // Variable v's belief from its scores (var_scores); at c_v = 0 a tie reads its factors'.
-  void var_belief(int64_t v, const double* scores, const double* potential, const double* belief,
+  void var_belief(int64_t v, const double* scores, const double* potential, const double* lambda,
                   double* out, Workspace& w) const;
   // Factor a's table in `potential`: its representative's in the potentials of set_potentials.
   const double* table_of(int64_t a, const double* potential) const {

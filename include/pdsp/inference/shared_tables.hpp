@@ -44,14 +44,14 @@ struct SharedTable {
   // entries, `weight` of cols.
   double objective(const double* l0, const double* l1, double* x, double* weight,
                    double* inner) const;
-  // The same, with the beliefs b(s, t) = p(s) E(s, t) q(t) in their folded form (below) at
+  // The same, with the beliefs b(s, t) = p(s) E(s, t) q(t): their marginals of the first and
+  // the second variable at `marginals` (rows + cols entries), p and q, their folded form, at
   // `folded`, and tau H(b) + sum b u, the entropy term but for the table's part, at
   // `entropy_but_table`: fold() subtracts the table's part summed over the factors at once.
-  double beliefs(const double* l0, const double* l1, double* folded, double* entropy_but_table,
-                 double* x, double* weight, double* inner) const;
-  // A factor's folded beliefs: its marginals of the first and the second variable, then p and q,
-  // 2 (rows + cols) entries instead of rows x cols.
-  int64_t folded_size() const { return 2 * (rows + cols); }
+  double beliefs(const double* l0, const double* l1, double* marginals, double* folded,
+                 double* entropy_but_table, double* x, double* weight, double* inner) const;
+  // A factor's folded beliefs: p and q, rows + cols entries instead of rows x cols.
+  int64_t folded_size() const { return rows + cols; }
 
   // sum of the beliefs of the factors folded at the last evaluation, [s * cols + t] (fold()).
   std::vector<double> belief_sum;
@@ -87,9 +87,11 @@ class SharedPairwiseTables {
   const std::vector<uint8_t>& others() const { return others_; }
 
   // The beliefs of a factor whose table is usable are written in the folded form (SharedTable::
-  // beliefs) instead of a table per factor: of the beliefs only their marginals (the violation)
-  // and their sum over the factors of a table (the moments) are read, and the tables were, on
-  // OCR, a third of an evaluation's memory traffic. [factors] 1 for such a factor at the
+  // beliefs) instead of a table per factor: of the beliefs only their marginals (the violation,
+  // checked as they are computed) and their sum over the factors of a table (the moments) are
+  // read, and the tables were, on OCR, a third of an evaluation's memory traffic (and the
+  // marginals kept beside p and q a third of a 5-million-parameter chain's memory per token,
+  // issue 66). [factors] 1 for such a factor at the
   // current potentials and temperature (empty when no factor has a shared table).
   const std::vector<uint8_t>& folded() const { return folded_; }
   // Factor a's folded beliefs (a must be folded): written by the const kernels, each factor its

@@ -44,15 +44,14 @@ inline constexpr int64_t kBundleVariables = 128;
 // A non-empty `subset` (distinct examples) plans those examples only, bundled in its order.
 WorkPlan plan_sweep(const Colouring& colouring, const FactorGraph& graph,
                     std::span<const int64_t> subset = {});
-// Two phases per example: ranges of its factors and ranges of its variables, at most
-// kChunkRegions regions per chunk: factors first, or variables first (the kernels say which
-// beliefs the other kind reads, see Kernels::variables_first); a phase's parity in its bundle
-// says which kind it holds. Consecutive examples of at most kBundleVariables variables together
+// Two phases per example: ranges of its variables, then ranges of its factors, at most
+// kChunkRegions regions per chunk (a factor's beliefs are checked against its variables' as they
+// are computed: the marginalisation violation); a phase's parity in its bundle says which kind
+// it holds. Consecutive examples of at most kBundleVariables variables together
 // form one bundle, which one thread evaluates (yeast: 1,500 examples of 14 labels, where a bundle
 // each cost the scheduling of 3,000 small chunks and made the two threads write neighbouring
 // per-chunk results, so that the beliefs took as long on two threads as on one). On a shard
 // (example_shard.hpp) the factor phase ends with chunks of the cut factors other shards own.
-WorkPlan plan_evaluation(const Dataset& data, bool variables_first,
-                         std::span<const int64_t> subset = {});
+WorkPlan plan_evaluation(const Dataset& data, std::span<const int64_t> subset = {});
 
 }  // namespace pdsp
