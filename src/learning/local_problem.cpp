@@ -46,7 +46,7 @@ LocalProblem::LocalProblem(const Dataset& data, const ProblemSettings& settings,
                            sweep_along_trees(data, graph_, counting_, binary_pairwise_ == nullptr,
                                              settings.shallow_trees_along))),
       sweep_plan_(plan_sweep(colouring_, graph_)),
-      evaluation_plan_(plan_evaluation(data, kernels_->variables_first())),
+      evaluation_plan_(plan_evaluation(data)),
       chunk_counted_(counted_chunks()),
       // A shard exchanges after each phase, which the threads must have finished together.
       threads_inside_examples_(data.shard || share_examples_between_threads(data, graph_)),
@@ -164,25 +164,64 @@ void LocalProblem::set_messages(std::span<const double> arena) {
   imported_finite_ = all_finite(arena.first(graph_.num_message_entries()));
 }
 
-void LocalProblem::keep_messages() {
-  // The first copy allocates as much as the messages themselves.
-  if (std::visit([](const auto& kept) { return kept.empty(); }, kept_lambda_) &&
-      graph_.num_message_entries() > 0)
+void LocalProblem::keep_messages(MessagesKept what) {
+  kept_ranges_only_ = what == MessagesKept::ForASweep && kernels_ == &general_ &&
+                      !colouring_.along_tree.empty() && selected_.empty();
+  if (kept_ranges_only_) {
+    keep_resweep_ranges();
+  } else if (std::visit([](const auto& kept) { return kept.empty(); }, kept_lambda_) &&
+             graph_.num_message_entries() > 0) {
+    // The first copy allocates as much as the messages themselves.
     allocate(settings_.source,
              "a copy of the messages for the step search (" +
                  std::to_string(graph_.num_message_entries()) + " entries)",
              8.0 * static_cast<double>(graph_.num_message_entries()),
              [&] { kept_lambda_ = lambda_; });
-  else
+  } else {
     kept_lambda_ = lambda_;
+  }
   messages_are_kept_ = true;
+}
+
+void LocalProblem::keep_resweep_ranges() {
+  if (!resweep_ranges_found_) {
+    resweep_ranges_found_ = true;
+    int64_t entries = 0;
+    for (int64_t n = 0; n < data_.num_examples(); ++n) {
+      if (colouring_.along_tree[n]) continue;
+      const int64_t begin = graph_.message_offset(data_.factor_var_ptr[data_.factor_offset[n]]);
+      const int64_t end = graph_.message_offset(data_.factor_var_ptr[data_.factor_offset[n + 1]]);
+      if (end == begin) continue;
+      if (!resweep_ranges_.empty() && resweep_ranges_.back().second == begin)
+        resweep_ranges_.back().second = end;
+      else
+        resweep_ranges_.emplace_back(begin, end);
+      entries += end - begin;
+    }
+    allocate(settings_.source,
+             "a copy of the messages for the step search (" + std::to_string(entries) + " entries)",
+             8.0 * static_cast<double>(entries),
+             [&] { kept_ranges_.resize(static_cast<size_t>(entries)); });
+  }
+  const double* arena = std::get<std::vector<double>>(lambda_).data();
+  double* out = kept_ranges_.data();
+  for (const auto& [begin, end] : resweep_ranges_) out = std::copy(arena + begin, arena + end, out);
 }
 
 void LocalProblem::restore_messages() {
   // The first trial of a step search finds the messages as keep_messages left them.
   if (messages_are_kept_) return;
-  lambda_ = kept_lambda_;
   messages_are_kept_ = true;
+  if (!kept_ranges_only_) {
+    lambda_ = kept_lambda_;
+    return;
+  }
+  double* arena = std::get<std::vector<double>>(lambda_).data();
+  const double* in = kept_ranges_.data();
+  for (const auto& [begin, end] : resweep_ranges_) {
+    std::copy(in, in + (end - begin), arena + begin);
+    in += end - begin;
+  }
 }
 
 void LocalProblem::set_theta(std::span<const double> theta) {
@@ -254,7 +293,7 @@ void LocalProblem::resolve_kinks() {
 }
 
 bool LocalProblem::factors_in(int64_t phase) const {
-  return (phase % 2 == 0) != kernels_->variables_first();
+  return phase % 2 == 1;
 }
 
 double LocalProblem::objective() {

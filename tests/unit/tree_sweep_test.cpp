@@ -116,5 +116,50 @@ TEST(TreeSweep, AtAFixedThetaShallowTreesAreSweptAlongThemToo) {
   }
 }
 
+// The step search's copy for a sweep (MessagesKept::ForASweep) leaves out the examples swept
+// along their trees: after a sweep at another theta, a return and a sweep, those are exact again
+// and the rest are where a full copy puts them, bitwise.
+TEST(TreeSweep, ACopyForASweepRestoresTheExamplesOneSweepDoesNotMakeExact) {
+  omp_set_num_threads(1);
+  // A shallow chain (colour classes) between two deep ones (along their trees).
+  const Dataset data = testing::random_dataset(
+      {testing::chain_shape(18), testing::chain_shape(6, 3), comb_shape()}, 8, 9);
+  const std::vector<double> theta = testing::normal_theta(data.num_params, 1.0, 17);
+  const std::vector<double> elsewhere = testing::normal_theta(data.num_params, 2.0, 19);
+  std::vector<double> messages[2];
+  std::vector<double> beliefs[2];
+  for (MessagesKept kept : {MessagesKept::All, MessagesKept::ForASweep}) {
+    LocalProblem problem(data, {1.0, CountingMode::Bethe, 1.0, true, "chains"});
+    problem.set_theta(theta);
+    problem.sweep(2);
+    problem.keep_messages(kept);
+    problem.set_theta(elsewhere);
+    problem.sweep(3);
+    problem.set_theta(theta);
+    problem.restore_messages();
+    problem.sweep(1);
+    problem.evaluate();
+    const int i = kept == MessagesKept::All ? 0 : 1;
+    messages[i] = problem.messages();
+    beliefs[i].assign(problem.beliefs().begin(), problem.beliefs().end());
+  }
+  const FactorGraph graph(data);
+  const auto arena_of = [&](int64_t n) {
+    return std::pair{graph.message_offset(data.factor_var_ptr[data.factor_offset[n]]),
+                     graph.message_offset(data.factor_var_ptr[data.factor_offset[n + 1]])};
+  };
+  const auto [shallow_begin, shallow_end] = arena_of(1);
+  ASSERT_LT(shallow_begin, shallow_end);
+  for (int64_t i = shallow_begin; i < shallow_end; ++i)
+    ASSERT_EQ(messages[0][i], messages[1][i]) << "the shallow chain's message entry " << i;
+  const auto [deep_begin, deep_end] = arena_of(0);
+  double moved = 0;
+  for (int64_t i = deep_begin; i < deep_end; ++i)
+    moved = std::max(moved, std::abs(messages[0][i] - messages[1][i]));
+  EXPECT_GT(moved, 0.0) << "the deep chain's messages were copied";
+  for (size_t i = 0; i < beliefs[0].size(); ++i)
+    EXPECT_NEAR(beliefs[0][i], beliefs[1][i], 1e-9) << "belief entry " << i;
+}
+
 }  // namespace
 }  // namespace pdsp

@@ -36,6 +36,9 @@ struct LocalEvaluation {
   bool finite = true;    // FiniteCheck::Local: every value on this rank was finite
 };
 
+// What LocalProblem::keep_messages copies.
+enum class MessagesKept { All, ForASweep };
+
 // `final`, so that calls through a LocalProblem& need no virtual dispatch; through
 // CheckpointedMessages the checkpoints read and write its messages.
 class LocalProblem final : public CheckpointedMessages {
@@ -142,8 +145,10 @@ class LocalProblem final : public CheckpointedMessages {
   void save_messages(std::vector<double>& arena) const;  // reuses arena's memory
   void set_messages(std::span<const double> arena) override;
   // A copy of the messages in the kernels' own form, and the return to it (the trainer's step
-  // search runs sweeps at each trial theta from the same messages).
-  void keep_messages();
+  // search runs sweeps at each trial theta from the same messages). ForASweep: the caller sweeps
+  // after each return, and the examples one sweep along their trees makes exact
+  // (sweep_along_trees) reach the same fixed point from any messages, so theirs are not copied.
+  void keep_messages(MessagesKept what = MessagesKept::All);
   void restore_messages();
   // Message blocks (lambda_{v->a}) updated by one sweep: those of this rank's own variables,
   // twice for the variables of examples swept along their trees.
@@ -152,6 +157,8 @@ class LocalProblem final : public CheckpointedMessages {
   const HaloExchange* halo() const { return halo_.get(); }
 
  private:
+  // keep_messages(ForASweep) on the general kernels, where some example is swept along its trees.
+  void keep_resweep_ranges();
   // Runs work(chunk, phase, workspace) for every chunk of the plan, phases of a bundle in order.
   // A shard's exchanges run on the calling thread: on a plan whose phases start with boundary
   // chunks (WorkPlan::phase_interior), between_parts(phase) after them, and after_phase(phase)
@@ -223,15 +230,21 @@ class LocalProblem final : public CheckpointedMessages {
   std::vector<int64_t> selected_;    // select_examples'; empty: all
   WorkPlan selected_sweep_plan_;
   WorkPlan selected_evaluation_plan_;
-  std::vector<uint8_t> example_selected_;          // [examples] select_examples' scratch, all 0
-  std::vector<double> truth_offset_;               // [examples] ground_truth_offset()'s parts
-  std::vector<double> truth_moments_;              // set_truth_moments'; empty: the labels
-  MessageState lambda_;                            // message state of the kernels
-  MessageState kept_lambda_;                       // keep_messages' copy (empty until then)
-  bool messages_are_kept_ = false;                 // lambda_ equals kept_lambda_
-  bool imported_finite_ = true;                    // set_messages got only finite messages
-  ZeroedArray<double> belief_;                     // [states + table entries]
-  std::vector<double> halo_belief_;                // a shard's halo beliefs, put aside
+  std::vector<uint8_t> example_selected_;  // [examples] select_examples' scratch, all 0
+  std::vector<double> truth_offset_;       // [examples] ground_truth_offset()'s parts
+  std::vector<double> truth_moments_;      // set_truth_moments'; empty: the labels
+  MessageState lambda_;                    // message state of the kernels
+  MessageState kept_lambda_;               // keep_messages' copy (empty until then)
+  // keep_messages(ForASweep) on the general kernels: the arena ranges of the examples not swept
+  // along their trees (computed at the first call), and their messages, one range after another.
+  std::vector<std::pair<int64_t, int64_t>> resweep_ranges_;
+  bool resweep_ranges_found_ = false;
+  std::vector<double> kept_ranges_;
+  bool kept_ranges_only_ = false;    // the last keep_messages copied kept_ranges_ alone
+  bool messages_are_kept_ = false;   // lambda_ equals kept_lambda_
+  bool imported_finite_ = true;      // set_messages got only finite messages
+  ZeroedArray<double> belief_;       // [states + table entries]
+  std::vector<double> halo_belief_;  // a shard's halo beliefs, put aside
   mutable std::vector<double> belief_less_truth_;  // moments_less_truth's weights
   std::vector<double> consistent_belief_;          // consistent_beliefs' (empty until then)
   std::vector<double> chunk_value_;                // per chunk of the plan that ran last

@@ -238,7 +238,9 @@ bool Trainer::search_theta(IterationRecord& record, double first_step, bool inte
 
 void Trainer::take_step(IterationRecord& record) {
   const auto start = Clock::now();
-  problem_.keep_messages();
+  // Every trial sweeps after restoring, and so does what follows a failed search (below, or the
+  // next evaluation): the examples one sweep along their trees makes exact need no copy.
+  problem_.keep_messages(MessagesKept::ForASweep);
   record.objective_after_step = record.objective;
   LbfgsMemory& memory = state_.lbfgs;
   // This iteration's gradient (at its own messages) completes the pair of the last step.
