@@ -30,17 +30,18 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # --theta-step lbfgs, a linear model and no curvature model: some vectors of the model's size on
 # every rank plus bytes per token on the rank, over a fixed part (the program, the MPI runtime,
 # HDF5). The vectors of the parameters trained (those the training set reads): the trainer's
-# (theta, gradient, direction, trial point, d, the reduced moments), the engine's theta and the
-# typed features' section copy, L-BFGS's pending step and gradient and its 2m pairs, and on more
-# than one rank the buffers of MPI's allreduce of the moments (two vectors measured with Open MPI
-# 4.1). At the end the trainer's five working vectors are gone and the theta the model file is
-# written from, of the file's parameters, takes their place. The bytes per token: the data,
-# potentials, beliefs, messages and their copy.
+# (theta, the gradient formed where the moments are reduced, direction, trial point, d), the
+# engine's theta and the typed features' section copy, L-BFGS's pending step and gradient and its
+# 2m pairs, and on more than one rank the buffers of MPI's allreduce of the moments (two vectors
+# measured with Open MPI 4.1). At the end the trainer's four working vectors are gone and the
+# theta the model file is written from, of the file's parameters, takes their place. The bytes per
+# token: the data, potentials, beliefs, messages and the step search's copy of those that one
+# sweep does not make exact.
 FIXED_BYTES = 80 * 2**20
 
 
 def vectors(memory, ranks):
-    return 10 + 2 * memory + (2 if ranks > 1 else 0)
+    return 9 + 2 * memory + (2 if ranks > 1 else 0)
 
 
 def model_bytes(trained, params, ranks, memory):

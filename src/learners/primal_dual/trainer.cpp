@@ -61,37 +61,6 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
   if (smoothing_ && !linear_)
     throw InputError(config.data + ": --epsilon 0: the " + problem.model().name() +
                      " potential model is nonlinear and trains at eps > 0 only");
-  // Collective, so that every rank reports a failure in one line rather than aborting the job.
-  // The L-BFGS memory is reserved at its full size here, so it cannot fail to grow mid-run.
-  const int memory_vectors = lbfgs_ ? 2 * config.lbfgs_pairs() + 2 : 0;
-  // The consistent beliefs' moments have a vector of their own at eps = 0 only.
-  const int moment_vectors = smoothing_ ? 2 : 1;
-  run_collectively(comm_, [&] {
-    allocate(
-        config.data,
-        "the trainer's vectors of " + std::to_string(params_) +
-            " parameters (theta, gradient, direction, trial point, d, " +
-            std::to_string(moment_vectors) + " of moments and " + std::to_string(memory_vectors) +
-            " of the L-BFGS memory)",
-        (5.0 + moment_vectors + memory_vectors) * sizeof(double) * static_cast<double>(params_),
-        [&] {
-          resize_on_huge_pages(grad_, params_);
-          resize_on_huge_pages(direction_, params_);
-          resize_on_huge_pages(trial_, params_);
-          resize_on_huge_pages(reduced_, moment_vectors * params_ + 4);
-          reserve_on_huge_pages(d_, params_ + 1);
-          if (state_.theta.empty()) state_.theta = problem.model().initial_theta();
-          if (lbfgs_) state_.lbfgs.reserve(params_, config.lbfgs_pairs());
-        });
-  });
-  if (smoothing_ && std::isnan(state_.smoothing)) state_.smoothing = config.smoothing_start;
-  compute_global_terms();
-  if (TreeFunctions* trees = problem.model().tree_functions()) {
-    // A damaged checkpoint is refused on every rank alike.
-    if (!state_.trees.empty())
-      run_collectively(comm, [&] { trees->load(state_.trees, "the checkpoint"); });
-    tree_fits_ = std::make_unique<TreeFits>(problem, *trees, comm);
-  }
   // Without typed variable blocks the model would be a diagonal from the moments alone, which
   // was not measured to help: those data sets keep gamma I.
   if (lbfgs_ && config.lbfgs_curvature != "identity" && linear_) {
@@ -101,6 +70,40 @@ Trainer::Trainer(LocalProblem& problem, const TrainConfig& config, Communicator&
                                                               : Kind::Automatic;
     curvature_.emplace(problem, comm, regularizer_, kind);
     if (!curvature_->has_blocks()) curvature_.reset();
+  }
+  // Collective, so that every rank reports a failure in one line rather than aborting the job.
+  // The L-BFGS memory is reserved at its full size here, so it cannot fail to grow mid-run.
+  const int memory_vectors = lbfgs_ ? 2 * config.lbfgs_pairs() + 2 : 0;
+  // The consistent beliefs' moments have a vector of their own at eps = 0 only.
+  const int moment_vectors = smoothing_ ? 2 : 1;
+  const bool gradient_apart = curvature_.has_value();
+  run_collectively(comm_, [&] {
+    allocate(config.data,
+             "the trainer's vectors of " + std::to_string(params_) + " parameters (theta, " +
+                 (gradient_apart ? "gradient, " : "") + "direction, trial point, d, " +
+                 std::to_string(moment_vectors) + " of moments and gradient, " +
+                 std::to_string(memory_vectors) + " of the L-BFGS memory)",
+             (4.0 + gradient_apart + moment_vectors + memory_vectors) * sizeof(double) *
+                 static_cast<double>(params_),
+             [&] {
+               resize_on_huge_pages(direction_, params_);
+               resize_on_huge_pages(trial_, params_);
+               resize_on_huge_pages(reduced_, moment_vectors * params_ + 4);
+               if (gradient_apart) resize_on_huge_pages(gradient_storage_, params_);
+               reserve_on_huge_pages(d_, params_ + 1);
+               if (state_.theta.empty()) state_.theta = problem.model().initial_theta();
+               if (lbfgs_) state_.lbfgs.reserve(params_, config.lbfgs_pairs());
+             });
+  });
+  grad_ = gradient_apart ? std::span<double>(gradient_storage_)
+                         : std::span<double>(reduced_).first(params_);
+  if (smoothing_ && std::isnan(state_.smoothing)) state_.smoothing = config.smoothing_start;
+  compute_global_terms();
+  if (TreeFunctions* trees = problem.model().tree_functions()) {
+    // A damaged checkpoint is refused on every rank alike.
+    if (!state_.trees.empty())
+      run_collectively(comm, [&] { trees->load(state_.trees, "the checkpoint"); });
+    tree_fits_ = std::make_unique<TreeFits>(problem, *trees, comm);
   }
 }
 
@@ -165,8 +168,9 @@ void Trainer::evaluate(IterationRecord& record) {
   const double mean_compute = reduced_[params_ + 3] / comm_.size();
   record.load_imbalance = mean_compute > 0 ? maxima_[3] / mean_compute : 1.0;
 
-  std::copy(reduced_.begin(), reduced_.begin() + static_cast<std::ptrdiff_t>(params_),
-            grad_.begin());
+  if (!gradient_storage_.empty())
+    std::copy(reduced_.begin(), reduced_.begin() + static_cast<std::ptrdiff_t>(params_),
+              grad_.begin());
   subtract_d(grad_);
   const double conjugate = regularizer_.conjugate(grad_);
   regularizer_.add_gradient(state_.theta, grad_);

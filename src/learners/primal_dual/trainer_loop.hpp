@@ -117,7 +117,11 @@ class Trainer {
   double message_blocks_ = 0;
   const bool lbfgs_;                             // --theta-step lbfgs
   std::optional<KroneckerCurvature> curvature_;  // --lbfgs-curvature other than identity
-  std::vector<double> grad_, direction_, trial_, reduced_;
+  std::vector<double> direction_, trial_, reduced_;
+  // The gradient: formed in place of the reduced moments (the first params_ entries of
+  // reduced_), or in storage of its own when the curvature model reads the moments after it.
+  std::span<double> grad_;
+  std::vector<double> gradient_storage_;
   std::unique_ptr<TreeFits> tree_fits_;  // when a function class is trees
   double entropy_ = 0;  // eps = 0: D_w - D_0 of the last evaluation (smoothing.hpp)
   // Maxima of the allreduce: [violation, training seconds, stop request, local compute seconds].
